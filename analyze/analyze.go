@@ -1,0 +1,404 @@
+// Package analyze counts exactly what an SPMD kernel does, per rank and per
+// region, without running it: loop iterations, operations by kind and type,
+// the PARKBENCH nominal flop count, loads and stores with their byte strides,
+// messages and collectives, and the memory footprint. Counts of affine loop
+// nests are closed-form polynomials in the kernel's parameters (package
+// symbolic), so N = 10^12 costs what N = 10 costs; where a bound is not
+// affine the outer levels are enumerated and the report says so. Ranks that
+// make the same decisions at every rank-dependent condition are analysed
+// once. docs/counts.md describes the rules and the JSON schema.
+package analyze
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"perfc/analyze/cache"
+	"perfc/analyze/symbolic"
+	"perfc/lang"
+)
+
+// Options tune an analysis.
+type Options struct {
+	// Cache is the hierarchy footprints are compared with (and cache lines
+	// predicted for); empty means none.
+	Cache cache.Hierarchy
+	// Rank, when ≥ 0, restricts the analysis to that rank.
+	Rank int64
+}
+
+// AllRanks is the Options.Rank that analyses every rank.
+const AllRanks = -1
+
+// classState is a class being built: its representative's analysis.
+type classState struct {
+	ra        *rankAnalysis
+	rt        *regionTotals
+	shareable bool
+	ranks     RankSet
+}
+
+// Analyze counts what every rank of a checked kernel does.
+func Analyze(k *lang.Checked, opts Options) (*Report, error) {
+	p := newPlan(k)
+	rep := &Report{
+		Kernel: k.Kernel.Name.Name,
+		File:   k.File.Source.Name,
+		Ranks:  k.NumRanks(),
+		Cache:  opts.Cache.String(),
+	}
+	for _, obj := range k.Params {
+		rep.Params = append(rep.Params, Param{Name: obj.Name, Value: obj.Value.String()})
+	}
+	if px, py, ok := k.Grid(); ok {
+		rep.Grid = []int64{px, py}
+	}
+	first, last := int64(0), k.NumRanks()-1
+	if opts.Rank >= 0 {
+		if opts.Rank > last {
+			return nil, fmt.Errorf("rank %d does not exist: kernel %s has %d ranks (0 to %d)", opts.Rank, rep.Kernel, last+1, last)
+		}
+		first, last = opts.Rank, opts.Rank
+	}
+	var classes []*classState
+	prev := -1
+	for r := first; r <= last; r++ {
+		if i := findClass(classes, prev, r); i >= 0 {
+			classes[i].ranks.add(r)
+			prev = i
+			continue
+		}
+		ra := newRankAnalysis(p, r)
+		rt, err := ra.run()
+		if err != nil {
+			return nil, err
+		}
+		cs := &classState{ra: ra, rt: rt, shareable: !ra.enumerated && !rankDependentCounts(ra, rt)}
+		cs.ranks.add(r)
+		classes = append(classes, cs)
+		prev = len(classes) - 1
+		for _, n := range ra.notes {
+			rep.addNote(n)
+		}
+	}
+	rep.Classes = mergeClasses(classes)
+	rep.Footprint = footprint(k, opts.Cache)
+	return rep, nil
+}
+
+// findClass returns the class rank r belongs to, trying the previous rank's
+// class first (neighbouring ranks are usually alike), or -1.
+func findClass(classes []*classState, prev int, r int64) int {
+	if prev >= 0 && classes[prev].matches(r) {
+		return prev
+	}
+	for i, c := range classes {
+		if i != prev && c.matches(r) {
+			return i
+		}
+	}
+	return -1
+}
+
+// matches reports whether rank r makes every decision the class's
+// representative made, so that it has the same counts.
+func (c *classState) matches(r int64) bool {
+	if !c.shareable {
+		return false
+	}
+	ra := c.ra
+	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: ra.cloneEnv(), rankSymbols: map[string]bool{}}
+	other.bindRank(r)
+	for _, a := range ra.atoms {
+		if !ra.rankSymbols[a.name] {
+			continue
+		}
+		var v *big.Rat
+		if a.expr != nil {
+			x, err := ra.k.Eval(a.expr, &lang.Env{Rank: r})
+			if err != nil || x.Rat() == nil {
+				return false
+			}
+			v = x.Rat()
+		} else {
+			x, err := a.poly.Eval(other.env)
+			if err != nil {
+				return false
+			}
+			if a.up {
+				v = new(big.Rat).SetInt(ceilRat(x))
+			} else {
+				v = new(big.Rat).SetInt(floorRat(x))
+			}
+		}
+		other.env[a.name] = v
+	}
+	env := &lang.Env{Rank: r}
+	for _, d := range ra.decisions {
+		var holds bool
+		switch {
+		case d.hasPoly:
+			v, err := d.poly.Eval(other.env)
+			if err != nil {
+				return false
+			}
+			holds = v.Sign() >= 0
+		case d.peer:
+			v, err := ra.k.EvalInt(d.expr, env)
+			if err != nil {
+				return false
+			}
+			holds = v >= 0
+		default:
+			v, err := ra.k.Eval(d.expr, env)
+			if err != nil {
+				return false
+			}
+			holds = v.Bool()
+		}
+		if holds != d.holds {
+			return false
+		}
+	}
+	return true
+}
+
+// rankDependentCounts reports whether any count's formula mentions a
+// rank-dependent symbol (then ranks of one class could differ in value).
+func rankDependentCounts(ra *rankAnalysis, rt *regionTotals) bool {
+	dep := false
+	for _, c := range rt.counts {
+		c.forEachCount(func(n Count) {
+			if !dep && ra.rankDependentPoly(n.Formula) {
+				dep = true
+			}
+		})
+	}
+	return dep
+}
+
+// forEachCount calls f on every Count of c.
+func (c *Counts) forEachCount(f func(Count)) {
+	c.forEachCountPtr(func(n *Count) { f(*n) })
+}
+
+// forEachCountPtr calls f on a pointer to every Count of c, in a fixed
+// order, so that two Counts of the same shape can be walked side by side.
+func (c *Counts) forEachCountPtr(f func(*Count)) {
+	for _, n := range []*Count{&c.Iterations, &c.Flop, &c.IntOps, &c.MaddPairs, &c.Loads, &c.Stores, &c.LoadBytes, &c.StoreBytes, &c.Barriers} {
+		f(n)
+	}
+	for i := range c.Ops {
+		f(&c.Ops[i].Count)
+	}
+	for i := range c.Refs {
+		f(&c.Refs[i].Count)
+	}
+	for i := range c.Messages {
+		f(&c.Messages[i].Count)
+		f(&c.Messages[i].Bytes)
+	}
+	for i := range c.Collectives {
+		f(&c.Collectives[i].Count)
+		f(&c.Collectives[i].Bytes)
+	}
+	for i := range c.Cache {
+		f(&c.Cache[i].Lines)
+		f(&c.Cache[i].WriteBacks)
+	}
+}
+
+// mergeClasses turns the classes into the report's, merging classes whose
+// counts are equal in value: ranks analysed apart (an edge piece of a block
+// distribution, an enumerated peer) may still do exactly the same. Where the
+// merged classes' formulas differ, the count keeps its value only.
+func mergeClasses(states []*classState) []*Class {
+	var out []*Class
+	var keys [][]byte
+	for _, cs := range states {
+		cl := &Class{Ranks: cs.ranks, Rank: cs.ranks.First()}
+		for _, name := range cs.rt.order {
+			c, ok := cs.rt.counts[name]
+			if !ok {
+				c = &Counts{}
+			}
+			cl.Regions = append(cl.Regions, Region{Name: regionName(name), Counts: *c})
+			cl.Total = cl.Total.plus(c)
+		}
+		key := classKey(cl)
+		merged := false
+		for i, k := range keys {
+			if bytes.Equal(k, key) {
+				into := out[i]
+				into.Ranks.merge(cl.Ranks)
+				demoteDiffering(&into.Total, &cl.Total)
+				for r := range into.Regions {
+					demoteDiffering(&into.Regions[r].Counts, &cl.Regions[r].Counts)
+				}
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, cl)
+			keys = append(keys, key)
+		}
+	}
+	return out
+}
+
+// demoteDiffering drops the formula of every count of dst whose formula
+// differs from the same count of src (the two have equal shapes and values).
+func demoteDiffering(dst, src *Counts) {
+	var from []Count
+	src.forEachCount(func(c Count) { from = append(from, c) })
+	i := 0
+	dst.forEachCountPtr(func(c *Count) {
+		if i < len(from) && c.Symbolic && (!from[i].Symbolic || !c.Formula.Equal(from[i].Formula)) {
+			c.Symbolic = false
+			if c.Value != nil {
+				c.Formula = symbolic.Const(c.Value)
+			}
+		}
+		i++
+	})
+}
+
+// regionName names the part of a kernel outside every region.
+func regionName(name string) string {
+	if name == "" {
+		return "(outside regions)"
+	}
+	return name
+}
+
+// classKey is the class's counts as JSON, values only: no formulas and no
+// peer ranks, which differ between alike ranks.
+func classKey(cl *Class) []byte {
+	c := *cl
+	c.Ranks, c.Rank = RankSet{}, 0
+	c.Total = c.Total.valuesOnly()
+	c.Regions = append([]Region(nil), cl.Regions...)
+	for i := range c.Regions {
+		c.Regions[i].Counts = c.Regions[i].Counts.valuesOnly()
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return []byte(err.Error())
+	}
+	return b
+}
+
+// valuesOnly returns a copy of c without formulas and peer ranks.
+func (c Counts) valuesOnly() Counts {
+	c = c.withoutPeerRanks()
+	c.Ops = append([]OpCount(nil), c.Ops...)
+	c.Refs = append([]RefCount(nil), c.Refs...)
+	c.Collectives = append([]Collective(nil), c.Collectives...)
+	c.Cache = append([]CacheLines(nil), c.Cache...)
+	for i := range c.Refs {
+		c.Refs[i].Strides = nil
+	}
+	c.forEachCountPtr(func(n *Count) { n.Symbolic = false })
+	return c
+}
+
+// withoutPeerRanks returns c with every message's peer rank cleared.
+func (c Counts) withoutPeerRanks() Counts {
+	msgs := append([]Message(nil), c.Messages...)
+	for i := range msgs {
+		msgs[i].Rank = 0
+	}
+	c.Messages = msgs
+	return c
+}
+
+// plus returns c + d: the counts of two regions together.
+func (c Counts) plus(d *Counts) Counts {
+	out := Counts{
+		Iterations: c.Iterations.add(d.Iterations),
+		Flop:       c.Flop.add(d.Flop),
+		IntOps:     c.IntOps.add(d.IntOps),
+		MaddPairs:  c.MaddPairs.add(d.MaddPairs),
+		Loads:      c.Loads.add(d.Loads),
+		Stores:     c.Stores.add(d.Stores),
+		LoadBytes:  c.LoadBytes.add(d.LoadBytes),
+		StoreBytes: c.StoreBytes.add(d.StoreBytes),
+		Barriers:   c.Barriers.add(d.Barriers),
+	}
+	out.Ops = append(out.Ops, c.Ops...)
+	for _, o := range d.Ops {
+		found := false
+		for i := range out.Ops {
+			if out.Ops[i].Op == o.Op && out.Ops[i].Type == o.Type {
+				out.Ops[i].Count = out.Ops[i].Count.add(o.Count)
+				found = true
+			}
+		}
+		if !found {
+			out.Ops = append(out.Ops, o)
+		}
+	}
+	out.Refs = append(append(out.Refs, c.Refs...), d.Refs...)
+	out.Messages = append(append(out.Messages, c.Messages...), d.Messages...)
+	out.Collectives = append(append(out.Collectives, c.Collectives...), d.Collectives...)
+	return out
+}
+
+// addNote appends a note once.
+func (r *Report) addNote(n string) {
+	for _, x := range r.Notes {
+		if x == n {
+			return
+		}
+	}
+	r.Notes = append(r.Notes, n)
+}
+
+// footprint sizes every array of one rank and finds the smallest cache
+// level that holds it.
+func footprint(k *lang.Checked, h cache.Hierarchy) Footprint {
+	var f Footprint
+	for _, a := range k.Info.Arrays {
+		n := int64(a.Elem.Size())
+		for _, d := range a.Dims {
+			n *= d
+		}
+		f.Arrays = append(f.Arrays, ArrayFootprint{Name: a.Name, Elem: a.Elem.String(), Dims: a.Dims, Bytes: n, Fits: fits(n, h)})
+		f.Bytes += n
+	}
+	f.Fits = fits(f.Bytes, h)
+	return f
+}
+
+// fits names the smallest level of h that holds n bytes.
+func fits(n int64, h cache.Hierarchy) string {
+	for _, l := range h {
+		if n <= int64(l.Size) {
+			return l.Name
+		}
+	}
+	return "memory"
+}
+
+// isNonAffine reports whether err says that a closed form failed.
+func isNonAffine(err error) bool { return errors.Is(err, errNonAffine) }
+
+// floorRat and ceilRat round exact rationals.
+func floorRat(x *big.Rat) *big.Int {
+	q := new(big.Int)
+	m := new(big.Int)
+	q.DivMod(x.Num(), x.Denom(), m)
+	return q
+}
+
+func ceilRat(x *big.Rat) *big.Int {
+	q := floorRat(x)
+	if !x.IsInt() {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}

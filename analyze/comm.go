@@ -1,0 +1,255 @@
+package analyze
+
+import (
+	"math/big"
+
+	"perfc/analyze/symbolic"
+	"perfc/lang"
+)
+
+// peerVaries is the Message.Rank of a peer that changes from iteration to
+// iteration (it depends on a loop index).
+const peerVaries = -2
+
+// comm adds one communication statement's traffic to c.
+func (ra *rankAnalysis) comm(l *leaf, c *Counts) error {
+	s := l.stmt.(*lang.CommStmt)
+	switch s.Kind {
+	case lang.Send:
+		return ra.p2p("send", s, s.Payload, s.Peer, l, c)
+	case lang.Recv:
+		return ra.p2p("recv", s, s.Payload, s.Peer, l, c)
+	case lang.SendRecv:
+		if err := ra.p2p("send", s, s.Payload, s.Peer, l, c); err != nil {
+			return err
+		}
+		into := s.Into
+		if into == nil {
+			into = s.Payload
+		}
+		return ra.p2p("recv", s, into, s.From, l, c)
+	case lang.Exchange:
+		if err := ra.p2p("send", s, s.Payload, s.Peer, l, c); err != nil {
+			return err
+		}
+		return ra.p2p("recv", s, s.Payload, s.Peer, l, c)
+	case lang.Barrier:
+		n, err := ra.exec(l, l.chain)
+		if err != nil {
+			return err
+		}
+		c.Barriers = c.Barriers.add(n)
+		return nil
+	}
+	return ra.collective(s, l, c)
+}
+
+// p2p adds one direction of a point-to-point statement.
+func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, peer lang.Expr, l *leaf, c *Counts) error {
+	msg := Message{Kind: kind, Stmt: ra.position(s).String(), Peer: lang.ExprString(peer)}
+	var count, bytes Count
+	if ra.k.Info.Deps[peer]&lang.DepIndex == 0 {
+		v, err := ra.k.EvalInt(peer, &lang.Env{Rank: ra.rank})
+		if err != nil {
+			return err
+		}
+		ra.record(decision{expr: peer, peer: true, holds: v >= 0})
+		if v < 0 {
+			return nil // peer none: the statement does nothing on this rank
+		}
+		msg.Rank = v
+		if count, err = ra.exec(l, l.chain); err != nil {
+			return err
+		}
+		if bytes, err = ra.bytesOver(l, pl); err != nil {
+			return err
+		}
+	} else {
+		msg.Rank = peerVaries
+		live := func(env *lang.Env) (bool, error) {
+			v, err := ra.k.EvalInt(peer, env)
+			return v >= 0, err
+		}
+		res, err := ra.sumChain(l.chain, weight{why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
+			ok, err := live(env)
+			if err != nil || !ok {
+				return new(big.Rat), err
+			}
+			return ratOne(), nil
+		}})
+		if err != nil {
+			return err
+		}
+		ra.note(res, l)
+		count = Count{Value: res.value, Formula: res.formula}
+		res, err = ra.sumChain(l.chain, weight{why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
+			ok, err := live(env)
+			if err != nil || !ok {
+				return new(big.Rat), err
+			}
+			n, err := ra.payloadBytesAt(pl, env)
+			return new(big.Rat).SetInt64(n), err
+		}})
+		if err != nil {
+			return err
+		}
+		bytes = Count{Value: res.value, Formula: res.formula}
+	}
+	if count.IsZero() {
+		return nil
+	}
+	msg.Count, msg.Bytes = count, bytes
+	c.Messages = append(c.Messages, msg)
+	return nil
+}
+
+// collective adds one collective statement.
+func (ra *rankAnalysis) collective(s *lang.CommStmt, l *leaf, c *Counts) error {
+	n, err := ra.exec(l, l.chain)
+	if err != nil {
+		return err
+	}
+	bytes, err := ra.bytesOver(l, s.Payload)
+	if err != nil {
+		return err
+	}
+	col := Collective{
+		Kind: s.Kind.String(), Stmt: ra.position(s).String(),
+		Participants: ra.k.NumRanks(), Count: n, Bytes: bytes,
+	}
+	if s.Op != lang.NoReduce {
+		col.Op = s.Op.String()
+	}
+	if e := ra.payloadElem(s.Payload); e != lang.NoElem {
+		col.Elem = e.String()
+	}
+	if s.Peer != nil {
+		col.Root = lang.ExprString(s.Peer)
+	}
+	c.Collectives = append(c.Collectives, col)
+	return nil
+}
+
+// bytesOver sums a payload's size over every execution of leaf l.
+func (ra *rankAnalysis) bytesOver(l *leaf, pl *lang.Payload) (Count, error) {
+	size, err := ra.payloadBytes(pl)
+	if err != nil {
+		return Count{}, err
+	}
+	var w weight
+	if size == nil {
+		w = weight{why: "payload size of " + ra.position(pl).String() + " is not a polynomial", concrete: func(env *lang.Env) (*big.Rat, error) {
+			n, err := ra.payloadBytesAt(pl, env)
+			return new(big.Rat).SetInt64(n), err
+		}}
+	} else {
+		w = weight{poly: *size}
+	}
+	res, err := ra.sumChain(l.chain, w)
+	if err != nil {
+		return Count{}, err
+	}
+	ra.note(res, l)
+	return Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}, nil
+}
+
+// payloadElem returns the element type a payload moves (NoElem for bytes).
+func (ra *rankAnalysis) payloadElem(pl *lang.Payload) lang.ElemType {
+	if pl == nil || pl.Name == nil {
+		return lang.NoElem
+	}
+	if obj := ra.k.Info.Uses[pl.Name]; obj != nil {
+		return obj.Elem
+	}
+	return lang.NoElem
+}
+
+// payloadBytes returns a payload's size in bytes as a polynomial in the
+// symbols and loop indices, or nil when it is not one.
+func (ra *rankAnalysis) payloadBytes(pl *lang.Payload) (*symbolic.Poly, error) {
+	if pl == nil {
+		z := symbolic.Poly{}
+		return &z, nil
+	}
+	single := func(e lang.Expr) (*symbolic.Poly, error) {
+		ps, err := ra.pieces(e)
+		if err != nil {
+			if isNonAffine(err) {
+				return nil, nil
+			}
+			return nil, err
+		}
+		if len(ps) != 1 || len(ps[0].guards) != 0 {
+			return nil, nil
+		}
+		return &ps[0].val, nil
+	}
+	if pl.Bytes != nil {
+		return single(pl.Bytes)
+	}
+	obj := ra.k.Info.Uses[pl.Name]
+	if obj == nil {
+		return nil, ra.errorf(pl, "internal error: unresolved payload %s", pl.Name.Name)
+	}
+	size := symbolic.Int(int64(obj.Elem.Size()))
+	if obj.Kind != lang.ArrayObj {
+		return &size, nil
+	}
+	spec := ra.p.specs[obj]
+	if spec == nil {
+		return nil, nil
+	}
+	first := len(pl.Index)
+	if pl.HasRange() {
+		lo, err := single(pl.Lo)
+		if err != nil || lo == nil {
+			return nil, err
+		}
+		hi, err := single(pl.Hi)
+		if err != nil || hi == nil {
+			return nil, err
+		}
+		size = size.Mul(hi.Sub(*lo))
+		first++
+	}
+	for _, d := range spec.Dims[min(first, len(spec.Dims)):] {
+		dp, err := single(d)
+		if err != nil || dp == nil {
+			return nil, err
+		}
+		size = size.Mul(*dp)
+	}
+	return &size, nil
+}
+
+// payloadBytesAt evaluates a payload's size at one concrete iteration.
+func (ra *rankAnalysis) payloadBytesAt(pl *lang.Payload, env *lang.Env) (int64, error) {
+	if pl == nil {
+		return 0, nil
+	}
+	if pl.Bytes != nil {
+		return ra.k.EvalInt(pl.Bytes, env)
+	}
+	obj := ra.k.Info.Uses[pl.Name]
+	size := int64(obj.Elem.Size())
+	if obj.Kind != lang.ArrayObj {
+		return size, nil
+	}
+	first := len(pl.Index)
+	if pl.HasRange() {
+		lo, err := ra.k.EvalInt(pl.Lo, env)
+		if err != nil {
+			return 0, err
+		}
+		hi, err := ra.k.EvalInt(pl.Hi, env)
+		if err != nil {
+			return 0, err
+		}
+		size *= hi - lo
+		first++
+	}
+	for _, d := range obj.Dims[min(first, len(obj.Dims)):] {
+		size *= d
+	}
+	return size, nil
+}

@@ -1,0 +1,271 @@
+package analyze
+
+import (
+	"encoding/json"
+	"math/big"
+
+	"perfc/analyze/symbolic"
+	"perfc/lang"
+)
+
+// Count is one exact count: its value for the given parameters and, where
+// the engine found a closed form, the formula in the kernel's symbols
+// (parameters, lets, rank). Counts under a `prob p` branch are expected
+// values and may be fractions.
+type Count struct {
+	Value *big.Rat
+	// Formula is the closed form; when Symbolic is false it is the constant
+	// value only (the count was found by enumerating outer loop levels).
+	Formula  symbolic.Poly
+	Symbolic bool
+}
+
+// zeroCount returns a Count of zero with a zero formula.
+func zeroCount() Count { return Count{Value: new(big.Rat), Symbolic: true} }
+
+// add returns c + d.
+func (c Count) add(d Count) Count {
+	if c.Value == nil {
+		return d
+	}
+	if d.Value == nil {
+		return c
+	}
+	return Count{
+		Value:    new(big.Rat).Add(c.Value, d.Value),
+		Formula:  c.Formula.Add(d.Formula),
+		Symbolic: c.Symbolic && d.Symbolic,
+	}
+}
+
+// scale returns c × k.
+func (c Count) scale(k *big.Rat) Count {
+	if c.Value == nil {
+		return c
+	}
+	return Count{Value: new(big.Rat).Mul(c.Value, k), Formula: c.Formula.Scale(k), Symbolic: c.Symbolic}
+}
+
+// IsZero reports whether the count is zero (or unset).
+func (c Count) IsZero() bool { return c.Value == nil || c.Value.Sign() == 0 }
+
+// Float returns the value as a float64 (rounded).
+func (c Count) Float() float64 {
+	if c.Value == nil {
+		return 0
+	}
+	f, _ := c.Value.Float64()
+	return f
+}
+
+// Exact returns the exact value as text: an integer, or a fraction p/q.
+func (c Count) Exact() string {
+	if c.Value == nil {
+		return "0"
+	}
+	if c.Value.IsInt() {
+		return c.Value.Num().String()
+	}
+	return c.Value.RatString()
+}
+
+// MarshalJSON writes {"value": float, "exact": "text", "formula": "text"}
+// (formula only when it is a closed form); see docs/counts.md.
+func (c Count) MarshalJSON() ([]byte, error) {
+	out := struct {
+		Value   float64 `json:"value"`
+		Exact   string  `json:"exact"`
+		Formula string  `json:"formula,omitempty"`
+	}{Value: c.Float(), Exact: c.Exact()}
+	if c.Symbolic {
+		out.Formula = c.Formula.String()
+		if out.Formula == "" {
+			out.Formula = "0"
+		}
+	}
+	return json.Marshal(out)
+}
+
+// OpKind is a kind of arithmetic operation.
+type OpKind uint8
+
+const (
+	OpAdd OpKind = iota
+	OpSub
+	OpMul
+	OpDiv
+	OpRem
+	OpSqrt
+	OpExp
+	OpLog
+	OpSin
+	OpCos
+	OpAbs
+	OpMin
+	OpMax
+	OpCmp
+	OpNeg
+	OpBit // & | ^ << >> on integers
+	OpConv
+	numOpKinds
+)
+
+var opNames = [...]string{"add", "sub", "mul", "div", "rem", "sqrt", "exp", "log", "sin", "cos",
+	"abs", "min", "max", "cmp", "neg", "bit", "conv"}
+
+func (k OpKind) String() string { return opNames[k] }
+
+// MarshalText writes the operation's name.
+func (k OpKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// NominalFlop is the PARKBENCH nominal flop weight of a floating-point
+// operation (add, sub, mul 1; div, sqrt 4; exp, log, sin, cos 8; a compare
+// 1, as IF(X .REL. Y); min, max and abs are compares). Negation and
+// conversions are free, as in the McMahon weights.
+func (k OpKind) NominalFlop() int64 {
+	switch k {
+	case OpAdd, OpSub, OpMul, OpCmp, OpMin, OpMax, OpAbs:
+		return 1
+	case OpDiv, OpSqrt:
+		return 4
+	case OpExp, OpLog, OpSin, OpCos:
+		return 8
+	}
+	return 0
+}
+
+// OpType is the type an operation works in: an element type, or "int" for
+// arithmetic on loop indices and rank that is not address arithmetic.
+type OpType string
+
+// OpCount is the count of one operation kind in one type.
+type OpCount struct {
+	Op    OpKind `json:"op"`
+	Type  OpType `json:"type"`
+	Count Count  `json:"count"`
+}
+
+// Stride is a reference's byte stride with respect to one enclosing loop.
+type Stride struct {
+	Loop      string        `json:"loop"`  // the loop index
+	Bytes     symbolic.Poly `json:"bytes"` // address change per iteration
+	Invariant bool          `json:"invariant"`
+}
+
+// RefCount is one array reference in the source.
+type RefCount struct {
+	Array   string        `json:"array"`
+	Pos     string        `json:"pos"`
+	Text    string        `json:"text"`
+	Store   bool          `json:"store"`
+	Elem    lang.ElemType `json:"-"`
+	Size    int           `json:"elem_bytes"`
+	Count   Count         `json:"count"`
+	Strides []Stride      `json:"strides"`
+	// Hoisted names the loop the reference was hoisted out of because it is
+	// invariant there (a register-resident scalar inside it, like fac[i]
+	// in the k loop of Gaussian elimination); "" when not hoisted.
+	Hoisted string `json:"hoisted,omitempty"`
+	Pattern string `json:"pattern"` // the statement's operand pattern
+}
+
+// Message is the point-to-point traffic of one statement of one rank.
+type Message struct {
+	Kind  string `json:"kind"` // send or recv
+	Stmt  string `json:"stmt"` // file:line:col
+	Peer  string `json:"peer"` // source form (east, (rank+1)%P)
+	Rank  int64  `json:"peer_rank"`
+	Count Count  `json:"count"`
+	Bytes Count  `json:"bytes"`
+}
+
+// Collective is the traffic of one collective statement.
+type Collective struct {
+	Kind         string `json:"kind"`
+	Op           string `json:"op,omitempty"`
+	Elem         string `json:"elem,omitempty"`
+	Stmt         string `json:"stmt"`
+	Root         string `json:"root,omitempty"`
+	Participants int64  `json:"participants"`
+	Count        Count  `json:"count"`
+	Bytes        Count  `json:"bytes"` // summed over calls; per call = Bytes/Count
+}
+
+// Counts is what one rank does in one region (or in all of them).
+type Counts struct {
+	Iterations  Count        `json:"iterations"`
+	Ops         []OpCount    `json:"ops"`
+	Flop        Count        `json:"flop"`
+	IntOps      Count        `json:"int_ops"`
+	MaddPairs   Count        `json:"madd_pairs"`
+	Loads       Count        `json:"loads"`
+	Stores      Count        `json:"stores"`
+	LoadBytes   Count        `json:"load_bytes"`
+	StoreBytes  Count        `json:"store_bytes"`
+	Refs        []RefCount   `json:"refs,omitempty"`
+	Messages    []Message    `json:"messages,omitempty"`
+	Collectives []Collective `json:"collectives,omitempty"`
+	Barriers    Count        `json:"barriers"`
+	Cache       []CacheLines `json:"cache,omitempty"`
+}
+
+// CacheLines is the traffic of one cache level in a region.
+type CacheLines struct {
+	Level      string   `json:"level"`
+	Lines      Count    `json:"lines"`      // lines brought in
+	WriteBacks Count    `json:"writebacks"` // dirty lines written back
+	Conditions []string `json:"conditions,omitempty"`
+}
+
+// Region is the counts of one named region.
+type Region struct {
+	Name   string `json:"name"`
+	Counts Counts `json:"counts"`
+}
+
+// Class is a set of ranks that behave alike: the same decisions at every
+// rank-dependent condition and peer, so the same counts.
+type Class struct {
+	Ranks   RankSet  `json:"ranks"`
+	Rank    int64    `json:"representative"`
+	Total   Counts   `json:"total"`
+	Regions []Region `json:"regions"`
+}
+
+// ArrayFootprint is one array's size on one rank.
+type ArrayFootprint struct {
+	Name  string  `json:"name"`
+	Elem  string  `json:"elem"`
+	Dims  []int64 `json:"dims"`
+	Bytes int64   `json:"bytes"`
+	Fits  string  `json:"fits"` // smallest cache level that holds it, or "memory"
+}
+
+// Footprint is the memory a rank needs.
+type Footprint struct {
+	Arrays []ArrayFootprint `json:"arrays"`
+	Bytes  int64            `json:"bytes"`
+	Fits   string           `json:"fits"`
+}
+
+// Param is a parameter binding as reported.
+type Param struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Report is the analysis of one checked kernel.
+type Report struct {
+	Kernel    string    `json:"kernel"`
+	File      string    `json:"file"`
+	Params    []Param   `json:"params"`
+	Ranks     int64     `json:"ranks"`
+	Grid      []int64   `json:"grid,omitempty"`
+	Cache     string    `json:"cache"`
+	Classes   []*Class  `json:"classes"`
+	Footprint Footprint `json:"footprint"`
+	Notes     []string  `json:"notes,omitempty"`
+}
+
+// Sum returns a + b for counts that may be unset (zero).
+func Sum(a, b Count) Count { return a.add(b) }

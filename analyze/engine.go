@@ -1,0 +1,466 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+
+	"perfc/analyze/symbolic"
+	"perfc/lang"
+)
+
+// This file is the summation engine: it turns "a leaf statement inside a
+// chain of loops, ifs, repeats and prob branches" into the exact number of
+// times the leaf runs (or the sum of a per-execution weight such as message
+// bytes), as a polynomial in the kernel's symbols. Loops are eliminated
+// innermost first with Faulhaber sums; lower and upper bounds that are
+// maxima and minima of affine forms (from min/max, from static ifs on loop
+// indices) are split into disjoint pieces, Fourier–Motzkin style, and a piece
+// whose remaining constraints mention no loop index is decided at once with
+// the concrete parameter values. Where a bound or condition is not affine
+// in a loop index, the outer levels are enumerated concretely instead (the
+// issue's "count by iterating the outer levels only"), and the result says so.
+
+// levelKind says what a level of a chain is.
+type levelKind uint8
+
+const (
+	loopLevel   levelKind = iota // for i in lo..hi step s
+	repeatLevel                  // repeat n
+	guardLevel                   // one branch of a static if
+	probLevel                    // one branch of a data if: weight p or 1-p
+)
+
+// level is one construct enclosing a leaf. Chains list levels outermost
+// first.
+type level struct {
+	kind   levelKind
+	loop   *lang.ForStmt    // loopLevel
+	index  *lang.Object     // loopLevel: the loop's index
+	repeat *lang.RepeatStmt // repeatLevel
+	cond   *lang.IfStmt     // guardLevel
+	then   bool             // guardLevel: the leaf is in the then branch
+	prob   *big.Rat         // probLevel: the branch's weight
+}
+
+// item is a partial sum: val counts only where every guard is ≥ 0. Guards
+// mention loop indices that are not yet summed; those that do not are
+// decided as soon as they appear.
+type item struct {
+	guards []symbolic.Poly
+	val    symbolic.Poly
+}
+
+// errNonAffine marks a bound or condition the engine cannot sum in closed
+// form; the caller then enumerates the outer levels.
+var errNonAffine = errors.New("not affine")
+
+// nonAffineError says which expression defeated the closed form.
+type nonAffineError struct {
+	pos  lang.Position
+	what string
+}
+
+func (e *nonAffineError) Error() string { return fmt.Sprintf("%s: %s is not affine", e.pos, e.what) }
+func (e *nonAffineError) Unwrap() error { return errNonAffine }
+
+// maxEnumerated bounds the concrete iterations one leaf may need when the
+// closed form fails, so that a non-affine kernel at a huge size gives an
+// error instead of a hang.
+const maxEnumerated = 5_000_000
+
+// sumResult is the engine's answer for one leaf and weight.
+type sumResult struct {
+	value      *big.Rat
+	formula    symbolic.Poly
+	symbolic   bool   // formula is a closed form in the symbols
+	enumerated string // non-empty when levels were enumerated: why
+}
+
+// weight is what one execution of a leaf contributes: a polynomial in the
+// symbols and enclosing loop indices, or, when concrete is set, a function
+// of the concrete iteration (which forces enumeration).
+type weight struct {
+	poly     symbolic.Poly
+	concrete func(env *lang.Env) (*big.Rat, error)
+	why      string // for concrete weights: what made them concrete
+}
+
+// sumChain sums w over every execution of a leaf enclosed by chain.
+func (ra *rankAnalysis) sumChain(chain []level, w weight) (sumResult, error) {
+	items := []item{{val: w.poly}}
+	k := len(chain) - 1
+	why := w.why
+	if w.concrete == nil {
+		for ; k >= 0; k-- {
+			next, err := ra.symbolicLevel(chain[k], items)
+			if err != nil {
+				var na *nonAffineError
+				if errors.As(err, &na) {
+					why = na.Error()
+					break
+				}
+				return sumResult{}, err
+			}
+			items = next
+		}
+		if k < 0 {
+			total := symbolic.Poly{}
+			for _, it := range items {
+				if len(it.guards) != 0 {
+					return sumResult{}, fmt.Errorf("internal error: undecided guards %v", it.guards)
+				}
+				total = total.Add(it.val)
+			}
+			v, err := total.Eval(ra.env)
+			if err != nil {
+				return sumResult{}, err
+			}
+			return sumResult{value: v, formula: total, symbolic: true}, nil
+		}
+	}
+	// Enumerate chain[0..k] concretely; items are polys in their indices.
+	ra.enumerated = true
+	en := enumerator{ra: ra, chain: chain[:k+1], items: items, w: w, total: new(big.Rat)}
+	env := &lang.Env{Rank: ra.rank, Index: make([]int64, ra.k.Info.NumSlots)}
+	vars := ra.cloneEnv()
+	if err := en.walk(0, env, vars, big.NewRat(1, 1)); err != nil {
+		return sumResult{}, err
+	}
+	return sumResult{value: en.total, formula: symbolic.Const(en.total), enumerated: why}, nil
+}
+
+// symbolicLevel eliminates one level from every item.
+func (ra *rankAnalysis) symbolicLevel(l level, items []item) ([]item, error) {
+	switch l.kind {
+	case probLevel:
+		out := make([]item, len(items))
+		for i, it := range items {
+			out[i] = item{guards: it.guards, val: it.val.Scale(l.prob)}
+		}
+		return out, nil
+	case repeatLevel:
+		counts, err := ra.pieces(l.repeat.Count)
+		if err != nil {
+			return nil, err
+		}
+		var out []item
+		for _, it := range items {
+			for _, c := range counts {
+				if g, ok := ra.decide(append(clonePolys(it.guards), c.guards...)); ok {
+					out = append(out, item{guards: g, val: it.val.Mul(c.val)})
+				}
+			}
+		}
+		return out, nil
+	case guardLevel:
+		sets, err := ra.condSets(l.cond.Cond, !l.then)
+		if err != nil {
+			return nil, err
+		}
+		var out []item
+		for _, it := range items {
+			for _, s := range sets {
+				if g, ok := ra.decide(append(clonePolys(it.guards), s...)); ok {
+					out = append(out, item{guards: g, val: it.val})
+				}
+			}
+		}
+		return out, nil
+	}
+	return ra.sumLoop(l, items)
+}
+
+// sumLoop eliminates a for loop's index from every item: the index runs over
+// the loop's range intersected with the item's guards on it, split into
+// pieces where one lower bound is the largest and one upper bound the
+// smallest.
+func (ra *rankAnalysis) sumLoop(l level, items []item) ([]item, error) {
+	v := l.index.Name
+	los, err := ra.pieces(l.loop.Lo)
+	if err != nil {
+		return nil, err
+	}
+	his, err := ra.pieces(l.loop.Hi)
+	if err != nil {
+		return nil, err
+	}
+	step := int64(1)
+	if l.loop.Step != nil {
+		step, err = ra.k.EvalInt(l.loop.Step, &lang.Env{Rank: ra.rank})
+		if err != nil {
+			return nil, err
+		}
+		if step < 1 {
+			return nil, ra.errorf(l.loop.Step, "loop step %d is not positive", step)
+		}
+	}
+	var out []item
+	for _, it := range items {
+		for _, lo := range los {
+			for _, hi := range his {
+				guards := append(append(clonePolys(it.guards), lo.guards...), hi.guards...)
+				guards, ok := ra.decide(guards)
+				if !ok {
+					continue
+				}
+				pieces, err := ra.sumRange(l, v, lo.val, hi.val, step, item{guards: guards, val: it.val})
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, pieces...)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sumRange sums one item over v = lo, lo+step, … < hi.
+func (ra *rankAnalysis) sumRange(l level, v string, lo, hi symbolic.Poly, step int64, it item) ([]item, error) {
+	// With a step, count with t: v = lo + step·t, t = 0 … ⌊(hi−1−lo)/step⌋.
+	sv := v
+	val := it.val
+	guards := it.guards
+	var lowers, uppers []symbolic.Poly
+	if step == 1 {
+		lowers = []symbolic.Poly{lo}
+		uppers = []symbolic.Poly{hi.Sub(symbolic.Int(1))}
+	} else {
+		sv = v + "'"
+		sub := lo.Add(symbolic.Int(step).Mul(symbolic.Var(sv)))
+		val = val.Substitute(v, sub)
+		ng := make([]symbolic.Poly, len(guards))
+		for i, g := range guards {
+			ng[i] = g.Substitute(v, sub)
+		}
+		guards = ng
+		top, err := ra.floorDiv(hi.Sub(symbolic.Int(1)).Sub(lo), step, l.loop.Hi)
+		if err != nil {
+			return nil, err
+		}
+		lowers = []symbolic.Poly{{}}
+		uppers = []symbolic.Poly{top}
+	}
+	var rest []symbolic.Poly
+	for _, g := range guards {
+		if !g.Has(sv) {
+			rest = append(rest, g)
+			continue
+		}
+		a, b, ok := symbolic.Affine(g, sv)
+		slope, isConst := a.Constant()
+		if !ok || !isConst || slope.Sign() == 0 {
+			return nil, &nonAffineError{pos: ra.position(l.loop), what: fmt.Sprintf("condition %s >= 0 in %s", g, v)}
+		}
+		// a·sv + b ≥ 0: sv ≥ ⌈−b/a⌉ for a > 0, sv ≤ ⌊b/−a⌋ for a < 0.
+		bound, err := ra.roundQuotient(b.Neg(), slope, slope.Sign() > 0, l.loop)
+		if err != nil {
+			return nil, err
+		}
+		if slope.Sign() > 0 {
+			lowers = appendUnique(lowers, bound)
+		} else {
+			uppers = appendUnique(uppers, bound)
+		}
+	}
+	var out []item
+	for ai, la := range lowers {
+		for bi, ub := range uppers {
+			gs := clonePolys(rest)
+			for ci, lc := range lowers {
+				if ci == ai {
+					continue
+				}
+				d := la.Sub(lc) // la is the largest: la ≥ lc, strictly for earlier ones
+				if ci < ai {
+					d = d.Sub(symbolic.Int(1))
+				}
+				gs = append(gs, d)
+			}
+			for di, ud := range uppers {
+				if di == bi {
+					continue
+				}
+				d := ud.Sub(ub) // ub is the smallest: ub ≤ ud, strictly for earlier ones
+				if di < bi {
+					d = d.Sub(symbolic.Int(1))
+				}
+				gs = append(gs, d)
+			}
+			gs = append(gs, ub.Sub(la)) // non-empty
+			gs, ok := ra.decide(gs)
+			if !ok {
+				continue
+			}
+			out = append(out, item{guards: gs, val: symbolic.Sum(val, sv, la, ub.Add(symbolic.Int(1)))})
+		}
+	}
+	return out, nil
+}
+
+// roundQuotient returns ⌈p/q⌉ (up) or ⌊p/q⌋ for a constant q. When the
+// quotient is not a polynomial with integer values, a p that mentions only
+// symbols becomes an atom; one that mentions loop indices is not affine.
+func (ra *rankAnalysis) roundQuotient(p symbolic.Poly, q *big.Rat, up bool, at lang.Node) (symbolic.Poly, error) {
+	quo := p.Scale(new(big.Rat).Inv(q))
+	var r symbolic.Poly
+	var ok bool
+	if up {
+		r, ok = symbolic.Ceil(quo)
+	} else {
+		r, ok = symbolic.Floor(quo)
+	}
+	if ok {
+		return r, nil
+	}
+	if ra.onlySymbols(quo) {
+		return ra.roundAtom(quo, up)
+	}
+	return symbolic.Poly{}, &nonAffineError{pos: ra.position(at), what: fmt.Sprintf("rounding of %s", quo)}
+}
+
+// floorDiv returns ⌊p/step⌋ (see roundQuotient).
+func (ra *rankAnalysis) floorDiv(p symbolic.Poly, step int64, at lang.Node) (symbolic.Poly, error) {
+	return ra.roundQuotient(p, new(big.Rat).SetInt64(step), false, at)
+}
+
+// decide drops every guard that mentions no loop index after checking it
+// with the concrete values; ok is false when one of them fails, so the
+// piece is empty. Duplicate guards are dropped too.
+func (ra *rankAnalysis) decide(guards []symbolic.Poly) ([]symbolic.Poly, bool) {
+	var out []symbolic.Poly
+	for _, g := range guards {
+		if ra.onlySymbols(g) {
+			v, err := g.Eval(ra.env)
+			if err != nil {
+				// Every symbol has a value; an error here is a bug.
+				panic(fmt.Sprintf("analyze: deciding %s: %v", g, err))
+			}
+			holds := v.Sign() >= 0
+			ra.record(decision{poly: g, holds: holds, hasPoly: true})
+			if !holds {
+				return nil, false
+			}
+			continue
+		}
+		out = appendUnique(out, g)
+	}
+	return out, true
+}
+
+// enumerator walks the outer levels of a chain concretely when the closed
+// form failed, adding up the partial sums (items) at every iteration.
+type enumerator struct {
+	ra    *rankAnalysis
+	chain []level
+	items []item
+	w     weight
+	total *big.Rat
+	steps int64
+}
+
+// walk enumerates level i and everything inside it with the weight mult
+// accumulated so far.
+func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult *big.Rat) error {
+	if i == len(en.chain) {
+		return en.leaf(env, vars, mult)
+	}
+	l := en.chain[i]
+	ra := en.ra
+	switch l.kind {
+	case probLevel:
+		return en.walk(i+1, env, vars, new(big.Rat).Mul(mult, l.prob))
+	case guardLevel:
+		v, err := ra.k.Eval(l.cond.Cond, env)
+		if err != nil {
+			return err
+		}
+		if v.Bool() != l.then {
+			return nil
+		}
+		return en.walk(i+1, env, vars, mult)
+	case repeatLevel:
+		n, err := ra.k.EvalInt(l.repeat.Count, env)
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
+		}
+		return en.walk(i+1, env, vars, new(big.Rat).Mul(mult, new(big.Rat).SetInt64(n)))
+	}
+	lo, err := ra.k.EvalInt(l.loop.Lo, env)
+	if err != nil {
+		return err
+	}
+	hi, err := ra.k.EvalInt(l.loop.Hi, env)
+	if err != nil {
+		return err
+	}
+	step := int64(1)
+	if l.loop.Step != nil {
+		if step, err = ra.k.EvalInt(l.loop.Step, env); err != nil {
+			return err
+		}
+	}
+	slot := l.index.Slot
+	name := l.index.Name
+	for x := lo; x < hi; x += step {
+		en.steps++
+		if en.steps > maxEnumerated {
+			return ra.errorf(l.loop, "cannot count this loop nest in closed form, and enumerating it would take more than %d iterations; make its bounds and conditions affine in the loop indices", maxEnumerated)
+		}
+		env.Index[slot] = x
+		vars[name] = new(big.Rat).SetInt64(x)
+		if err := en.walk(i+1, env, vars, mult); err != nil {
+			return err
+		}
+	}
+	delete(vars, name)
+	return nil
+}
+
+// leaf adds the partial sums at one concrete iteration of the outer levels.
+func (en *enumerator) leaf(env *lang.Env, vars map[string]*big.Rat, mult *big.Rat) error {
+	if en.w.concrete != nil {
+		v, err := en.w.concrete(env)
+		if err != nil {
+			return err
+		}
+		en.total.Add(en.total, new(big.Rat).Mul(v, mult))
+		return nil
+	}
+next:
+	for _, it := range en.items {
+		for _, g := range it.guards {
+			v, err := g.Eval(vars)
+			if err != nil {
+				return err
+			}
+			if v.Sign() < 0 {
+				continue next
+			}
+		}
+		v, err := it.val.Eval(vars)
+		if err != nil {
+			return err
+		}
+		en.total.Add(en.total, v.Mul(v, mult))
+	}
+	return nil
+}
+
+// clonePolys returns a copy of ps that can be appended to freely.
+func clonePolys(ps []symbolic.Poly) []symbolic.Poly {
+	return append([]symbolic.Poly(nil), ps...)
+}
+
+// appendUnique appends p unless an equal poly is already in ps.
+func appendUnique(ps []symbolic.Poly, p symbolic.Poly) []symbolic.Poly {
+	for _, q := range ps {
+		if q.Equal(p) {
+			return ps
+		}
+	}
+	return append(ps, p)
+}

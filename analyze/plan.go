@@ -1,0 +1,310 @@
+package analyze
+
+import (
+	"perfc/lang"
+)
+
+// A plan is the static structure of a kernel, computed once and shared by
+// every rank: the leaves (statements that count something) with the chain
+// of constructs that encloses each. Ranks differ only in the decisions the
+// engine makes when it sums a leaf over its chain.
+
+// leafKind says what a leaf counts.
+type leafKind uint8
+
+const (
+	leafExec  leafKind = iota // an assignment or var initialisation: its ops and refs
+	leafCond                  // the evaluation of a data condition: its ops and refs
+	leafIter                  // one iteration of a for or repeat loop
+	leafHoist                 // a reference hoisted out of the loops where it is invariant
+	leafComm                  // a communication statement
+)
+
+// leaf is one counted thing at one place.
+type leaf struct {
+	kind   leafKind
+	region string
+	chain  []level
+	stmt   lang.Stmt  // leafExec, leafComm, leafIter (the loop)
+	expr   lang.Expr  // leafCond: the condition
+	ops    []opTally  // leafExec, leafCond: ops of one execution
+	madd   []opTally  // multiply-add pairs of one execution, by type
+	refs   []*refInfo // leafExec, leafCond: refs that are not hoisted; leafHoist: the one ref
+	pos    lang.Pos   // position for messages
+}
+
+// opTally is a count of one operation kind in one type per execution.
+type opTally struct {
+	op  OpKind
+	typ OpType
+	n   int64
+}
+
+// refInfo is one array reference of a statement.
+type refInfo struct {
+	ref     *lang.IndexExpr
+	array   *lang.Object
+	store   bool
+	hoisted string  // loop index it was hoisted out of ("" if not)
+	pattern string  // the operand pattern of its statement
+	chain   []level // where it is counted (shorter than stmtChain when hoisted)
+	// stmtChain encloses the statement the reference belongs to; strides
+	// are taken with respect to its loops.
+	stmtChain []level
+}
+
+// plan is the shared structure of one checked kernel.
+type plan struct {
+	k       *lang.Checked
+	leaves  []*leaf
+	regions []string // region names in order of first appearance; "" is outside every region
+	specs   map[*lang.Object]*lang.ArraySpec
+}
+
+// newPlan walks the kernel once.
+func newPlan(k *lang.Checked) *plan {
+	p := &plan{k: k, specs: map[*lang.Object]*lang.ArraySpec{}}
+	p.region("")
+	p.block(k.Kernel.Body, nil, "")
+	return p
+}
+
+// region notes a region name in order of appearance.
+func (p *plan) region(name string) {
+	for _, r := range p.regions {
+		if r == name {
+			return
+		}
+	}
+	p.regions = append(p.regions, name)
+}
+
+// block plans every statement of b under chain.
+func (p *plan) block(b *lang.Block, chain []level, region string) {
+	for _, s := range b.Stmts {
+		p.stmt(s, chain, region)
+	}
+}
+
+// stmt plans one statement.
+func (p *plan) stmt(s lang.Stmt, chain []level, region string) {
+	info := p.k.Info
+	switch s := s.(type) {
+	case *lang.Block:
+		p.block(s, chain, region)
+	case *lang.ArrayDecl:
+		for _, a := range s.Arrays {
+			if obj := info.Defs[a.Name]; obj != nil {
+				p.specs[obj] = a
+			}
+		}
+	case *lang.VarDecl:
+		if s.Init != nil && info.Deps[s.Init] != 0 {
+			p.exec(s, nil, s.Init, chain, region, int64(len(s.Names)))
+		}
+	case *lang.AssignStmt:
+		p.exec(s, s.Lhs, s.Rhs, chain, region, 1)
+	case *lang.ForStmt:
+		obj := info.Defs[s.Var]
+		inner := appendLevel(chain, level{kind: loopLevel, loop: s, index: obj})
+		p.leaves = append(p.leaves, &leaf{kind: leafIter, region: region, chain: inner, stmt: s, pos: s.Pos()})
+		p.block(s.Body, inner, region)
+	case *lang.RepeatStmt:
+		inner := appendLevel(chain, level{kind: repeatLevel, repeat: s})
+		p.leaves = append(p.leaves, &leaf{kind: leafIter, region: region, chain: inner, stmt: s, pos: s.Pos()})
+		p.block(s.Body, inner, region)
+	case *lang.IfStmt:
+		p.ifStmt(s, chain, region)
+	case *lang.RegionStmt:
+		p.region(s.Name)
+		p.block(s.Body, chain, s.Name)
+	case *lang.CommStmt:
+		p.leaves = append(p.leaves, &leaf{kind: leafComm, region: region, chain: chain, stmt: s, pos: s.Pos()})
+	}
+}
+
+// ifStmt plans both branches of an if: a static condition becomes guard
+// levels, a data condition a counted evaluation and prob levels.
+func (p *plan) ifStmt(s *lang.IfStmt, chain []level, region string) {
+	info := p.k.Info
+	if s.Prob == nil {
+		p.block(s.Then, appendLevel(chain, level{kind: guardLevel, cond: s, then: true}), region)
+		if s.Else != nil {
+			p.stmt(s.Else, appendLevel(chain, level{kind: guardLevel, cond: s, then: false}), region)
+		}
+		return
+	}
+	p.exec(s, nil, s.Cond, chain, region, 1)
+	prob := info.Values[s.Prob].Rat()
+	if prob == nil {
+		prob = ratFromFloat(info.Values[s.Prob].Float64())
+	}
+	p.block(s.Then, appendLevel(chain, level{kind: probLevel, prob: prob}), region)
+	if s.Else != nil {
+		rest := ratOne()
+		rest.Sub(rest, prob)
+		p.stmt(s.Else, appendLevel(chain, level{kind: probLevel, prob: rest}), region)
+	}
+}
+
+// exec plans a statement that computes: lhs (nil for a var init or a
+// condition) and the expression rhs, executed times per run of the
+// statement (a var declaration initialises every name).
+func (p *plan) exec(s lang.Stmt, lhs, rhs lang.Expr, chain []level, region string, times int64) {
+	kind := leafExec
+	if _, ok := s.(*lang.IfStmt); ok {
+		kind = leafCond
+	}
+	l := &leaf{kind: kind, region: region, chain: chain, stmt: s, expr: rhs, pos: s.Pos()}
+	t := tallier{info: p.k.Info}
+	t.expr(rhs)
+	refs := t.refs
+	if a, ok := s.(*lang.AssignStmt); ok {
+		if op, compound := a.Op.Binary(); compound {
+			t.count(binaryOpKind(op), opTypeOf(p.k.Info.Types[a.Lhs]))
+			if m, ok := lang.Unparen(a.Rhs).(*lang.BinaryExpr); ok && m.Op == lang.Mul && (op == lang.Add || op == lang.Sub) && t.counted(m) {
+				t.madd = addTally(t.madd, opTally{op: OpMul, typ: opTypeOf(p.k.Info.Types[a.Lhs]), n: 1})
+			}
+		}
+		if ix, ok := lang.Unparen(lhs).(*lang.IndexExpr); ok {
+			if _, compound := a.Op.Binary(); compound {
+				refs = append(refs, &refInfo{ref: ix, array: p.k.Info.Uses[ix.Name]})
+			}
+			refs = append(refs, &refInfo{ref: ix, array: p.k.Info.Uses[ix.Name], store: true})
+		}
+	}
+	for i := range t.ops {
+		t.ops[i].n *= times
+	}
+	l.ops, l.madd = t.ops, t.madd
+	p.placeRefs(l, refs, chain, region)
+	p.leaves = append(p.leaves, l)
+}
+
+// placeRefs decides for every reference whether it is hoisted out of the
+// innermost loops in which it is invariant, and fixes the statement's
+// operand pattern (array elements that vary in the innermost loop count as
+// array operands; hoisted ones are register scalars).
+func (p *plan) placeRefs(l *leaf, refs []*refInfo, chain []level, region string) {
+	arrays := 0
+	seenStore := map[string]bool{}
+	for _, r := range refs {
+		r.stmtChain = chain
+		cut := p.hoistLevel(r, chain)
+		if cut < len(chain) {
+			r.hoisted = chain[lastLoop(chain[:cut+1])].index.Name
+			r.chain = chain[:cut]
+			p.leaves = append(p.leaves, &leaf{kind: leafHoist, region: region, chain: r.chain, refs: []*refInfo{r}, pos: r.ref.Pos()})
+			continue
+		}
+		r.chain = chain
+		l.refs = append(l.refs, r)
+		key := lang.ExprString(r.ref)
+		if r.store && seenStore[key] {
+			continue
+		}
+		seenStore[key] = true
+		arrays++
+	}
+	pattern := operandPattern(arrays)
+	for _, r := range refs {
+		r.pattern = pattern
+	}
+}
+
+// operandPattern names the CM-5 Table 1 class of a statement with n array
+// element operands.
+func operandPattern(n int) string {
+	switch n {
+	case 0:
+		return "s&s&s"
+	case 1:
+		return "a&s&s"
+	case 2:
+		return "a&b&s"
+	}
+	return "a&b&c"
+}
+
+// hoistLevel returns the chain position the reference can be hoisted to:
+// the level of the outermost loop of the innermost run of loops in which it
+// is invariant and the only reference to its array (or one with the same
+// indices), or len(chain) when it stays where it is.
+func (p *plan) hoistLevel(r *refInfo, chain []level) int {
+	cut := len(chain)
+	for i := len(chain) - 1; i >= 0; i-- {
+		l := chain[i]
+		if l.kind != loopLevel && l.kind != repeatLevel {
+			continue
+		}
+		if l.kind == repeatLevel {
+			break // a repeat re-executes everything; keep loads inside it
+		}
+		if dependsOn(p.k.Info, r.ref, l.index) || !p.onlyReference(l.loop.Body, r) {
+			break
+		}
+		cut = i
+	}
+	return cut
+}
+
+// onlyReference reports whether every reference to r's array inside body
+// has the same indices as r.
+func (p *plan) onlyReference(body *lang.Block, r *refInfo) bool {
+	want := lang.ExprString(r.ref)
+	only := true
+	lang.Inspect(body, func(n lang.Node) bool {
+		if ix, ok := n.(*lang.IndexExpr); ok && p.k.Info.Uses[ix.Name] == r.array {
+			if lang.ExprString(ix) != want {
+				only = false
+			}
+		}
+		if c, ok := n.(*lang.CommStmt); ok {
+			for _, pl := range []*lang.Payload{c.Payload, c.Into} {
+				if pl != nil && pl.Name != nil && p.k.Info.Uses[pl.Name] == r.array {
+					only = false
+				}
+			}
+		}
+		return only
+	})
+	return only
+}
+
+// dependsOn reports whether e reads the loop index obj, directly or
+// through lets.
+func dependsOn(info *lang.Info, e lang.Node, obj *lang.Object) bool {
+	found := false
+	lang.Inspect(e, func(n lang.Node) bool {
+		if found {
+			return false
+		}
+		if id, ok := n.(*lang.Ident); ok {
+			o := info.Uses[id]
+			if o == obj {
+				found = true
+			} else if o != nil && o.Kind == lang.LetObj && o.Expr != nil && o.Dep&lang.DepIndex != 0 {
+				found = dependsOn(info, o.Expr, obj)
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// lastLoop returns the position of the last loop level in chain.
+func lastLoop(chain []level) int {
+	for i := len(chain) - 1; i >= 0; i-- {
+		if chain[i].kind == loopLevel {
+			return i
+		}
+	}
+	return 0
+}
+
+// appendLevel returns chain + l without sharing chain's spare capacity.
+func appendLevel(chain []level, l level) []level {
+	out := make([]level, len(chain), len(chain)+1)
+	copy(out, chain)
+	return append(out, l)
+}

@@ -1,0 +1,259 @@
+package analyze
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+
+	"perfc/analyze/symbolic"
+	"perfc/lang"
+)
+
+// rankAnalysis sums every leaf of a plan for one rank.
+type rankAnalysis struct {
+	p           *plan
+	k           *lang.Checked
+	rank        int64
+	env         map[string]*big.Rat // the value of every symbol for this rank
+	rankSymbols map[string]bool     // symbols whose value depends on the rank
+	atoms       []atom
+	decisions   []decision
+	enumerated  bool
+	notes       []string
+}
+
+// newRankAnalysis binds the symbols for one rank: parameters, run-constant
+// integer lets, rank and the grid coordinates.
+func newRankAnalysis(p *plan, rank int64) *rankAnalysis {
+	k := p.k
+	ra := &rankAnalysis{p: p, k: k, rank: rank, env: map[string]*big.Rat{}, rankSymbols: map[string]bool{}}
+	for _, obj := range k.Params {
+		if r := obj.Value.Rat(); r != nil {
+			ra.env[obj.Name] = r
+		}
+	}
+	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
+		if s, ok := n.(*lang.LetStmt); ok {
+			if obj := k.Info.Defs[s.Name]; obj != nil && obj.Dep == 0 && obj.Value.Kind() == lang.IntValue {
+				ra.env[obj.Name] = obj.Value.Rat()
+			}
+		}
+		return true
+	})
+	if _, ok := ra.env["P"]; !ok {
+		ra.env["P"] = new(big.Rat).SetInt64(k.NumRanks())
+	}
+	ra.bindRank(rank)
+	return ra
+}
+
+// bindRank sets rank, rx and ry.
+func (ra *rankAnalysis) bindRank(rank int64) {
+	ra.env["rank"] = new(big.Rat).SetInt64(rank)
+	ra.rankSymbols["rank"] = true
+	if px, _, ok := ra.k.Grid(); ok {
+		ra.env["rx"] = new(big.Rat).SetInt64(rank % px)
+		ra.env["ry"] = new(big.Rat).SetInt64(rank / px)
+		ra.rankSymbols["rx"] = true
+		ra.rankSymbols["ry"] = true
+	}
+}
+
+// cloneEnv copies the symbol values (the enumerator adds loop indices).
+func (ra *rankAnalysis) cloneEnv() map[string]*big.Rat {
+	out := make(map[string]*big.Rat, len(ra.env)+8)
+	for k, v := range ra.env {
+		out[k] = v
+	}
+	return out
+}
+
+// regionTotals accumulates counts per region while a rank is analysed.
+type regionTotals struct {
+	order  []string
+	counts map[string]*Counts
+}
+
+// get returns the counts of region name, creating them.
+func (rt *regionTotals) get(name string) *Counts {
+	if c, ok := rt.counts[name]; ok {
+		return c
+	}
+	c := &Counts{}
+	rt.counts[name] = c
+	return c
+}
+
+// run sums every leaf and returns the counts per region.
+func (ra *rankAnalysis) run() (*regionTotals, error) {
+	rt := &regionTotals{order: ra.p.regions, counts: map[string]*Counts{}}
+	for _, l := range ra.p.leaves {
+		if err := ra.leaf(l, rt.get(l.region)); err != nil {
+			return nil, err
+		}
+	}
+	return rt, nil
+}
+
+// one is the weight of a leaf that counts executions.
+var oneWeight = weight{poly: symbolic.Int(1)}
+
+// exec sums a leaf's executions.
+func (ra *rankAnalysis) exec(l *leaf, chain []level) (Count, error) {
+	res, err := ra.sumChain(chain, oneWeight)
+	if err != nil {
+		return Count{}, err
+	}
+	ra.note(res, l)
+	return Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}, nil
+}
+
+// note records why a leaf was counted by enumeration.
+func (ra *rankAnalysis) note(res sumResult, l *leaf) {
+	if res.enumerated == "" {
+		return
+	}
+	msg := fmt.Sprintf("counted by enumerating outer loop levels: %s", res.enumerated)
+	for _, n := range ra.notes {
+		if n == msg {
+			return
+		}
+	}
+	ra.notes = append(ra.notes, msg)
+}
+
+// leaf adds one leaf's contribution to c.
+func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
+	switch l.kind {
+	case leafIter:
+		n, err := ra.exec(l, l.chain)
+		if err != nil {
+			return err
+		}
+		c.Iterations = c.Iterations.add(n)
+		return nil
+	case leafComm:
+		return ra.comm(l, c)
+	}
+	chain := l.chain
+	n, err := ra.exec(l, chain)
+	if err != nil {
+		return err
+	}
+	for _, t := range l.ops {
+		c.addOp(t.op, t.typ, n.scale(new(big.Rat).SetInt64(t.n)))
+	}
+	for _, t := range l.madd {
+		c.MaddPairs = c.MaddPairs.add(n.scale(new(big.Rat).SetInt64(t.n)))
+	}
+	for _, r := range l.refs {
+		if err := ra.ref(r, n, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ref adds one array reference executed n times.
+func (ra *rankAnalysis) ref(r *refInfo, n Count, c *Counts) error {
+	size := int64(r.array.Elem.Size())
+	bytes := n.scale(new(big.Rat).SetInt64(size))
+	if r.store {
+		c.Stores = c.Stores.add(n)
+		c.StoreBytes = c.StoreBytes.add(bytes)
+	} else {
+		c.Loads = c.Loads.add(n)
+		c.LoadBytes = c.LoadBytes.add(bytes)
+	}
+	strides, err := ra.strides(r)
+	if err != nil {
+		return err
+	}
+	c.Refs = append(c.Refs, RefCount{
+		Array: r.array.Name, Pos: ra.position(r.ref).String(), Text: lang.ExprString(r.ref),
+		Store: r.store, Elem: r.array.Elem, Size: int(size), Count: n, Strides: strides,
+		Hoisted: r.hoisted, Pattern: r.pattern,
+	})
+	return nil
+}
+
+// strides computes the byte stride of a reference with respect to every
+// loop of its original statement's chain.
+func (ra *rankAnalysis) strides(r *refInfo) ([]Stride, error) {
+	addr, err := ra.linearAddress(r)
+	if err != nil {
+		return nil, err
+	}
+	var out []Stride
+	for _, l := range r.stmtChain {
+		if l.kind != loopLevel {
+			continue
+		}
+		v := l.index.Name
+		s := Stride{Loop: v}
+		if addr != nil {
+			a, _, ok := symbolic.Affine(*addr, v)
+			if ok {
+				s.Bytes = a
+				s.Invariant = a.IsZero()
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// linearAddress returns the byte offset of a reference as a polynomial in
+// the symbols and loop indices, or nil when an index is not polynomial.
+func (ra *rankAnalysis) linearAddress(r *refInfo) (*symbolic.Poly, error) {
+	spec := ra.p.specs[r.array]
+	if spec == nil || len(spec.Dims) != len(r.ref.Index) {
+		return nil, nil
+	}
+	addr := symbolic.Poly{}
+	for i, ix := range r.ref.Index {
+		ps, err := ra.pieces(ix)
+		if err != nil || len(ps) != 1 {
+			return nil, nil
+		}
+		term := ps[0].val
+		for _, d := range spec.Dims[i+1:] {
+			ds, err := ra.pieces(d)
+			if err != nil || len(ds) != 1 {
+				return nil, nil
+			}
+			term = term.Mul(ds[0].val)
+		}
+		addr = addr.Add(term)
+	}
+	addr = addr.Scale(new(big.Rat).SetInt64(int64(r.array.Elem.Size())))
+	return &addr, nil
+}
+
+// addOp adds n operations of one kind and type, keeping the nominal flop
+// and integer-op totals.
+func (c *Counts) addOp(op OpKind, typ OpType, n Count) {
+	found := false
+	for i := range c.Ops {
+		if c.Ops[i].Op == op && c.Ops[i].Type == typ {
+			c.Ops[i].Count = c.Ops[i].Count.add(n)
+			found = true
+		}
+	}
+	if !found {
+		c.Ops = append(c.Ops, OpCount{Op: op, Type: typ, Count: n})
+		sort.Slice(c.Ops, func(i, j int) bool {
+			if c.Ops[i].Op != c.Ops[j].Op {
+				return c.Ops[i].Op < c.Ops[j].Op
+			}
+			return c.Ops[i].Type < c.Ops[j].Type
+		})
+	}
+	if isFloatType(typ) {
+		if w := op.NominalFlop(); w != 0 {
+			c.Flop = c.Flop.add(n.scale(new(big.Rat).SetInt64(w)))
+		}
+	} else if op != OpConv {
+		c.IntOps = c.IntOps.add(n)
+	}
+}

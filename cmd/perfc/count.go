@@ -1,0 +1,246 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"perfc/analyze"
+	"perfc/analyze/cache"
+)
+
+// countCmd is `perfc count`: exact counts per rank class and region.
+type countCmd struct {
+	kernelArgs
+	outputArg
+	Rank     int64  `default:"-1" help:"Count only this rank (default: every rank, grouped into classes of alike ranks)."`
+	Cache    string `help:"Cache hierarchy, e.g. L1=48KiB/64B/12,L2=1280KiB/64B/20 (default: this machine's, from /sys)." placeholder:"SPEC"`
+	Symbolic bool   `help:"Show the closed-form formula of every count."`
+}
+
+// Run analyses the kernel and prints the report.
+func (c *countCmd) Run(e env) error {
+	k, err := loadKernel(e, c.kernelArgs)
+	if err != nil {
+		return err
+	}
+	h, err := cacheHierarchy(c.Cache)
+	if err != nil {
+		return err
+	}
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: h, Rank: c.Rank})
+	if err != nil {
+		return err
+	}
+	if c.Output == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	printCounts(e.stdout, rep, c.Symbolic)
+	return nil
+}
+
+// cacheHierarchy parses --cache, or reads this machine's hierarchy.
+func cacheHierarchy(spec string) (cache.Hierarchy, error) {
+	if spec == "" {
+		return cache.HostHierarchy()
+	}
+	h, err := cache.ParseHierarchy(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--cache: %w", err)
+	}
+	for i := range h {
+		h[i].Source = "--cache"
+	}
+	return h, nil
+}
+
+// printCounts prints a report for people.
+func printCounts(w io.Writer, rep *analyze.Report, symbolic bool) {
+	fmt.Fprintf(w, "counts (exact, not a measurement) for kernel %s in %s\n", rep.Kernel, rep.File)
+	var params []string
+	for _, p := range rep.Params {
+		params = append(params, p.Name+" = "+p.Value)
+	}
+	fmt.Fprintf(w, "parameters: %s; %d ranks", strings.Join(params, ", "), rep.Ranks)
+	if len(rep.Grid) == 2 {
+		fmt.Fprintf(w, " on a %d x %d grid", rep.Grid[0], rep.Grid[1])
+	}
+	fmt.Fprintf(w, "; cache %s\n", rep.Cache)
+	for _, cl := range rep.Classes {
+		fmt.Fprintf(w, "\nranks %s (%d ranks alike; shown for rank %d)\n", cl.Ranks, cl.Ranks.Len(), cl.Rank)
+		printRegionTable(w, cl)
+		printOps(w, cl.Total, symbolic)
+		printRefs(w, cl, symbolic)
+		printComm(w, cl, symbolic)
+	}
+	printFootprint(w, rep.Footprint)
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// num prints a count compactly: exact integers, fractions as decimals.
+func num(c analyze.Count) string {
+	if c.Value == nil || c.Value.Sign() == 0 {
+		return "0"
+	}
+	if c.Value.IsInt() {
+		return groupDigits(c.Value.Num().String())
+	}
+	return fmt.Sprintf("%.6g", c.Float())
+}
+
+// formula prints a count with its closed form.
+func formula(c analyze.Count, symbolic bool) string {
+	s := num(c)
+	if symbolic && c.Symbolic {
+		f := c.Formula.String()
+		if f != "" && f != c.Exact() {
+			s += "  = " + f
+		}
+	}
+	return s
+}
+
+// groupDigits writes 1234567 as 1,234,567.
+func groupDigits(s string) string {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// printRegionTable prints one row per region and the total.
+func printRegionTable(w io.Writer, cl *analyze.Class) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "region\titerations\tflop\tint ops\tloads\tstores\tbytes moved\tmessages\tmsg bytes\tcollectives\tbarriers\t")
+	row := func(name string, c analyze.Counts) {
+		var msgs, msgBytes, cols analyze.Count
+		for _, m := range c.Messages {
+			if m.Kind == "send" {
+				msgs = addCounts(msgs, m.Count)
+				msgBytes = addCounts(msgBytes, m.Bytes)
+			}
+		}
+		for _, col := range c.Collectives {
+			cols = addCounts(cols, col.Count)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, num(c.Iterations), num(c.Flop), num(c.IntOps),
+			num(c.Loads), num(c.Stores), num(addCounts(c.LoadBytes, c.StoreBytes)), num(msgs), num(msgBytes), num(cols), num(c.Barriers))
+	}
+	for _, r := range cl.Regions {
+		row(r.Name, r.Counts)
+	}
+	row("total", cl.Total)
+	tw.Flush()
+}
+
+// addCounts adds two counts that may be unset.
+func addCounts(a, b analyze.Count) analyze.Count { return analyze.Sum(a, b) }
+
+// printOps prints the operation counts of a class.
+func printOps(w io.Writer, c analyze.Counts, symbolic bool) {
+	if len(c.Ops) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "operations (total):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, o := range c.Ops {
+		fmt.Fprintf(tw, "  %s %s\t%s\n", o.Op, o.Type, formula(o.Count, symbolic))
+	}
+	if !c.MaddPairs.IsZero() {
+		fmt.Fprintf(tw, "  multiply-add pairs\t%s\n", formula(c.MaddPairs, symbolic))
+	}
+	fmt.Fprintf(tw, "  nominal flop (PARKBENCH)\t%s\n", formula(c.Flop, symbolic))
+	tw.Flush()
+}
+
+// printRefs prints every array reference of a class.
+func printRefs(w io.Writer, cl *analyze.Class, symbolic bool) {
+	if len(cl.Total.Refs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "array references:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range cl.Total.Refs {
+		kind := "load"
+		if r.Store {
+			kind = "store"
+		}
+		var strides []string
+		for _, s := range r.Strides {
+			b := s.Bytes.String()
+			if b == "" {
+				b = "0"
+			}
+			strides = append(strides, s.Loop+":"+b+" B")
+		}
+		extra := ""
+		if r.Hoisted != "" {
+			extra = " (invariant in " + r.Hoisted + ": kept in a register there)"
+		}
+		fmt.Fprintf(tw, "  %s %s\t%s\t%s\tstride %s\t%s%s\n", kind, r.Text, r.Pos, formula(r.Count, symbolic),
+			strings.Join(strides, ", "), r.Pattern, extra)
+	}
+	tw.Flush()
+}
+
+// printComm prints the messages and collectives of a class.
+func printComm(w io.Writer, cl *analyze.Class, symbolic bool) {
+	c := cl.Total
+	if len(c.Messages) == 0 && len(c.Collectives) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "communication:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, m := range c.Messages {
+		peer := m.Peer
+		if m.Rank >= 0 {
+			peer += fmt.Sprintf(" (rank %d)", m.Rank)
+		} else {
+			peer += " (varies)"
+		}
+		fmt.Fprintf(tw, "  %s %s\t%s\t%s messages\t%s B\n", m.Kind, peer, m.Stmt, formula(m.Count, symbolic), formula(m.Bytes, symbolic))
+	}
+	for _, col := range c.Collectives {
+		desc := col.Kind
+		if col.Op != "" {
+			desc += " " + col.Op
+		}
+		if col.Elem != "" {
+			desc += " " + col.Elem
+		}
+		if col.Root != "" {
+			desc += " root " + col.Root
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s calls\t%s B\t%d ranks\n", desc, col.Stmt, formula(col.Count, symbolic), formula(col.Bytes, symbolic), col.Participants)
+	}
+	tw.Flush()
+}
+
+// printFootprint prints the memory a rank needs.
+func printFootprint(w io.Writer, f analyze.Footprint) {
+	fmt.Fprintf(w, "\nfootprint per rank: %s, fits in %s\n", formatBytes(f.Bytes), f.Fits)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, a := range f.Arrays {
+		dims := ""
+		for _, d := range a.Dims {
+			dims += fmt.Sprintf("[%d]", d)
+		}
+		fmt.Fprintf(tw, "  %s%s %s\t%s\tfits in %s\n", a.Name, dims, a.Elem, formatBytes(a.Bytes), a.Fits)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"perfc/lang"
+	"perfc/parser"
+)
+
+// kernelArgs are the arguments every verb that reads a kernel shares.
+type kernelArgs struct {
+	File   string   `arg:"" help:"Kernel file (.spmd)." type:"path"`
+	Kernel string   `help:"Kernel to use when the file holds several (default: the first)." placeholder:"NAME"`
+	Define []string `short:"D" name:"define" help:"Override a kernel parameter, e.g. -D N=1024 (repeatable)." placeholder:"NAME=VALUE"`
+}
+
+// outputArg chooses how a verb prints its result.
+type outputArg struct {
+	Output string `short:"o" enum:"table,json" default:"table" help:"Output format: table (for people) or json (for programs)."`
+}
+
+// readSource reads a file, or standard input for "-".
+func readSource(path string, stdin io.Reader) ([]byte, string, error) {
+	if path == "-" {
+		b, err := io.ReadAll(stdin)
+		return b, "<stdin>", err
+	}
+	b, err := os.ReadFile(path)
+	return b, path, err
+}
+
+// parseFile reads and parses a file, printing syntax errors with carets.
+func parseFile(e env, path string) (*lang.File, error) {
+	src, name, err := readSource(path, e.stdin)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parser.ParseFile(name, src)
+	if err != nil {
+		reportErrors(e, err, lang.NewSource(name, src))
+		return nil, exitError{1}
+	}
+	return f, nil
+}
+
+// overrides turns -D NAME=VALUE flags into checker overrides.
+func overrides(defs []string) ([]lang.Override, error) {
+	var out []lang.Override
+	for _, d := range defs {
+		name, value, ok := strings.Cut(d, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("-D %s: write -D NAME=VALUE, e.g. -D N=1024", d)
+		}
+		out = append(out, lang.Override{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)})
+	}
+	return out, nil
+}
+
+// loadKernel parses and checks the kernel the arguments name.
+func loadKernel(e env, a kernelArgs) (*lang.Checked, error) {
+	f, err := parseFile(e, a.File)
+	if err != nil {
+		return nil, err
+	}
+	ovs, err := overrides(a.Define)
+	if err != nil {
+		return nil, err
+	}
+	k, errs := lang.Check(f, a.Kernel, ovs)
+	if len(errs) > 0 {
+		reportErrors(e, errs, f.Source)
+		return nil, exitError{1}
+	}
+	return k, nil
+}
+
+// reportErrors prints positioned errors with their source lines.
+func reportErrors(e env, err error, src *lang.Source) {
+	var list lang.ErrorList
+	if errors.As(err, &list) {
+		fmt.Fprint(e.stderr, list.Format(src))
+		if len(list) > 1 {
+			fmt.Fprintf(e.stderr, "%d errors\n", len(list))
+		}
+		return
+	}
+	fmt.Fprintln(e.stderr, err)
+}

@@ -1,0 +1,83 @@
+// Command perfc predicts how long an SPMD kernel takes on a machine before
+// the real code is written, says why, and generates a program that measures
+// it. Every verb is a thin call into the packages lang, parser, analyze,
+// costmodel, machines and codegen; see README.md and docs/.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// cli is the command line. Each verb is a struct with a Run method; kong
+// generates --help for every one of them.
+type cli struct {
+	Parse    parseCmd    `cmd:"" help:"Check a kernel file and print the checked AST (JSON) or a summary (table)."`
+	Fmt      fmtCmd      `cmd:"" help:"Print a kernel file in canonical form."`
+	Count    countCmd    `cmd:"" help:"Count exactly what every rank does, per region: iterations, operations, flop, loads, stores, messages, collectives."`
+}
+
+// env carries the streams a verb writes to, so tests can run verbs in
+// process without touching os.Stdout.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// exitError is an error that has already been reported to the user; main
+// only sets the exit status.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+func main() {
+	os.Exit(run(os.Args[1:], env{os.Stdin, os.Stdout, os.Stderr}))
+}
+
+// run parses args and runs one verb, returning the process exit status.
+func run(args []string, e env) int {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("perfc"),
+		kong.Description("perfc: analytic performance prediction for SPMD kernels.\n\n"+
+			"Predictions are predictions: only measured timings are results."),
+		kong.UsageOnError(),
+		kong.Writers(e.stdout, e.stderr),
+		kong.Exit(func(code int) { panic(exitError{code}) }),
+		kong.BindTo(e, (*env)(nil)),
+	)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "perfc:", err)
+		return 2
+	}
+	code := 0
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ee, ok := r.(exitError)
+				if !ok {
+					panic(r)
+				}
+				code = ee.code
+			}
+		}()
+		ctx, err := parser.Parse(args)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "perfc: %v\n", err)
+			code = 2
+			return
+		}
+		if err := ctx.Run(e); err != nil {
+			if ee, ok := err.(exitError); ok {
+				code = ee.code
+				return
+			}
+			fmt.Fprintf(e.stderr, "perfc: %v\n", err)
+			code = 1
+		}
+	}()
+	return code
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"perfc/lang"
+)
+
+// parseCmd is `perfc parse`: check a kernel and show what the checker
+// found.
+type parseCmd struct {
+	kernelArgs
+	outputArg
+}
+
+// Run checks the kernel and prints the summary or the annotated AST.
+func (c *parseCmd) Run(e env) error {
+	k, err := loadKernel(e, c.kernelArgs)
+	if err != nil {
+		return err
+	}
+	if c.Output == "json" {
+		return lang.EncodeJSON(e.stdout, k.File.Source, k.Kernel, annotations(k))
+	}
+	printSummary(e, k)
+	return nil
+}
+
+// annotations adds the checker's type, value and dependence to every
+// expression of the JSON dump.
+func annotations(k *lang.Checked) lang.Annotate {
+	return func(n lang.Node) map[string]any {
+		x, ok := n.(lang.Expr)
+		if !ok {
+			return nil
+		}
+		out := map[string]any{}
+		if t, ok := k.Info.Types[x]; ok {
+			out["type"] = t.String()
+		}
+		if v, ok := k.Info.Values[x]; ok && v.IsValid() {
+			out["value"] = v.String()
+		}
+		if d := k.Info.Deps[x]; d != 0 {
+			out["depends"] = depNames(d)
+		}
+		return out
+	}
+}
+
+// depNames spells a dependence set.
+func depNames(d lang.Dep) []string {
+	var out []string
+	if d&lang.DepRank != 0 {
+		out = append(out, "rank")
+	}
+	if d&lang.DepIndex != 0 {
+		out = append(out, "index")
+	}
+	if d&lang.DepData != 0 {
+		out = append(out, "data")
+	}
+	return out
+}
+
+// printSummary prints what a person wants to see of a checked kernel.
+func printSummary(e env, k *lang.Checked) {
+	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	pos := k.File.Source.Position(k.Kernel.Pos())
+	fmt.Fprintf(w, "kernel\t%s (%s), checked\n", k.Kernel.Name.Name, pos)
+	ranks := fmt.Sprintf("%d", k.NumRanks())
+	if px, py, ok := k.Grid(); ok {
+		ranks += fmt.Sprintf(" (grid %d x %d)", px, py)
+	}
+	fmt.Fprintf(w, "ranks\t%s\n", ranks)
+	var params []string
+	for _, p := range k.Params {
+		params = append(params, p.Name+" = "+p.Value.String())
+	}
+	fmt.Fprintf(w, "parameters\t%s\n", strings.Join(params, ", "))
+	var lets []string
+	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
+		if s, ok := n.(*lang.LetStmt); ok {
+			obj := k.Info.Defs[s.Name]
+			if obj != nil && obj.Dep == 0 && obj.Value.IsValid() {
+				lets = append(lets, obj.Name+" = "+obj.Value.String())
+			} else {
+				lets = append(lets, s.Name.Name+" = "+lang.ExprString(s.Value))
+			}
+		}
+		return true
+	})
+	if len(lets) > 0 {
+		fmt.Fprintf(w, "lets\t%s\n", strings.Join(lets, ", "))
+	}
+	var total int64
+	for i, a := range k.Info.Arrays {
+		n := int64(a.Elem.Size())
+		dims := ""
+		for _, d := range a.Dims {
+			n *= d
+			dims += fmt.Sprintf("[%d]", d)
+		}
+		total += n
+		label := ""
+		if i == 0 {
+			label = "arrays"
+		}
+		fmt.Fprintf(w, "%s\t%s%s %s\t%s\n", label, a.Name, dims, a.Elem, formatBytes(n))
+	}
+	if len(k.Info.Arrays) > 0 {
+		fmt.Fprintf(w, "\tper rank\t%s\n", formatBytes(total))
+	}
+	var vars []string
+	for _, v := range k.Info.Vars {
+		vars = append(vars, v.Name+" "+v.Elem.String())
+	}
+	if len(vars) > 0 {
+		fmt.Fprintf(w, "vars\t%s\n", strings.Join(vars, ", "))
+	}
+	var regions []string
+	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
+		if r, ok := n.(*lang.RegionStmt); ok {
+			regions = append(regions, fmt.Sprintf("%q", r.Name))
+		}
+		return true
+	})
+	if len(regions) > 0 {
+		fmt.Fprintf(w, "regions\t%s\n", strings.Join(regions, ", "))
+	}
+	w.Flush()
+}
+
+// formatBytes prints a byte count exactly and with a binary prefix, the
+// PARKBENCH way (KiB = 1024 B).
+func formatBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	f := float64(n)
+	u := 0
+	for f >= 1024 && u < len(units)-1 {
+		f /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%d B (%.1f %s)", n, f, units[u])
+}
