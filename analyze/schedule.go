@@ -1,0 +1,545 @@
+package analyze
+
+import (
+	"fmt"
+	"math/big"
+
+	"perfc/analyze/symbolic"
+	"perfc/lang"
+)
+
+// A Schedule is one rank's program as the emulator sees it: compute
+// segments (the counted work of a run of statements without communication)
+// and communication events, with the loops and static branches around them
+// kept as loops and branches. A million sweeps are one loop node, not a
+// million entries; Events expands them on the fly.
+
+// SNodeKind says what a schedule node is.
+type SNodeKind uint8
+
+const (
+	SCompute SNodeKind = iota // a compute segment
+	SComm                     // a communication statement
+	SLoop                     // a for loop that contains communication
+	SRepeat                   // a repeat that contains communication
+	SIf                       // a static if that contains communication
+)
+
+// SNode is one node of a schedule tree.
+type SNode struct {
+	Kind SNodeKind
+	Stmt lang.Stmt // the CommStmt, ForStmt, RepeatStmt or IfStmt
+	Body []*SNode  // loop body, or then-branch
+	Else []*SNode  // else-branch of an if
+	Seg  *Segment  // SCompute
+}
+
+// Work is what one execution of a compute segment does, in numbers.
+type Work struct {
+	Region     string
+	Iterations float64
+	Flop       float64
+	IntOps     float64
+	MaddPairs  float64
+	Loads      float64
+	Stores     float64
+	LoadBytes  float64
+	StoreBytes float64
+	Ops        []OpWork
+}
+
+// OpWork is the count of one operation kind and type in a segment.
+type OpWork struct {
+	Op   OpKind
+	Type OpType
+	N    float64
+}
+
+// Segment is a run of statements without communication in one region.
+type Segment struct {
+	Region string
+	parts  []segPart
+	fixed  *Work // when no part depends on an enclosing loop index
+}
+
+// segPart is one leaf of a segment: its executions per segment execution,
+// as partial sums over the enclosing (schedule) loop indices, or, when the
+// closed form failed, the inner levels to enumerate.
+type segPart struct {
+	l     *leaf
+	items []item
+	inner []level // non-nil: enumerate these levels at expansion
+}
+
+// EventKind says what an event is.
+type EventKind uint8
+
+const (
+	EvCompute EventKind = iota
+	EvSend
+	EvRecv
+	EvSendRecv // a send and a receive at once (sendrecv, exchange)
+	EvCollective
+	EvBarrier
+)
+
+// Event is one step of a rank's expanded schedule. The emulator must not
+// keep the pointer: Events reuses it.
+type Event struct {
+	Kind      EventKind
+	Work      *Work          // EvCompute
+	Stmt      *lang.CommStmt // communication events
+	Peer      int64          // send or sendrecv destination, recv source, collective root (-1: none)
+	From      int64          // sendrecv source
+	Bytes     int64          // bytes sent (collectives: payload bytes)
+	RecvBytes int64          // sendrecv: bytes received
+}
+
+// Schedule is one rank's schedule.
+type Schedule struct {
+	Rank int64
+	Root []*SNode
+	ra   *rankAnalysis
+}
+
+// NewSchedule builds the schedule of one rank of a checked kernel.
+func NewSchedule(k *lang.Checked, rank int64) (*Schedule, error) {
+	if rank < 0 || rank >= k.NumRanks() {
+		return nil, fmt.Errorf("rank %d does not exist: kernel %s has %d ranks", rank, k.Kernel.Name.Name, k.NumRanks())
+	}
+	p := &plan{k: k, specs: map[*lang.Object]*lang.ArraySpec{}}
+	// The plan's walk records array specs; do it once for the whole kernel.
+	newPlanSpecs(p, k.Kernel.Body)
+	ra := newRankAnalysis(p, rank)
+	b := scheduleBuilder{ra: ra, p: p}
+	root, err := b.block(k.Kernel.Body, nil, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Schedule{Rank: rank, Root: root, ra: ra}, nil
+}
+
+// newPlanSpecs records every array declaration's spec.
+func newPlanSpecs(p *plan, body *lang.Block) {
+	lang.Inspect(body, func(n lang.Node) bool {
+		if d, ok := n.(*lang.ArrayDecl); ok {
+			for _, a := range d.Arrays {
+				if obj := p.k.Info.Defs[a.Name]; obj != nil {
+					p.specs[obj] = a
+				}
+			}
+		}
+		return true
+	})
+}
+
+// scheduleBuilder turns statements into schedule nodes.
+type scheduleBuilder struct {
+	ra *rankAnalysis
+	p  *plan
+}
+
+// hasComm reports whether s contains a communication statement.
+func hasComm(s lang.Node) bool {
+	found := false
+	lang.Inspect(s, func(n lang.Node) bool {
+		if _, ok := n.(*lang.CommStmt); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// block builds the nodes of a block under the schedule chain ctx.
+func (b *scheduleBuilder) block(blk *lang.Block, ctx []level, region string) ([]*SNode, error) {
+	var out []*SNode
+	var run []lang.Stmt
+	flush := func() error {
+		if len(run) == 0 {
+			return nil
+		}
+		seg, err := b.segment(run, ctx, region)
+		if err != nil {
+			return err
+		}
+		if seg != nil {
+			out = append(out, &SNode{Kind: SCompute, Seg: seg})
+		}
+		run = nil
+		return nil
+	}
+	for _, s := range blk.Stmts {
+		if !hasComm(s) {
+			run = append(run, s)
+			continue
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		nodes, err := b.stmt(s, ctx, region)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nodes...)
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// stmt builds the nodes of a statement that contains communication.
+func (b *scheduleBuilder) stmt(s lang.Stmt, ctx []level, region string) ([]*SNode, error) {
+	info := b.p.k.Info
+	switch s := s.(type) {
+	case *lang.CommStmt:
+		return []*SNode{{Kind: SComm, Stmt: s}}, nil
+	case *lang.Block:
+		return b.block(s, ctx, region)
+	case *lang.RegionStmt:
+		return b.block(s.Body, ctx, s.Name)
+	case *lang.ForStmt:
+		inner := appendLevel(ctx, level{kind: loopLevel, loop: s, index: info.Defs[s.Var]})
+		body, err := b.block(s.Body, inner, region)
+		if err != nil {
+			return nil, err
+		}
+		return []*SNode{{Kind: SLoop, Stmt: s, Body: body}}, nil
+	case *lang.RepeatStmt:
+		inner := appendLevel(ctx, level{kind: repeatLevel, repeat: s})
+		body, err := b.block(s.Body, inner, region)
+		if err != nil {
+			return nil, err
+		}
+		return []*SNode{{Kind: SRepeat, Stmt: s, Body: body}}, nil
+	case *lang.IfStmt:
+		if s.Prob != nil {
+			return nil, b.ra.errorf(s, "communication inside a data-dependent if cannot be scheduled; make the condition static (it may depend on rank and loop indices) or move the communication out")
+		}
+		then, err := b.block(s.Then, appendLevel(ctx, level{kind: guardLevel, cond: s, then: true}), region)
+		if err != nil {
+			return nil, err
+		}
+		var els []*SNode
+		if s.Else != nil {
+			elseCtx := appendLevel(ctx, level{kind: guardLevel, cond: s, then: false})
+			if eb, ok := s.Else.(*lang.Block); ok {
+				els, err = b.block(eb, elseCtx, region)
+			} else {
+				els, err = b.stmt(s.Else, elseCtx, region)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		return []*SNode{{Kind: SIf, Stmt: s, Body: then, Else: els}}, nil
+	}
+	return nil, b.ra.errorf(s, "internal error: %T with communication", s)
+}
+
+// segment plans a run of statements without communication and sums its
+// leaves over the levels inside it.
+func (b *scheduleBuilder) segment(run []lang.Stmt, ctx []level, region string) (*Segment, error) {
+	sub := &plan{k: b.p.k, specs: b.p.specs}
+	for _, s := range run {
+		sub.stmt(s, ctx, region)
+	}
+	if len(sub.leaves) == 0 {
+		return nil, nil
+	}
+	seg := &Segment{Region: region}
+	fixed := true
+	depth := len(ctx)
+	for _, l := range sub.leaves {
+		chain := l.chain
+		if len(chain) < depth {
+			chain = ctx // hoisted out of a loop that communicates: count once per segment
+		}
+		part := segPart{l: l}
+		items := []item{{val: symbolic.Int(1)}}
+		var err error
+		for i := len(chain) - 1; i >= depth; i-- {
+			items, err = b.ra.symbolicLevel(chain[i], items)
+			if err != nil {
+				if !isNonAffine(err) {
+					return nil, err
+				}
+				part.inner = chain[depth:]
+				items = nil
+				break
+			}
+		}
+		part.items = items
+		if part.inner != nil || !b.onlySymbolItems(items) {
+			fixed = false
+		}
+		seg.parts = append(seg.parts, part)
+	}
+	if fixed {
+		w, err := seg.work(b.ra, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		seg.fixed = w
+	}
+	return seg, nil
+}
+
+// onlySymbolItems reports whether every item is free of loop indices.
+func (b *scheduleBuilder) onlySymbolItems(items []item) bool {
+	for _, it := range items {
+		if len(it.guards) > 0 || !b.ra.onlySymbols(it.val) {
+			return false
+		}
+	}
+	return true
+}
+
+// work evaluates a segment at one iteration of the enclosing loops (env,
+// vars; nil when the segment is fixed).
+func (seg *Segment) work(ra *rankAnalysis, env *lang.Env, vars map[string]*big.Rat) (*Work, error) {
+	if vars == nil {
+		vars = ra.env
+	}
+	w := &Work{Region: seg.Region}
+	for _, part := range seg.parts {
+		n, err := part.executions(ra, env, vars)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			continue
+		}
+		w.add(part.l, n)
+	}
+	return w, nil
+}
+
+// executions returns how often a part's leaf runs per segment execution.
+func (part segPart) executions(ra *rankAnalysis, env *lang.Env, vars map[string]*big.Rat) (float64, error) {
+	if part.inner != nil {
+		if env == nil {
+			env = &lang.Env{Rank: ra.rank, Index: make([]int64, ra.k.Info.NumSlots)}
+		}
+		en := enumerator{ra: ra, chain: part.inner, items: []item{{val: symbolic.Int(1)}}, total: new(big.Rat)}
+		local := make(map[string]*big.Rat, len(vars))
+		for k, v := range vars {
+			local[k] = v
+		}
+		if err := en.walk(0, env, local, ratOne()); err != nil {
+			return 0, err
+		}
+		f, _ := en.total.Float64()
+		return f, nil
+	}
+	total := new(big.Rat)
+next:
+	for _, it := range part.items {
+		for _, g := range it.guards {
+			v, err := g.Eval(vars)
+			if err != nil {
+				return 0, err
+			}
+			if v.Sign() < 0 {
+				continue next
+			}
+		}
+		v, err := it.val.Eval(vars)
+		if err != nil {
+			return 0, err
+		}
+		total.Add(total, v)
+	}
+	f, _ := total.Float64()
+	return f, nil
+}
+
+// add adds n executions of leaf l to the work.
+func (w *Work) add(l *leaf, n float64) {
+	switch l.kind {
+	case leafIter:
+		w.Iterations += n
+		return
+	case leafComm:
+		return
+	}
+	for _, t := range l.ops {
+		c := n * float64(t.n)
+		w.addOp(t.op, t.typ, c)
+	}
+	for _, t := range l.madd {
+		w.MaddPairs += n * float64(t.n)
+	}
+	for _, r := range l.refs {
+		size := float64(r.array.Elem.Size())
+		if r.store {
+			w.Stores += n
+			w.StoreBytes += n * size
+		} else {
+			w.Loads += n
+			w.LoadBytes += n * size
+		}
+	}
+}
+
+// addOp adds c operations, keeping flop and integer-op totals.
+func (w *Work) addOp(op OpKind, typ OpType, c float64) {
+	found := false
+	for i := range w.Ops {
+		if w.Ops[i].Op == op && w.Ops[i].Type == typ {
+			w.Ops[i].N += c
+			found = true
+		}
+	}
+	if !found {
+		w.Ops = append(w.Ops, OpWork{Op: op, Type: typ, N: c})
+	}
+	if isFloatType(typ) {
+		w.Flop += c * float64(op.NominalFlop())
+	} else if op != OpConv {
+		w.IntOps += c
+	}
+}
+
+// Events expands the schedule in program order, calling yield for every
+// event until it returns false. Memory stays proportional to the nesting
+// depth, not to the number of events.
+func (s *Schedule) Events(yield func(*Event) bool) error {
+	ra := s.ra
+	x := expander{ra: ra, yield: yield,
+		env:  &lang.Env{Rank: s.Rank, Index: make([]int64, ra.k.Info.NumSlots)},
+		vars: ra.cloneEnv()}
+	_, err := x.nodes(s.Root)
+	return err
+}
+
+// expander walks a schedule tree.
+type expander struct {
+	ra    *rankAnalysis
+	yield func(*Event) bool
+	env   *lang.Env
+	vars  map[string]*big.Rat
+	ev    Event
+}
+
+// nodes expands a list of nodes; more is false once yield stopped.
+func (x *expander) nodes(ns []*SNode) (more bool, err error) {
+	for _, n := range ns {
+		if more, err = x.node(n); !more || err != nil {
+			return more, err
+		}
+	}
+	return true, nil
+}
+
+// node expands one node.
+func (x *expander) node(n *SNode) (bool, error) {
+	k := x.ra.k
+	switch n.Kind {
+	case SCompute:
+		w := n.Seg.fixed
+		if w == nil {
+			var err error
+			if w, err = n.Seg.work(x.ra, x.env, x.vars); err != nil {
+				return false, err
+			}
+		}
+		x.ev = Event{Kind: EvCompute, Work: w}
+		return x.yield(&x.ev), nil
+	case SComm:
+		return x.comm(n.Stmt.(*lang.CommStmt))
+	case SIf:
+		v, err := k.Eval(n.Stmt.(*lang.IfStmt).Cond, x.env)
+		if err != nil {
+			return false, err
+		}
+		if v.Bool() {
+			return x.nodes(n.Body)
+		}
+		return x.nodes(n.Else)
+	case SRepeat:
+		count, err := k.EvalInt(n.Stmt.(*lang.RepeatStmt).Count, x.env)
+		if err != nil {
+			return false, err
+		}
+		for range max(count, 0) {
+			if more, err := x.nodes(n.Body); !more || err != nil {
+				return more, err
+			}
+		}
+		return true, nil
+	}
+	loop := n.Stmt.(*lang.ForStmt)
+	obj := k.Info.Defs[loop.Var]
+	lo, err := k.EvalInt(loop.Lo, x.env)
+	if err != nil {
+		return false, err
+	}
+	hi, err := k.EvalInt(loop.Hi, x.env)
+	if err != nil {
+		return false, err
+	}
+	step := int64(1)
+	if loop.Step != nil {
+		if step, err = k.EvalInt(loop.Step, x.env); err != nil {
+			return false, err
+		}
+	}
+	for i := lo; i < hi; i += step {
+		x.env.Index[obj.Slot] = i
+		x.vars[obj.Name] = new(big.Rat).SetInt64(i)
+		if more, err := x.nodes(n.Body); !more || err != nil {
+			return more, err
+		}
+	}
+	delete(x.vars, obj.Name)
+	return true, nil
+}
+
+// comm yields one communication event.
+func (x *expander) comm(s *lang.CommStmt) (bool, error) {
+	k := x.ra.k
+	ev := Event{Stmt: s, Peer: -1, From: -1}
+	var err error
+	peer := func(e lang.Expr) int64 {
+		if err != nil || e == nil {
+			return -1
+		}
+		var v int64
+		v, err = k.EvalInt(e, x.env)
+		return v
+	}
+	bytesOf := func(pl *lang.Payload) int64 {
+		if err != nil {
+			return 0
+		}
+		var n int64
+		n, err = x.ra.payloadBytesAt(pl, x.env)
+		return n
+	}
+	switch s.Kind {
+	case lang.Send:
+		ev.Kind, ev.Peer, ev.Bytes = EvSend, peer(s.Peer), bytesOf(s.Payload)
+	case lang.Recv:
+		ev.Kind, ev.Peer, ev.Bytes = EvRecv, peer(s.Peer), bytesOf(s.Payload)
+	case lang.SendRecv:
+		into := s.Into
+		if into == nil {
+			into = s.Payload
+		}
+		ev.Kind, ev.Peer, ev.From, ev.Bytes, ev.RecvBytes = EvSendRecv, peer(s.Peer), peer(s.From), bytesOf(s.Payload), bytesOf(into)
+	case lang.Exchange:
+		p := peer(s.Peer)
+		ev.Kind, ev.Peer, ev.From, ev.Bytes, ev.RecvBytes = EvSendRecv, p, p, bytesOf(s.Payload), bytesOf(s.Payload)
+	case lang.Barrier:
+		ev.Kind = EvBarrier
+	default:
+		ev.Kind, ev.Peer, ev.Bytes = EvCollective, peer(s.Peer), bytesOf(s.Payload)
+	}
+	if err != nil {
+		return false, err
+	}
+	x.ev = ev
+	return x.yield(&x.ev), nil
+}
