@@ -45,6 +45,7 @@ type classState struct {
 func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 	p := newPlan(k)
 	rep := &Report{
+		Schema: SchemaVersion,
 		Kernel: k.Kernel.Name.Name,
 		File:   k.File.Source.Name,
 		Ranks:  k.NumRanks(),

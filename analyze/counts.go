@@ -77,7 +77,7 @@ func (c Count) MarshalJSON() ([]byte, error) {
 		Exact   string  `json:"exact"`
 		Formula string  `json:"formula,omitempty"`
 	}{Value: c.Float(), Exact: c.Exact()}
-	if c.Symbolic {
+	if c.Symbolic || c.Value == nil {
 		out.Formula = c.Formula.String()
 		if out.Formula == "" {
 			out.Formula = "0"
@@ -254,8 +254,13 @@ type Param struct {
 	Value string `json:"value"`
 }
 
+// SchemaVersion names the JSON schema of a Report (docs/counts.md); it
+// changes only when a field changes meaning or disappears.
+const SchemaVersion = "perfc.counts/v1"
+
 // Report is the analysis of one checked kernel.
 type Report struct {
+	Schema    string    `json:"schema"` // SchemaVersion
 	Kernel    string    `json:"kernel"`
 	File      string    `json:"file"`
 	Params    []Param   `json:"params"`
