@@ -53,6 +53,9 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 		if err != nil {
 			return err
 		}
+		if err := ra.checkPeer(peer, v); err != nil {
+			return err
+		}
 		ra.record(decision{expr: peer, peer: true, holds: v >= 0})
 		if v < 0 {
 			return nil // peer none: the statement does nothing on this rank
@@ -68,6 +71,9 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 		msg.Rank = peerVaries
 		live := func(env *lang.Env) (bool, error) {
 			v, err := ra.k.EvalInt(peer, env)
+			if err == nil {
+				err = ra.checkPeer(peer, v)
+			}
 			return v >= 0, err
 		}
 		res, err := ra.sumChain(l.chain, weight{why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
@@ -101,6 +107,15 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 	msg.Count, msg.Bytes = count, bytes
 	c.Messages = append(c.Messages, msg)
 	return nil
+}
+
+// checkPeer rejects a peer that is neither none nor a rank of the kernel.
+func (ra *rankAnalysis) checkPeer(peer lang.Expr, v int64) error {
+	if v == -1 || (v >= 0 && v < ra.k.NumRanks()) {
+		return nil
+	}
+	return ra.errorf(peer, "peer %s is %d on rank %d, but the ranks are 0 to %d; use a periodic form such as (rank + 1) %% P, or none",
+		lang.ExprString(peer), v, ra.rank, ra.k.NumRanks()-1)
 }
 
 // collective adds one collective statement.

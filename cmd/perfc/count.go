@@ -71,7 +71,11 @@ func printCounts(w io.Writer, rep *analyze.Report, symbolic bool) {
 	}
 	fmt.Fprintf(w, "; cache %s\n", rep.Cache)
 	for _, cl := range rep.Classes {
-		fmt.Fprintf(w, "\nranks %s (%d ranks alike; shown for rank %d)\n", cl.Ranks, cl.Ranks.Len(), cl.Rank)
+		if n := cl.Ranks.Len(); n == 1 {
+			fmt.Fprintf(w, "\nrank %s\n", cl.Ranks)
+		} else {
+			fmt.Fprintf(w, "\nranks %s (%d ranks alike; shown for rank %d)\n", cl.Ranks, n, cl.Rank)
+		}
 		printRegionTable(w, cl)
 		printOps(w, cl.Total, symbolic)
 		printRefs(w, cl, symbolic)

@@ -13,7 +13,7 @@ import (
 
 // kernelArgs are the arguments every verb that reads a kernel shares.
 type kernelArgs struct {
-	File   string   `arg:"" help:"Kernel file (.spmd)." type:"path"`
+	File   string   `arg:"" help:"Kernel file (.spmd)."`
 	Kernel string   `help:"Kernel to use when the file holds several (default: the first)." placeholder:"NAME"`
 	Define []string `short:"D" name:"define" help:"Override a kernel parameter, e.g. -D N=1024 (repeatable)." placeholder:"NAME=VALUE"`
 }

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,9 +16,9 @@ import (
 // cli is the command line. Each verb is a struct with a Run method; kong
 // generates --help for every one of them.
 type cli struct {
-	Parse    parseCmd    `cmd:"" help:"Check a kernel file and print the checked AST (JSON) or a summary (table)."`
-	Fmt      fmtCmd      `cmd:"" help:"Print a kernel file in canonical form."`
-	Count    countCmd    `cmd:"" help:"Count exactly what every rank does, per region: iterations, operations, flop, loads, stores, messages, collectives."`
+	Parse parseCmd `cmd:"" help:"Check a kernel file and print the checked AST (JSON) or a summary (table)."`
+	Fmt   fmtCmd   `cmd:"" help:"Print a kernel file in canonical form."`
+	Count countCmd `cmd:"" help:"Count exactly what every rank does, per region: iterations, operations, flop, loads, stores, messages, collectives."`
 }
 
 // env carries the streams a verb writes to, so tests can run verbs in
@@ -71,7 +72,8 @@ func run(args []string, e env) int {
 			return
 		}
 		if err := ctx.Run(e); err != nil {
-			if ee, ok := err.(exitError); ok {
+			var ee exitError
+			if errors.As(err, &ee) {
 				code = ee.code
 				return
 			}

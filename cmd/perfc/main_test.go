@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// update rewrites the golden files: go test ./cmd/perfc -update.
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// runCLI runs perfc in process and returns its exit status and streams.
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/perfc -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+	}
+}
+
+// TestGolden runs verbs as a user would and compares their whole output.
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		stdin string
+	}{
+		{"parse_gauss.golden", []string{"parse", "../../examples/gauss.spmd"}, 0, ""},
+		{"parse_sweep3d_json.golden", []string{"parse", "../../examples/sweep3d.spmd", "-D", "Px=8", "-o", "json"}, 0, ""},
+		{"count_gauss.golden", []string{"count", "../../examples/gauss.spmd", "--symbolic", "--cache", "L1=64KiB/32B/4"}, 0, ""},
+		{"count_wave.golden", []string{"count", "../../examples/wave.spmd", "-D", "Px=3", "-D", "Py=3", "--cache", "L1=32KiB/64B/8,L2=1MiB/64B/16"}, 0, ""},
+		{"count_triad_json.golden", []string{"count", "../../examples/triad.spmd", "-o", "json", "--cache", "L1=32KiB/64B/8"}, 0, ""},
+		{"fmt_stdin.golden", []string{"fmt", "-"}, 0, "kernel k(N=4){array a[N]:f64\nfor i in 0..N{a[i]=a[i]*2.0} // double\n}\n"},
+		{"error_prob.golden", []string{"parse", "-"}, 1, "kernel k(N = 4) {\n  array a[N]: f64\n  var s: f64 = 0\n  for i in 0..N {\n    if a[i] > s { s = a[i] }\n  }\n}\n"},
+		{"error_define.golden", []string{"count", "../../examples/triad.spmd", "-D", "M=3"}, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, tt.code, errOut)
+			}
+			golden(t, tt.name, out+errOut)
+		})
+	}
+}
+
+// TestHelp checks that every verb answers --help with exit status 0.
+func TestHelp(t *testing.T) {
+	for _, verb := range []string{"parse", "fmt", "count"} {
+		code, out, errOut := runCLI(t, "", verb, "--help")
+		if code != 0 || !strings.Contains(out, "Usage: perfc "+verb) {
+			t.Errorf("%s --help: status %d, stdout %q, stderr %q", verb, code, out, errOut)
+		}
+	}
+}
+
+// TestFmtWrite checks that fmt --write rewrites a file into its canonical
+// form and that a second run changes nothing.
+func TestFmtWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.spmd")
+	if err := os.WriteFile(path, []byte("kernel k(N=4){array a[N]:f64\nfor i in 0..N{a[i]=1.0}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "", "fmt", "--write", path); code != 0 {
+		t.Fatalf("fmt --write: %d %s", code, errOut)
+	}
+	first, _ := os.ReadFile(path)
+	if code, _, errOut := runCLI(t, "", "fmt", "-w", path); code != 0 {
+		t.Fatalf("second fmt --write: %d %s", code, errOut)
+	}
+	second, _ := os.ReadFile(path)
+	if string(first) != string(second) || !strings.Contains(string(first), "for i in 0..N {") {
+		t.Errorf("not canonical or not idempotent:\n%s\n---\n%s", first, second)
+	}
+}
