@@ -149,8 +149,8 @@ func (c *classState) matches(r int64) bool {
 			holds = v.Sign() >= 0
 		case d.peer:
 			v, err := ra.k.EvalInt(d.expr, env)
-			if err != nil {
-				return false
+			if err != nil || v < -1 || v >= ra.k.NumRanks() {
+				return false // let the rank's own analysis report it
 			}
 			holds = v >= 0
 		default:

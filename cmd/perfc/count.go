@@ -32,7 +32,7 @@ func (c *countCmd) Run(e env) error {
 	}
 	rep, err := analyze.Analyze(k, analyze.Options{Cache: h, Rank: c.Rank})
 	if err != nil {
-		return err
+		return positioned(e, err, k.File.Source)
 	}
 	if c.Output == "json" {
 		enc := json.NewEncoder(e.stdout)

@@ -90,3 +90,15 @@ func reportErrors(e env, err error, src *lang.Source) {
 	}
 	fmt.Fprintln(e.stderr, err)
 }
+
+// positioned prints an error found after checking (by the analyzer, the
+// cost model, the emulator) with its source line and caret when it carries
+// a position, and returns the exit status to use.
+func positioned(e env, err error, src *lang.Source) error {
+	var pe *lang.Error
+	if errors.As(err, &pe) {
+		reportErrors(e, lang.ErrorList{pe}, src)
+		return exitError{1}
+	}
+	return err
+}
