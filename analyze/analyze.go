@@ -107,11 +107,15 @@ func findClass(classes []*classState, prev int, r int64) int {
 // matches reports whether rank r makes every decision the class's
 // representative made, so that it has the same counts.
 func (c *classState) matches(r int64) bool {
-	if !c.shareable {
-		return false
-	}
-	ra := c.ra
-	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: ra.cloneEnv(), rankSymbols: map[string]bool{}}
+	return c.shareable && c.ra.sameDecisions(r) != nil
+}
+
+// sameDecisions returns an analysis of rank r that shares this one's
+// results (symbols rebound for r) when r makes every decision this rank
+// made, or nil when it does not.
+func (ra *rankAnalysis) sameDecisions(r int64) *rankAnalysis {
+	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: ra.cloneEnv(), rankSymbols: ra.rankSymbols,
+		atoms: ra.atoms, decisions: ra.decisions}
 	other.bindRank(r)
 	for _, a := range ra.atoms {
 		if !ra.rankSymbols[a.name] {
@@ -121,13 +125,13 @@ func (c *classState) matches(r int64) bool {
 		if a.expr != nil {
 			x, err := ra.k.Eval(a.expr, &lang.Env{Rank: r})
 			if err != nil || x.Rat() == nil {
-				return false
+				return nil
 			}
 			v = x.Rat()
 		} else {
 			x, err := a.poly.Eval(other.env)
 			if err != nil {
-				return false
+				return nil
 			}
 			if a.up {
 				v = new(big.Rat).SetInt(ceilRat(x))
@@ -144,27 +148,27 @@ func (c *classState) matches(r int64) bool {
 		case d.hasPoly:
 			v, err := d.poly.Eval(other.env)
 			if err != nil {
-				return false
+				return nil
 			}
 			holds = v.Sign() >= 0
 		case d.peer:
 			v, err := ra.k.EvalInt(d.expr, env)
 			if err != nil || v < -1 || v >= ra.k.NumRanks() {
-				return false // let the rank's own analysis report it
+				return nil // let the rank's own analysis report it
 			}
 			holds = v >= 0
 		default:
 			v, err := ra.k.Eval(d.expr, env)
 			if err != nil {
-				return false
+				return nil
 			}
 			holds = v.Bool()
 		}
 		if holds != d.holds {
-			return false
+			return nil
 		}
 	}
-	return true
+	return other
 }
 
 // rankDependentCounts reports whether any count's formula mentions a

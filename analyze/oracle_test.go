@@ -32,13 +32,13 @@ const maxOracleSteps = 2_000_000
 // by name, so that the analyzer's report and the oracle's tally compare with
 // go-cmp. Entries whose count is zero are left out on both sides.
 type flatCounts struct {
-	Iterations, Flop, IntOps, MaddPairs   *big.Rat
-	Loads, Stores, LoadBytes, StoreBytes  *big.Rat
-	Barriers                              *big.Rat
-	Ops                                   map[string]*big.Rat       // "mul f64"
-	Refs                                  map[string]*big.Rat       // "k.spmd:3:5 A[i] load hoisted(k)"
-	Messages                              map[string]flatMessage    // "send k.spmd:4:3 to (rank + 1) % P"
-	Collectives                           map[string]flatCollective // "allreduce k.spmd:5:3"
+	Iterations, Flop, IntOps, MaddPairs  *big.Rat
+	Loads, Stores, LoadBytes, StoreBytes *big.Rat
+	Barriers                             *big.Rat
+	Ops                                  map[string]*big.Rat       // "mul f64"
+	Refs                                 map[string]*big.Rat       // "k.spmd:3:5 A[i] load hoisted(k)"
+	Messages                             map[string]flatMessage    // "send k.spmd:4:3 to (rank + 1) % P"
+	Collectives                          map[string]flatCollective // "allreduce k.spmd:5:3"
 }
 
 // flatMessage is the traffic of one direction of one point-to-point
@@ -308,11 +308,14 @@ func (pr *oracleProgram) prepareLocal(s lang.Stmt, lhs, rhs lang.Expr, op lang.A
 		}
 		refs = append(refs, &refInfo{ref: ix, array: info.Uses[ix.Name], store: true})
 	}
-	loc := &oracleLocal{region: region, madd: t.madd}
+	loc := &oracleLocal{region: region}
 	for _, o := range t.ops {
 		loc.ops = append(loc.ops, opTally{op: o.op, typ: o.typ, n: o.n * times})
 	}
-	for _, r := range refs {
+	for _, m := range t.madd {
+		loc.madd = append(loc.madd, opTally{op: m.op, typ: m.typ, n: m.n * times})
+	}
+	for _, r := range repeatRefs(refs, times) {
 		pos := pr.k.File.Source.Position(r.ref.Pos()).String()
 		text := lang.ExprString(r.ref)
 		ref := oracleRef{size: int64(r.array.Elem.Size()), store: r.store, region: region}
@@ -325,6 +328,16 @@ func (pr *oracleProgram) prepareLocal(s lang.Stmt, lhs, rhs lang.Expr, op lang.A
 		loc.refs = append(loc.refs, ref)
 	}
 	pr.local[s] = loc
+}
+
+// repeatRefs returns refs repeated times times: an initialiser that runs
+// once per declared name loads its operands once per name.
+func repeatRefs(refs []*refInfo, times int64) []*refInfo {
+	var out []*refInfo
+	for range times {
+		out = append(out, refs...)
+	}
+	return out
 }
 
 // hoistLoop returns the loop a reference is hoisted out of, or nil. Going
@@ -841,6 +854,7 @@ func oracleMismatch(k *lang.Checked) string {
 		if err != nil {
 			return err.Error()
 		}
+		want = withTotal(want)
 		got, gotOrder, err := reportRank(rep, r)
 		if err != nil {
 			return err.Error()
@@ -852,6 +866,10 @@ func oracleMismatch(k *lang.Checked) string {
 		gotAlone, _, err := reportRank(alone, r)
 		if err != nil {
 			return err.Error()
+		}
+		if d := formulaMismatch(k, alone, r); d != "" {
+			fmt.Fprintf(&out, "rank %d analysed alone: %s", r, d)
+			problems++
 		}
 		if d := cmp.Diff(order, gotOrder); d != "" {
 			fmt.Fprintf(&out, "rank %d: regions (-oracle +analyze):\n%s", r, d)
@@ -872,6 +890,72 @@ func oracleMismatch(k *lang.Checked) string {
 		}
 	}
 	return out.String()
+}
+
+// formulaMismatch checks every count of rank r's class in rep against its
+// formula: a closed form evaluated at the parameters, lets and rank must
+// give the value (formulas with atoms such as (rank + 1) % P are skipped),
+// and a count found by enumeration carries its value as a constant.
+func formulaMismatch(k *lang.Checked, rep *Report, r int64) string {
+	cl := classOf(rep, r)
+	if cl == nil {
+		return fmt.Sprintf("rank %d is in no class of the report", r)
+	}
+	env := symbolEnv(k, r)
+	var out strings.Builder
+	check := func(where string, c *Counts) {
+		c.forEachCount(func(n Count) {
+			if out.Len() > 2000 {
+				return
+			}
+			value := ratOrZero(n.Value)
+			if !n.Symbolic {
+				if v, ok := n.Formula.Constant(); (!ok || v.Cmp(value) != 0) && !(n.Formula.IsZero() && value.Sign() == 0) {
+					fmt.Fprintf(&out, "%s: a count found by enumeration has value %s but formula %s, not the constant\n", where, value.RatString(), n.Formula)
+				}
+				return
+			}
+			for _, v := range n.Formula.Vars() {
+				if env[v] == nil {
+					return
+				}
+			}
+			got, err := n.Formula.Eval(env)
+			if err != nil || got.Cmp(value) != 0 {
+				fmt.Fprintf(&out, "%s: formula %s evaluates to %v (%v), but the value is %s\n", where, n.Formula, got, err, value.RatString())
+			}
+		})
+	}
+	check("total", &cl.Total)
+	for _, reg := range cl.Regions {
+		check("region "+reg.Name, &reg.Counts)
+	}
+	return out.String()
+}
+
+// symbolEnv gives the symbols of formulas their values on rank r:
+// parameters, lets that are integers for the run, rank and the grid
+// coordinates.
+func symbolEnv(k *lang.Checked, r int64) map[string]*big.Rat {
+	env := map[string]*big.Rat{"rank": big.NewRat(r, 1), "P": big.NewRat(k.NumRanks(), 1)}
+	for _, p := range k.Params {
+		if v := p.Value.Rat(); v != nil {
+			env[p.Name] = v
+		}
+	}
+	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
+		if s, ok := n.(*lang.LetStmt); ok {
+			if obj := k.Info.Defs[s.Name]; obj != nil && obj.Dep == 0 && obj.Value.IsInt() {
+				env[obj.Name] = obj.Value.Rat()
+			}
+		}
+		return true
+	})
+	if px, _, ok := k.Grid(); ok {
+		env["rx"] = big.NewRat(r%px, 1)
+		env["ry"] = big.NewRat(r/px, 1)
+	}
+	return env
 }
 
 // classOf returns the class of rank r in rep.

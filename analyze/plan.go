@@ -31,6 +31,7 @@ type leaf struct {
 	madd   []opTally  // multiply-add pairs of one execution, by type
 	refs   []*refInfo // leafExec, leafCond: refs that are not hoisted; leafHoist: the one ref
 	pos    lang.Pos   // position for messages
+	times  int64      // leafExec of a var declaration: the initialiser runs once per name
 }
 
 // opTally is a count of one operation kind in one type per execution.
@@ -173,10 +174,7 @@ func (p *plan) exec(s lang.Stmt, lhs, rhs lang.Expr, chain []level, region strin
 			refs = append(refs, &refInfo{ref: ix, array: p.k.Info.Uses[ix.Name], store: true})
 		}
 	}
-	for i := range t.ops {
-		t.ops[i].n *= times
-	}
-	l.ops, l.madd = t.ops, t.madd
+	l.ops, l.madd, l.times = t.ops, t.madd, times
 	p.placeRefs(l, refs, chain, region)
 	p.leaves = append(p.leaves, l)
 }

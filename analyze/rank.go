@@ -140,6 +140,9 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 	if err != nil {
 		return err
 	}
+	if l.times > 1 {
+		n = n.scale(new(big.Rat).SetInt64(l.times))
+	}
 	for _, t := range l.ops {
 		c.addOp(t.op, t.typ, n.scale(new(big.Rat).SetInt64(t.n)))
 	}

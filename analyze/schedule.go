@@ -119,6 +119,22 @@ func NewSchedule(k *lang.Checked, rank int64) (*Schedule, error) {
 	return &Schedule{Rank: rank, Root: root, ra: ra}, nil
 }
 
+// ForRank returns the schedule of rank r. When r makes the same
+// rank-dependent decisions as s's rank (an interior rank of a grid like
+// another), the tree is shared and only the rank's symbols are rebound, so
+// that thousands of alike ranks cost one build; otherwise it builds anew.
+func (s *Schedule) ForRank(r int64) (*Schedule, error) {
+	if r == s.Rank {
+		return s, nil
+	}
+	if !s.ra.enumerated {
+		if other := s.ra.sameDecisions(r); other != nil {
+			return &Schedule{Rank: r, Root: s.Root, ra: other}, nil
+		}
+	}
+	return NewSchedule(s.ra.k, r)
+}
+
 // newPlanSpecs records every array declaration's spec.
 func newPlanSpecs(p *plan, body *lang.Block) {
 	lang.Inspect(body, func(n lang.Node) bool {
@@ -363,6 +379,9 @@ func (w *Work) add(l *leaf, n float64) {
 		return
 	case leafComm:
 		return
+	}
+	if l.times > 1 {
+		n *= float64(l.times)
 	}
 	for _, t := range l.ops {
 		c := n * float64(t.n)

@@ -1,0 +1,44 @@
+// Package costmodel turns counts into predicted times on a machine: it
+// prices compute, memory, messages and collectives with a machine table
+// (package machines), composes them as the machine declares, and emulates
+// the per-rank schedules of kernels whose ranks wait on each other.
+// Everything it returns is a prediction, labelled as such.
+package costmodel
+
+import "perfc/analyze"
+
+// Pricer prices the events of a schedule on one machine. The cost model
+// implements it from a machine table; the emulator uses nothing else, so a
+// test can emulate with a hand-made Pricer (every message one step).
+// Times are in seconds.
+type Pricer interface {
+	// Compute is the time of one execution of a compute segment.
+	Compute(w *analyze.Work) float64
+	// Message is the time of one point-to-point message of n bytes from
+	// rank src to rank dst, from the start of the send to the end of the
+	// receive when neither side waits.
+	Message(src, dst int64, bytes int64) float64
+	// Collective is the time of one collective call (kind, op and elem as
+	// the kernel language spells them) of the given payload size on
+	// participants ranks.
+	Collective(kind, op, elem string, bytes int64, participants int64) float64
+	// EagerLimit is the largest message a send hands off without waiting
+	// for the receiver (it completes after injection); -1 when every send
+	// is synchronous, as in the LANL model.
+	EagerLimit() int64
+	// Cluster describes clusters of SMP nodes, or returns nil for a flat
+	// machine.
+	Cluster() *Cluster
+}
+
+// Cluster maps a Px × Py rank grid onto nodes of Sx × Sy ranks (the node of
+// rank (rx, ry) is (rx/Sx, ry/Sy)) and bounds the messages in flight across
+// the boundary between two neighbouring nodes: at most Lx travelling
+// east–west and Ly travelling north–south at a time. A message between
+// nodes costs Inter (seconds, as a function of its size) instead of the
+// Pricer's Message.
+type Cluster struct {
+	Sx, Sy int64
+	Lx, Ly int64
+	Inter  func(bytes int64) float64
+}
