@@ -199,6 +199,9 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 	for i := range c.Ops {
 		f(&c.Ops[i].Count)
 	}
+	for i := range c.Madds {
+		f(&c.Madds[i].Count)
+	}
 	for i := range c.Refs {
 		f(&c.Refs[i].Count)
 	}
@@ -301,6 +304,7 @@ func classKey(cl *Class) []byte {
 func (c Counts) valuesOnly() Counts {
 	c = c.withoutPeerRanks()
 	c.Ops = append([]OpCount(nil), c.Ops...)
+	c.Madds = append([]OpCount(nil), c.Madds...)
 	c.Refs = append([]RefCount(nil), c.Refs...)
 	c.Collectives = append([]Collective(nil), c.Collectives...)
 	c.Cache = append([]CacheLines(nil), c.Cache...)
@@ -334,18 +338,17 @@ func (c Counts) plus(d *Counts) Counts {
 		StoreBytes: c.StoreBytes.add(d.StoreBytes),
 		Barriers:   c.Barriers.add(d.Barriers),
 	}
-	out.Ops = append(out.Ops, c.Ops...)
+	for _, o := range c.Ops {
+		out.Ops = addOpCount(out.Ops, o)
+	}
 	for _, o := range d.Ops {
-		found := false
-		for i := range out.Ops {
-			if out.Ops[i].Op == o.Op && out.Ops[i].Type == o.Type {
-				out.Ops[i].Count = out.Ops[i].Count.add(o.Count)
-				found = true
-			}
-		}
-		if !found {
-			out.Ops = append(out.Ops, o)
-		}
+		out.Ops = addOpCount(out.Ops, o)
+	}
+	for _, o := range c.Madds {
+		out.Madds = addOpCount(out.Madds, o)
+	}
+	for _, o := range d.Madds {
+		out.Madds = addOpCount(out.Madds, o)
 	}
 	out.Refs = append(append(out.Refs, c.Refs...), d.Refs...)
 	out.Messages = append(append(out.Messages, c.Messages...), d.Messages...)

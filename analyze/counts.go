@@ -31,11 +31,13 @@ func (c Count) add(d Count) Count {
 	if d.Value == nil {
 		return c
 	}
-	return Count{
-		Value:    new(big.Rat).Add(c.Value, d.Value),
-		Formula:  c.Formula.Add(d.Formula),
-		Symbolic: c.Symbolic && d.Symbolic,
+	sum := new(big.Rat).Add(c.Value, d.Value)
+	if !c.Symbolic || !d.Symbolic {
+		// A sum with an enumerated part has no closed form: keep the
+		// constant, as Count documents.
+		return Count{Value: sum, Formula: symbolic.Const(sum)}
 	}
+	return Count{Value: sum, Formula: c.Formula.Add(d.Formula), Symbolic: true}
 }
 
 // scale returns c × k.
@@ -140,9 +142,13 @@ type OpType string
 
 // OpCount is the count of one operation kind in one type.
 type OpCount struct {
-	Op    OpKind `json:"op"`
-	Type  OpType `json:"type"`
-	Count Count  `json:"count"`
+	Op   OpKind `json:"op"`
+	Type OpType `json:"type"`
+	// Pattern is the operand pattern of the statements the operations are
+	// in (CM-5 Table 1: s&s&s, a&s&s, a&b&s, a&b&c); per-operation cost
+	// tables are keyed by it.
+	Pattern string `json:"pattern"`
+	Count   Count  `json:"count"`
 }
 
 // Stride is a reference's byte stride with respect to one enclosing loop.
@@ -193,11 +199,14 @@ type Collective struct {
 
 // Counts is what one rank does in one region (or in all of them).
 type Counts struct {
-	Iterations  Count        `json:"iterations"`
-	Ops         []OpCount    `json:"ops"`
-	Flop        Count        `json:"flop"`
-	IntOps      Count        `json:"int_ops"`
-	MaddPairs   Count        `json:"madd_pairs"`
+	Iterations Count     `json:"iterations"`
+	Ops        []OpCount `json:"ops"`
+	Flop       Count     `json:"flop"`
+	IntOps     Count     `json:"int_ops"`
+	MaddPairs  Count     `json:"madd_pairs"`
+	// Madds breaks the multiply-add pairs down by the additive operation
+	// they pair with (add or sub), type and pattern, for pricing.
+	Madds       []OpCount    `json:"madds,omitempty"`
 	Loads       Count        `json:"loads"`
 	Stores      Count        `json:"stores"`
 	LoadBytes   Count        `json:"load_bytes"`

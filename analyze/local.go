@@ -114,7 +114,7 @@ func (t *tallier) expr(e lang.Expr) {
 func (t *tallier) pairMadd(e *lang.BinaryExpr, typ OpType) {
 	for _, x := range []lang.Expr{e.X, e.Y} {
 		if m, ok := lang.Unparen(x).(*lang.BinaryExpr); ok && m.Op == lang.Mul && t.countOf[m] && opTypeOf(t.info.Types[m]) == typ {
-			t.madd = addTally(t.madd, opTally{op: OpMul, typ: typ, n: 1})
+			t.madd = addTally(t.madd, opTally{op: binaryOpKind(e.Op), typ: typ, n: 1})
 			delete(t.countOf, m) // paired once
 			return
 		}

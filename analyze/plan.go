@@ -22,16 +22,17 @@ const (
 
 // leaf is one counted thing at one place.
 type leaf struct {
-	kind   leafKind
-	region string
-	chain  []level
-	stmt   lang.Stmt  // leafExec, leafComm, leafIter (the loop)
-	expr   lang.Expr  // leafCond: the condition
-	ops    []opTally  // leafExec, leafCond: ops of one execution
-	madd   []opTally  // multiply-add pairs of one execution, by type
-	refs   []*refInfo // leafExec, leafCond: refs that are not hoisted; leafHoist: the one ref
-	pos    lang.Pos   // position for messages
-	times  int64      // leafExec of a var declaration: the initialiser runs once per name
+	kind    leafKind
+	region  string
+	chain   []level
+	stmt    lang.Stmt  // leafExec, leafComm, leafIter (the loop)
+	expr    lang.Expr  // leafCond: the condition
+	ops     []opTally  // leafExec, leafCond: ops of one execution
+	madd    []opTally  // multiply-add pairs of one execution, by additive op and type
+	pattern string     // the statement's operand pattern (CM-5 Table 1)
+	refs    []*refInfo // leafExec, leafCond: refs that are not hoisted; leafHoist: the one ref
+	pos     lang.Pos   // position for messages
+	times   int64      // leafExec of a var declaration: the initialiser runs once per name
 }
 
 // opTally is a count of one operation kind in one type per execution.
@@ -164,7 +165,7 @@ func (p *plan) exec(s lang.Stmt, lhs, rhs lang.Expr, chain []level, region strin
 		if op, compound := a.Op.Binary(); compound {
 			t.count(binaryOpKind(op), opTypeOf(p.k.Info.Types[a.Lhs]))
 			if m, ok := lang.Unparen(a.Rhs).(*lang.BinaryExpr); ok && m.Op == lang.Mul && (op == lang.Add || op == lang.Sub) && t.counted(m) {
-				t.madd = addTally(t.madd, opTally{op: OpMul, typ: opTypeOf(p.k.Info.Types[a.Lhs]), n: 1})
+				t.madd = addTally(t.madd, opTally{op: binaryOpKind(op), typ: opTypeOf(p.k.Info.Types[a.Lhs]), n: 1})
 			}
 		}
 		if ix, ok := lang.Unparen(lhs).(*lang.IndexExpr); ok {
@@ -205,6 +206,7 @@ func (p *plan) placeRefs(l *leaf, refs []*refInfo, chain []level, region string)
 		arrays++
 	}
 	pattern := operandPattern(arrays)
+	l.pattern = pattern
 	for _, r := range refs {
 		r.pattern = pattern
 	}

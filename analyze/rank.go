@@ -144,10 +144,12 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 		n = n.scale(new(big.Rat).SetInt64(l.times))
 	}
 	for _, t := range l.ops {
-		c.addOp(t.op, t.typ, n.scale(new(big.Rat).SetInt64(t.n)))
+		c.addOp(t.op, t.typ, l.pattern, n.scale(new(big.Rat).SetInt64(t.n)))
 	}
 	for _, t := range l.madd {
-		c.MaddPairs = c.MaddPairs.add(n.scale(new(big.Rat).SetInt64(t.n)))
+		m := n.scale(new(big.Rat).SetInt64(t.n))
+		c.MaddPairs = c.MaddPairs.add(m)
+		c.Madds = addOpCount(c.Madds, OpCount{Op: t.op, Type: t.typ, Pattern: l.pattern, Count: m})
 	}
 	for _, r := range l.refs {
 		if err := ra.ref(r, n, c); err != nil {
@@ -233,25 +235,10 @@ func (ra *rankAnalysis) linearAddress(r *refInfo) (*symbolic.Poly, error) {
 	return &addr, nil
 }
 
-// addOp adds n operations of one kind and type, keeping the nominal flop
-// and integer-op totals.
-func (c *Counts) addOp(op OpKind, typ OpType, n Count) {
-	found := false
-	for i := range c.Ops {
-		if c.Ops[i].Op == op && c.Ops[i].Type == typ {
-			c.Ops[i].Count = c.Ops[i].Count.add(n)
-			found = true
-		}
-	}
-	if !found {
-		c.Ops = append(c.Ops, OpCount{Op: op, Type: typ, Count: n})
-		sort.Slice(c.Ops, func(i, j int) bool {
-			if c.Ops[i].Op != c.Ops[j].Op {
-				return c.Ops[i].Op < c.Ops[j].Op
-			}
-			return c.Ops[i].Type < c.Ops[j].Type
-		})
-	}
+// addOp adds n operations of one kind, type and pattern, keeping the
+// nominal flop and integer-op totals.
+func (c *Counts) addOp(op OpKind, typ OpType, pattern string, n Count) {
+	c.Ops = addOpCount(c.Ops, OpCount{Op: op, Type: typ, Pattern: pattern, Count: n})
 	if isFloatType(typ) {
 		if w := op.NominalFlop(); w != 0 {
 			c.Flop = c.Flop.add(n.scale(new(big.Rat).SetInt64(w)))
@@ -259,4 +246,26 @@ func (c *Counts) addOp(op OpKind, typ OpType, n Count) {
 	} else if op != OpConv {
 		c.IntOps = c.IntOps.add(n)
 	}
+}
+
+// addOpCount adds x into a sorted list of operation counts.
+func addOpCount(list []OpCount, x OpCount) []OpCount {
+	for i := range list {
+		if list[i].Op == x.Op && list[i].Type == x.Type && list[i].Pattern == x.Pattern {
+			list[i].Count = list[i].Count.add(x.Count)
+			return list
+		}
+	}
+	list = append(list, x)
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.Op != b.Op {
+			return a.Op < b.Op
+		}
+		if a.Type != b.Type {
+			return a.Type < b.Type
+		}
+		return a.Pattern < b.Pattern
+	})
+	return list
 }

@@ -248,11 +248,14 @@ func (c *checker) iterationAt(rank int64, pickLast []bool) (*Env, bool) {
 		if err1 != nil || err2 != nil || lo >= hi || fr.step < 1 {
 			return nil, false
 		}
-		v := lo
+		v := big.NewInt(lo)
 		if pickLast[i] {
-			v = lo + fr.step*((hi-1-lo)/fr.step)
+			// lo + step·floor((hi-1-lo)/step), in big integers: hi-lo may overflow.
+			span := new(big.Int).Sub(big.NewInt(hi-1), v)
+			step := big.NewInt(fr.step)
+			v.Add(v, span.Mul(span.Quo(span, step), step))
 		}
-		env.Index[fr.index.Slot] = v
+		env.Index[fr.index.Slot] = v.Int64()
 	}
 	return env, true
 }

@@ -384,24 +384,24 @@ type FloatLit struct {
 type BinaryOp uint8
 
 const (
-	Add BinaryOp = iota // +
-	Sub                 // -
-	Mul                 // *
-	Quo                 // /
-	Rem                 // %
-	Shl                 // <<
-	Shr                 // >>
-	And                 // &
-	Or                  // |
-	Xor                 // ^
-	Eql                 // ==
-	Neq                 // !=
-	Lss                 // <
-	Leq                 // <=
-	Gtr                 // >
-	Geq                 // >=
-	LAnd                // &&
-	LOr                 // ||
+	Add  BinaryOp = iota // +
+	Sub                  // -
+	Mul                  // *
+	Quo                  // /
+	Rem                  // %
+	Shl                  // <<
+	Shr                  // >>
+	And                  // &
+	Or                   // |
+	Xor                  // ^
+	Eql                  // ==
+	Neq                  // !=
+	Lss                  // <
+	Leq                  // <=
+	Gtr                  // >
+	Geq                  // >=
+	LAnd                 // &&
+	LOr                  // ||
 )
 
 var binaryNames = [...]string{"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^",

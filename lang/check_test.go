@@ -50,15 +50,17 @@ func checkMust(t *testing.T, src string, overrides ...lang.Override) *lang.Check
 	return c
 }
 
-// TestCheckBadKernels asserts the exact position and text of the errors
-// of kernels that break one rule each (a few break several at once, to
-// show that checking goes on after an error).
-func TestCheckBadKernels(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
+// badKernel is a kernel that breaks rules, with its errors.
+type badKernel struct {
+	name string
+	src  string
+	want []string // "line:col: message"
+}
+
+// badKernels break one rule each (a few break several at once, to show
+// that checking goes on after an error).
+func badKernels() []badKernel {
+	return []badKernel{
 		{"undefined name", `kernel k(N = 8) {
   array a[N]: f64
   for i in 0..N { a[i] = b }
@@ -295,7 +297,12 @@ func TestCheckBadKernels(t *testing.T) {
 		{"duplicate kernel", `kernel k(N = 8) { }
 kernel k(N = 9) { }`, []string{"2:8: kernel k is declared twice; the first is at 1:8: rename one of them"}},
 	}
-	for _, tt := range tests {
+}
+
+// TestCheckBadKernels asserts the exact position and text of every error
+// of the bad kernels.
+func TestCheckBadKernels(t *testing.T) {
+	for _, tt := range badKernels() {
 		t.Run(tt.name, func(t *testing.T) {
 			got := checkMessages(t, tt.src)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
@@ -649,6 +656,9 @@ func FuzzCheck(f *testing.F) {
 		}
 	}
 	f.Add([]byte(languageKernels))
+	for _, bad := range badKernels() {
+		f.Add([]byte(bad.src))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := parser.ParseFile("fuzz.spmd", src)
 		if err != nil {

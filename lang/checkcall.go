@@ -194,7 +194,7 @@ func (c *checker) minMaxAbs(e *CallExpr, ctx exprCtx) operand {
 				op.inexact = args[i].inexact
 			}
 		} else {
-			args[i] = c.exact(args[i])
+			args[i] = c.exactIn(args[i], t.IsFloat())
 		}
 		vals[i] = args[i].val
 		known = known && vals[i].IsValid()
@@ -215,7 +215,7 @@ func (c *checker) mathCall(e *CallExpr, ctx exprCtx) operand {
 		return c.badArgs(e, ctx)
 	}
 	arg := e.Args[0]
-	x := c.value(arg, ctx.child())
+	x := c.exactIn(c.expr(arg, ctx.child()), true)
 	op := operand{dep: x.dep}
 	switch {
 	case x.typ == InvalidType:
@@ -264,7 +264,7 @@ func (c *checker) conversion(e *CallExpr, ctx exprCtx) operand {
 	}
 	t := ElemTypeNamed(e.Fun.Name)
 	arg := e.Args[0]
-	x := c.value(arg, ctx.child())
+	x := c.exactIn(c.expr(arg, ctx.child()), t.IsFloat())
 	op := operand{dep: x.dep}
 	switch {
 	case x.typ == InvalidType:

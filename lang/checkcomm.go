@@ -142,10 +142,7 @@ func (c *checker) arrayPayload(p *Payload, obj *Object, ctx exprCtx) payloadInfo
 		rest.Mul(rest, ratInt64(d))
 	}
 	if !p.HasRange() {
-		if first < len(obj.Dims) {
-			rest.Mul(rest, ratInt64(obj.Dims[len(p.Index)]))
-		}
-		count := constAffine(rest)
+		count := constAffine(rest) // the rest of the array from the fixed indices on
 		info.count = &count
 		return info
 	}

@@ -77,18 +77,26 @@ func (c *checker) value(e Expr, ctx exprCtx) operand {
 // exact reports an integer quotient that reaches a use other than integer
 // arithmetic, floor or ceil without being an integer, and forgets the
 // value so that the error does not cascade.
-func (c *checker) exact(op operand) operand {
+func (c *checker) exact(op operand) operand { return c.exactIn(op, false) }
+
+// exactIn is exact; in a float context (float arithmetic, a conversion to
+// a float, a probability) the message also shows how to get the fraction.
+func (c *checker) exactIn(op operand, float bool) operand {
 	q := op.inexact
 	if q == nil {
 		return op
 	}
 	op.inexact, op.val = nil, Value{}
 	text := exprText(q)
+	hint := ""
+	if float {
+		hint = fmt.Sprintf(", or divide floats for the fraction: f64(%s) / %s", exprText(q.X), exprText(q.Y))
+	}
 	if v, ok := c.info.Values[q]; ok {
-		c.errorf(q, "%s = %s is not an integer%s; write floor(%s) or ceil(%s)", text, v, c.bindings(q), text, text)
+		c.errorf(q, "%s = %s is not an integer%s; write floor(%s) or ceil(%s)%s", text, v, c.bindings(q), text, text, hint)
 	} else {
-		c.errorf(q, "%s, so it may not be an integer; write floor(%s) or ceil(%s)",
-			c.varies(q, DepRank|DepIndex), text, text)
+		c.errorf(q, "%s, so it may not be an integer; write floor(%s) or ceil(%s)%s",
+			c.varies(q, DepRank|DepIndex), text, text, hint)
 	}
 	return op
 }
@@ -417,7 +425,7 @@ func (c *checker) arith(e *BinaryExpr, ctx exprCtx) operand {
 			op.inexact = y.inexact
 		}
 	} else {
-		x, y = c.exact(x), c.exact(y)
+		x, y = c.exactIn(x, t.IsFloat()), c.exactIn(y, t.IsFloat())
 	}
 	if x.val.IsValid() && y.val.IsValid() {
 		v, err := binaryOp(e.Op, x.val, y.val)

@@ -254,7 +254,7 @@ func (c *checker) ifStmt(s *IfStmt) {
 
 // prob checks `prob p`: a number known for the run, 0 < p ≤ 1.
 func (c *checker) prob(e Expr, ctx exprCtx) {
-	op := c.value(e, ctx)
+	op := c.exactIn(c.expr(e, ctx), true)
 	switch {
 	case op.typ == InvalidType:
 	case !op.typ.IsNumeric():

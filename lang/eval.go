@@ -3,7 +3,6 @@ package lang
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 )
 
@@ -367,6 +366,3 @@ func fitsInt64(r *big.Rat) bool { return r.IsInt() && r.Num().IsInt64() }
 
 // ratInt64 converts an int64 to a new rational.
 func ratInt64(x int64) *big.Rat { return new(big.Rat).SetInt64(x) }
-
-// finiteFloat reports whether f is neither infinite nor NaN.
-func finiteFloat(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }

@@ -390,6 +390,9 @@ func TestFmtComments(t *testing.T) {
 		{"blank lines: at most one, none after { or before }",
 			"kernel k() {\n\n x = 1\n\n\n\n // c\n y = 2\n\n}",
 			"kernel k() {\n  x = 1\n\n  // c\n  y = 2\n}\n"},
+		{"CRLF line ends and tabs",
+			"kernel k() {\r\n\tx = 1 // c\r\n\r\n\ty = 2\r\n}\r\n",
+			"kernel k() {\n  x = 1 // c\n\n  y = 2\n}\n"},
 		{"comments only", "// just\n\n\n/* this */", "// just\n\n/* this */\n"},
 	}
 	for _, tt := range tests {

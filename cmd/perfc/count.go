@@ -163,7 +163,7 @@ func printOps(w io.Writer, c analyze.Counts, symbolic bool) {
 	fmt.Fprintln(w, "operations (total):")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, o := range c.Ops {
-		fmt.Fprintf(tw, "  %s %s\t%s\n", o.Op, o.Type, formula(o.Count, symbolic))
+		fmt.Fprintf(tw, "  %s %s\t%s\t%s\n", o.Op, o.Type, o.Pattern, formula(o.Count, symbolic))
 	}
 	if !c.MaddPairs.IsZero() {
 		fmt.Fprintf(tw, "  multiply-add pairs\t%s\n", formula(c.MaddPairs, symbolic))

@@ -1,0 +1,279 @@
+package machines
+
+import (
+	"strings"
+	"testing"
+)
+
+// header is the start of every test table: three lines.
+const header = "name: m\ndescription: test\nsource: test\n"
+
+// TestLoadErrors checks that bad tables give every problem, each with its
+// file:line:col and what to do. Each case is a table after the three-line
+// header; want lists the errors in order.
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want []string
+	}{
+		{"a bandwidth where a time belongs", `
+messages:
+  source: s
+  model: hockney
+  t0: 50MB/s
+  rinf: 50MB/s
+`, []string{`m.yaml:8:7: 't0' needs a time, got a bandwidth (50MB/s)`}},
+		{"missing unit", `
+messages: {source: s, model: hockney, t0: 54, rinf: 50MB/s}
+`, []string{`m.yaml:5:43: 't0' needs a time, got a number (54)`}},
+		{"unknown key with a suggestion", `
+messages:
+  source: s
+  modle: hockney
+`, []string{
+			`m.yaml:6:3: messages needs 'model'`,
+			`m.yaml:7:3: unknown key 'modle' in messages: did you mean 'model'? (known: t0, pi0, rinf, per_byte, nhalf, source, model, ranges, L, o, g, G, time, network, eager_limit, startup, by_elem)`,
+		}},
+		{"unknown top-level key", `
+machine: x
+`, []string{`m.yaml:5:1: unknown key 'machine' in the machine table (known: name, description, source, conventions, missing, params, compute, memory, messages, collectives, cluster, disk, results)`}},
+		{"missing source", `
+compute:
+  peak: 5Mflop/s
+messages:
+  model: expr
+  time: 1us
+`, []string{
+			`m.yaml:6:9: 'peak' has no source: add source: (paper, table or equation, line; or benchmark and date) to it or to its section`,
+			`m.yaml:8:3: messages has no source: add source: (paper, table or equation, line)`,
+			`m.yaml:9:9: 'time' has no source: add source: to it or to its section`,
+		}},
+		{"negative time", `
+disk:
+  source: s
+  read: {startup: -1ms, bandwidth: 1MB/s}
+  write: {startup: 1ms, bandwidth: 0MB/s}
+`, []string{
+			`m.yaml:7:19: 'startup' is a negative time (-1ms)`,
+			`m.yaml:8:36: 'bandwidth' must be greater than zero (0MB/s)`,
+		}},
+		{"a cost that goes negative", `
+collectives:
+  source: s
+  entries:
+    - {kind: bcast, time: 10us - 1us/B * bytes}
+`, []string{`m.yaml:8:27: 'time' is a negative time (-1.048566s) at bytes=1.048576e+06, P=1024`}},
+		{"unknown variable in an expression", `
+params:
+  T_s: {value: 5us, source: s}
+collectives:
+  source: s
+  entries:
+    - {kind: bcast, time: "T_s + level * 1us"}
+`, []string{`m.yaml:10:34: 'time': variable level is not available here (available: bytes, P)`}},
+		{"unknown name in an expression", `
+collectives:
+  source: s
+  entries:
+    - {kind: bcast, time: T_s + bytes / bw}
+`, []string{`m.yaml:8:27: 'time': unknown name T_s: not a variable available here (bytes, P) nor a parameter (none)`}},
+		{"dimensions that do not add", `
+messages:
+  source: s
+  model: expr
+  time: 1us + bytes
+`, []string{`m.yaml:8:13: 'time': cannot add a time and a size in bytes`}},
+		{"an ambiguous unit", `
+memory:
+  source: s
+  caches:
+    - {name: L1, size: 64KB}
+`, []string{`m.yaml:8:26: 'size': unit 'KB' is ambiguous: write KiB (1024) or kB (1000) (for a product write 64*KB)`}},
+		{"a YAML syntax error", `
+messages: [oops
+`, []string{`m.yaml:6:1: YAML: did not find expected ',' or ']'`}},
+		{"a duplicate key", `
+description: again
+`, []string{`m.yaml:5:1: duplicate key 'description' in the machine table (first at line 2)`}},
+		{"parameters: reserved, later, wrong shape", `
+params:
+  bytes: {value: 1, source: s}
+  a: {value: b, source: s}
+  b: {value: 1us, source: s}
+  c: 5us
+  d: {value: -1, source: s}
+`, []string{
+			`m.yaml:6:3: parameter name 'bytes' is reserved (a variable, a function or an override switch)`,
+			`m.yaml:7:14: 'a': unknown name b: not a variable available here (none) nor a parameter (none)`,
+			`m.yaml:9:6: parameter c must be a mapping (key: value lines), got '5us'`,
+			`m.yaml:10:14: 'd' must not be negative (-1)`,
+		}},
+		{"inconsistent and underdetermined Hockney laws", `
+messages:
+  source: s
+  model: hockney
+  ranges:
+    - {below: 100B, t0: 54us, rinf: 50MB/s, nhalf: 5000B}
+    - {below: 50B, t0: 54us}
+    - {t0: 1us, pi0: 1MHz, per_byte: 1ns/B, L: 1us}
+`, []string{
+			`m.yaml:9:52: 'nhalf' disagrees by 46.0 % with the value the other parameters give (2700): check the table`,
+			`m.yaml:10:7: a Hockney law needs two of t0 (or pi0), rinf (or per_byte) and nhalf`,
+			`m.yaml:10:15: ranges must be in increasing order of below`,
+			`m.yaml:11:45: unknown key 'L' in a message range (known: t0, pi0, rinf, per_byte, nhalf, below, source)`,
+		}},
+		{"keys of another model", `
+messages:
+  source: s
+  model: hockney
+  t0: 1us
+  rinf: 1MB/s
+  L: 2us
+  time: 1us
+`, []string{
+			`m.yaml:10:3: 'L' belongs to model loggp, not hockney`,
+			`m.yaml:11:3: 'time' belongs to model expr, not hockney`,
+		}},
+		{"a measured table out of order", `
+messages:
+  source: s
+  model: expr
+  time:
+    x: bytes
+    points: [[0B, 1us], [0B, 2us]]
+`, []string{`m.yaml:10:25: points of 'time' must have strictly increasing bytes`}},
+		{"a measured table with bad points", `
+messages:
+  source: s
+  model: expr
+  time:
+    x: bytes
+    points: [[0B, 1us], [1KiB, 3s, 4s], [1us, 1us]]
+`, []string{
+			`m.yaml:10:25: a point must be [x, y], such as [1KiB, 204.5us]`,
+			`m.yaml:10:42: 'bytes' needs a size in bytes, got a time (1us)`,
+		}},
+		{"a measured table of one point over a wrong variable", `
+messages:
+  source: s
+  model: expr
+  time: {x: P, points: [[1, 1us]]}
+  by_elem:
+    f32: {model: expr, time: {x: level, points: [[1, 1us]]}}
+`, []string{
+			`m.yaml:8:13: the table 'time' must be over one of the variables bytes, level, got 'P'`,
+			`m.yaml:10:49: the table 'time' needs at least two points`,
+		}},
+		{"collective entries", `
+collectives:
+  source: s
+  entries:
+    - {kind: gossip, time: 1us}
+    - {kind: reduce, time: 1us, ops: {sum: 2us}}
+    - {kind: reduce, elem: f128, op: mean, time: 1us}
+    - {kind: barrier, time: 1us}
+    - {kind: barrier, time: 2us}
+  alpha: 1us
+`, []string{
+			`m.yaml:8:14: unknown collective 'gossip' (want bcast, reduce, allreduce, scatter, gather, allgather, alltoall, scan, segscan, barrier)`,
+			`m.yaml:9:7: a collective entry needs either time: or ops: (a time per operator)`,
+			`m.yaml:10:28: unknown element type 'f128' (want f64, f32, i64, i32, u64, u32; the CM-5's short, long, single and double are i32, i64, f32, f64)`,
+			`m.yaml:10:38: unknown operator 'mean' (want sum, prod, max, min, and, or, xor)`,
+			`m.yaml:12:7: duplicate collective entry for barrier`,
+			`m.yaml:13:3: 'alpha' is a parameter of algorithm: mpich`,
+		}},
+		{"caches", `
+memory:
+  source: s
+  compose: overlap
+  caches:
+    - {name: L1, size: 100B, line: 64B, assoc: two}
+    - {name: L1, size: 1000.5B}
+`, []string{
+			`m.yaml:7:12: 'compose' must be sum or max, got 'overlap'`,
+			`m.yaml:9:24: cache L1: size 100B is not a multiple of the line 64B`,
+			`m.yaml:9:48: assoc must be a whole number of ways or full, got 'two'`,
+			`m.yaml:10:14: duplicate cache level 'L1'`,
+			`m.yaml:10:24: 'size' must be a whole number (1000.5B)`,
+		}},
+		{"ops and fallbacks", `
+compute:
+  source: s
+  ops:
+    entries:
+      - {pattern: a&x&y, op: add, f64: 1us}
+      - {pattern: a&b&c, op: fma, f64: 1us}
+    fallback:
+      - {op: sqrt, as: exp}
+`, []string{
+			`m.yaml:9:19: unknown operand pattern 'a&x&y' (want a&s&s, a&b&c or a&b&s)`,
+			`m.yaml:10:30: unknown operation 'fma' (want add, sub, mul, div, madd, cmp, sqrt, exp, log, sin, cos, abs, min, max)`,
+			`m.yaml:12:24: fallback 'sqrt' must name an operation the table measures, not 'exp'`,
+		}},
+		{"a cluster without messages", `
+cluster:
+  source: s
+  node: {sx: 2, sy: 2.5}
+  inter: {model: expr, time: 1us}
+`, []string{
+			`m.yaml:6:3: a cluster needs messages: (the cost of a message inside a node)`,
+			`m.yaml:6:3: cluster needs 'links'`,
+			`m.yaml:7:21: 'sy' must be a whole number (2.5)`,
+		}},
+		{"not a mapping", `
+compute: [1, 2]
+`, []string{`m.yaml:5:10: compute must be a mapping (key: value lines), got a list`}},
+	}
+	for _, tt := range tests {
+		_, err := Parse("m.yaml", []byte(header+"# "+tt.name+"\n"+strings.TrimPrefix(tt.body, "\n")))
+		if err == nil {
+			t.Errorf("%s: no error, want:\n%s", tt.name, strings.Join(tt.want, "\n"))
+			continue
+		}
+		if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, got, want)
+		}
+	}
+}
+
+// TestLoadRequiredFields checks an empty document and a table without its
+// three required fields.
+func TestLoadRequiredFields(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"", "m.yaml: YAML: "},
+		{"name: Bad Name\n", `m.yaml:1:7: machine name 'Bad Name' must be lower case letters, digits, '.', '_' or '-'`},
+		{"messages: {}\n", `m.yaml:1:1: the machine table needs 'name'`},
+	}
+	for _, tt := range tests {
+		_, err := Parse("m.yaml", []byte(tt.text))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tt.text, err, tt.want)
+		}
+	}
+}
+
+// TestLoadMissingFile checks that Load names the file it cannot read.
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load("testdata/no-such-machine.yaml")
+	if err == nil || !strings.Contains(err.Error(), "testdata/no-such-machine.yaml") {
+		t.Errorf("Load of a missing file = %v", err)
+	}
+}
+
+// TestParseCopiesInput checks that a machine does not change when the
+// caller reuses its buffer, even when an override rebuilds it later.
+func TestParseCopiesInput(t *testing.T) {
+	data := []byte(header + "params:\n  x: {value: 1us, source: s}\n")
+	m, err := Parse("m.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(data, strings.Repeat("#", len(data)))
+	if err := m.Override([]string{"x=2us"}); err != nil {
+		t.Fatalf("override after the buffer changed: %v", err)
+	}
+	if p, _ := m.Param("x"); p.Value != 2e-6 {
+		t.Errorf("x = %v", p)
+	}
+}

@@ -1,0 +1,738 @@
+package machines
+
+import (
+	"slices"
+	"strings"
+)
+
+// Machine is one machine table: what a machine costs, number by number, with
+// where each number comes from. It is built by Parse, Load or Builtin and is
+// immutable afterwards except through Override, which replaces it as a whole
+// (a failed Override leaves it unchanged). Sections a table does not give are
+// nil; their accessors are safe on nil receivers and report absence.
+type Machine struct {
+	name        string
+	description string
+	source      string
+	conventions string
+	missing     []string
+	params      []Param
+	compute     *Compute
+	memory      *Memory
+	messages    *MessageModel
+	collectives *collectives
+	cluster     *Cluster
+	disk        *Disk
+	results     []Result
+
+	// What the machine was built from, so that Override can rebuild it.
+	file      string
+	data      []byte
+	overrides []assignment
+}
+
+// Number is one number of a machine table with its provenance.
+type Number struct {
+	Quantity
+	Unit   string // the unit it is printed in: as written in the table, or "" for perfc's choice
+	Source string // paper, table or equation and line; or benchmark and date
+	Given  bool   // written in the table; false when perfc computed it from other entries
+}
+
+// Derived reports whether the table marks the number [derived]: not printed
+// in the paper but reconstructed by the table's author, as the reference
+// material marks such numbers. A derived number must not be used to test the
+// identity it was derived from.
+func (n Number) Derived() bool { return strings.Contains(n.Source, "[derived]") }
+
+// String prints the number in its unit: as written when the table gave it,
+// to seven significant digits when perfc computed it.
+func (n Number) String() string {
+	if !n.Given {
+		return n.Quantity.format(n.Unit, 7)
+	}
+	return n.Quantity.In(n.Unit)
+}
+
+// Param is a named quantity of a table that expressions refer to and that a
+// user may override (-M name=value) for what-if studies.
+type Param struct {
+	Name  string
+	About string // what the parameter means, if the table says
+	Number
+}
+
+// Result is a measured benchmark result a table records for reference (a
+// Linpack rate, a HiPPI fingerprint). Pricing does not use results.
+type Result struct {
+	Name string
+	Number
+}
+
+// Name is the machine's name, as in `perfc predict -m NAME`.
+func (m *Machine) Name() string { return m.name }
+
+// Description is one line saying what machine this is.
+func (m *Machine) Description() string { return m.description }
+
+// Source cites the paper or calibration run the table comes from.
+func (m *Machine) Source() string { return m.source }
+
+// Conventions states the unit conventions of the source (decimal or binary
+// MB, word size), as the table's author read them.
+func (m *Machine) Conventions() string { return m.conventions }
+
+// Missing lists what the source does not give, as the table's author says.
+func (m *Machine) Missing() []string { return slices.Clone(m.missing) }
+
+// Params lists the parameters in table order, with overrides applied.
+func (m *Machine) Params() []Param { return slices.Clone(m.params) }
+
+// Param returns the parameter called name.
+func (m *Machine) Param(name string) (Param, bool) {
+	for _, p := range m.params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// Results lists the recorded benchmark results.
+func (m *Machine) Results() []Result { return slices.Clone(m.results) }
+
+// Compute is the compute section, or nil.
+func (m *Machine) Compute() *Compute { return m.compute }
+
+// Memory is the memory section, or nil.
+func (m *Machine) Memory() *Memory { return m.memory }
+
+// Compose says how compute and memory times combine; sum when the table
+// does not say.
+func (m *Machine) Compose() Compose { return m.memory.Compose() }
+
+// Messages is the point-to-point message model for payloads of the given
+// element type ("" for an abstract `n bytes` payload), or nil when the table
+// has none. Most tables have one model for every type; some (the SUPRENUM)
+// price single- and double-precision arrays differently. On a cluster of SMP
+// nodes this is the cost inside a node; see Cluster.Inter.
+//
+// Element types are spelled as in the kernel language (f64 f32 i64 i32, the
+// String of lang.ElemType), plus u64 and u32 for the CM-5's unsigned rows.
+func (m *Machine) Messages(elem string) *MessageModel {
+	if m.messages == nil {
+		return nil
+	}
+	if v, ok := m.messages.byElem[elem]; ok {
+		return v
+	}
+	return m.messages
+}
+
+// Collective returns the table's cost of a collective operation, evaluated
+// with Vars{Bytes, P} (Bytes as docs/language.md defines the size of each
+// collective). kind, op and elem are spelled as in the kernel language
+// (lang.CommKind, lang.ReduceOp and lang.ElemType print them so; op and
+// elem may be ""); "segscan" names the CM-5's segmented scan. The entry for
+// exactly (kind, op, elem) wins, then one for any element type, then one for
+// any operator, then one for the kind alone. When the table has none,
+// pricing falls back to MPICH().
+func (m *Machine) Collective(kind, op, elem string) (*Cost, bool) {
+	if m.collectives == nil {
+		return nil, false
+	}
+	return m.collectives.lookup(kind, op, elem)
+}
+
+// MPICH returns the α, β, γ of the MPICH collective algorithms when the table
+// asks for them (collectives: algorithm: mpich).
+func (m *Machine) MPICH() (MPICH, bool) {
+	if m.collectives == nil || m.collectives.mpich == nil {
+		return MPICH{}, false
+	}
+	return *m.collectives.mpich, true
+}
+
+// Cluster is the cluster-of-SMP-nodes section, or nil.
+func (m *Machine) Cluster() *Cluster { return m.cluster }
+
+// Disk returns the disk read and write costs.
+func (m *Machine) Disk() (Disk, bool) {
+	if m.disk == nil {
+		return Disk{}, false
+	}
+	return *m.disk, true
+}
+
+// ---------------------------------------------------------------------------
+// Compute
+
+// Pattern is an operand pattern of a per-operation cost table (CM-5 Table 1):
+// where the three operands of an arithmetic statement live.
+type Pattern string
+
+// The patterns of CM-5 Table 1; "x&y&z" means any assignment of the three
+// operands, such as x = y•z or y = x•z.
+const (
+	ArrayScalarScalar Pattern = "a&s&s" // one array element and two scalars
+	ThreeArrays       Pattern = "a&b&c" // three array elements
+	TwoArraysScalar   Pattern = "a&b&s" // two array elements and a scalar
+)
+
+func knownPattern(p string) bool {
+	switch Pattern(p) {
+	case ArrayScalarScalar, ThreeArrays, TwoArraysScalar:
+		return true
+	}
+	return false
+}
+
+// Op is an operation priced by a per-operation cost table.
+type Op string
+
+// Operations. Table 1 of the CM-5 paper measures add, sub, mul, div and madd;
+// the others are priced through a table's fallback rules.
+const (
+	OpAdd  Op = "add"
+	OpSub  Op = "sub"
+	OpMul  Op = "mul"
+	OpDiv  Op = "div"
+	OpMadd Op = "madd" // a multiply and an add in one statement
+	OpCmp  Op = "cmp"  // the test of a condition
+	OpSqrt Op = "sqrt"
+	OpExp  Op = "exp"
+	OpLog  Op = "log"
+	OpSin  Op = "sin"
+	OpCos  Op = "cos"
+	OpAbs  Op = "abs"
+	OpMin  Op = "min"
+	OpMax  Op = "max"
+)
+
+func knownOp(op string) bool {
+	switch Op(op) {
+	case OpAdd, OpSub, OpMul, OpDiv, OpMadd, OpCmp, OpSqrt, OpExp, OpLog, OpSin, OpCos, OpAbs, OpMin, OpMax:
+		return true
+	}
+	return false
+}
+
+// Compute holds what the tables give about arithmetic.
+type Compute struct {
+	source       string
+	free         bool
+	peak         map[string]Number // by element type; "" for every type
+	registerRate Number
+	registerMadd Number
+	ops          map[opKey]Number
+	opOrder      []opKey // file order, for Describe
+	fallbacks    []fallback
+	vectors      []VectorUnit
+	imh          *IMH
+}
+
+type opKey struct{ pattern, op, elem string }
+
+// fallback prices an operation the table does not measure as a multiple of
+// one it does.
+type fallback struct {
+	op, as string
+	times  float64
+	source string
+}
+
+// Free reports whether compute and memory cost nothing (step-counting machines).
+func (c *Compute) Free() bool { return c != nil && c.free }
+
+// Peak is the peak arithmetic rate for the element type (flop/s).
+func (c *Compute) Peak(elem string) (Number, bool) {
+	if c == nil {
+		return Number{}, false
+	}
+	if n, ok := c.peak[elem]; ok && elem != "" {
+		return n, true
+	}
+	n, ok := c.peak[""]
+	return n, ok
+}
+
+// RegisterRate is the rate of basic operations on operands in registers
+// (CM-5: 11 Mflop/s).
+func (c *Compute) RegisterRate() (Number, bool) {
+	if c == nil || !c.registerRate.Given {
+		return Number{}, false
+	}
+	return c.registerRate, true
+}
+
+// RegisterMaddRate is the rate of multiply-adds on operands in registers,
+// counting a multiply-add as 2 flop (CM-5: 22 Mflop/s).
+func (c *Compute) RegisterMaddRate() (Number, bool) {
+	if c == nil || !c.registerMadd.Given {
+		return Number{}, false
+	}
+	return c.registerMadd, true
+}
+
+// OpCost is the time of one operation with operands in cache, from the
+// per-operation table. An operation the table does not measure (cmp, sqrt,
+// exp …) is priced by the table's fallback rule, and the returned Source says
+// so. Element types follow docs/machines.md: the CM-5's short, long, single
+// and double are i32, i64, f32 and f64.
+func (c *Compute) OpCost(p Pattern, op Op, elem string) (Number, bool) {
+	if c == nil {
+		return Number{}, false
+	}
+	if n, ok := c.ops[opKey{string(p), string(op), elem}]; ok {
+		return n, true
+	}
+	for _, f := range c.fallbacks {
+		if f.op != string(op) {
+			continue
+		}
+		base, ok := c.ops[opKey{string(p), f.as, elem}]
+		if !ok {
+			return Number{}, false
+		}
+		n := base
+		n.Value *= f.times
+		n.Given = false
+		n.Source = f.source + "; " + f.as + ": " + base.Source
+		return n, true
+	}
+	return Number{}, false
+}
+
+// VectorUnit is the Hockney (r∞, n½) description of one vector kernel form
+// on a vector unit (CM-5 Tables 2–3).
+type VectorUnit struct {
+	Form  string // the kernel form, such as "a=b*c+d" (lower case, no blanks)
+	Elem  string // element type, "" for every type
+	Work  Number // flop per element
+	Rinf  Number // asymptotic rate r∞, flop/s
+	Nhalf Number // half-performance length n½, elements
+	Nv    Number // length above which the vector unit beats scalar code (zero if not given)
+}
+
+// Time is the Hockney time for vector length n: work·(n + n½)/r∞.
+func (v VectorUnit) Time(n float64) float64 {
+	return v.Work.Value * (n + v.Nhalf.Value) / v.Rinf.Value
+}
+
+// Vector returns the vector unit entry for a kernel form and element type;
+// blanks and case in form do not matter ("A(I) = B(I)*C(I)" is not a form;
+// write "a=b*c").
+func (c *Compute) Vector(form, elem string) (VectorUnit, bool) {
+	if c == nil {
+		return VectorUnit{}, false
+	}
+	form = canonicalForm(form)
+	for _, exact := range []bool{true, false} {
+		for _, v := range c.vectors {
+			if v.Form == form && (exact && v.Elem == elem || !exact && v.Elem == "") {
+				return v, true
+			}
+		}
+	}
+	return VectorUnit{}, false
+}
+
+// Vectors lists every vector unit entry.
+func (c *Compute) Vectors() []VectorUnit {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.vectors)
+}
+
+// canonicalForm lower-cases a kernel form and drops blanks.
+func canonicalForm(form string) string {
+	return strings.ToLower(strings.Join(strings.Fields(form), ""))
+}
+
+// IMH holds the processor–memory terms of the IMH model ([000] Table 3):
+// T_pm = T_n·N_n + T_c·N_c + T_e·S.
+type IMH struct {
+	Tn    Number // per item transferred between processor and memory
+	Tc    Number // per cache line brought into cache
+	Te    Number // per unit of stride (slope compensation)
+	TnPer string // what N_n counts: "element" or "byte" (the paper is ambiguous)
+}
+
+// IMH returns the IMH processor–memory terms.
+func (c *Compute) IMH() (IMH, bool) {
+	if c == nil || c.imh == nil {
+		return IMH{}, false
+	}
+	return *c.imh, true
+}
+
+// ---------------------------------------------------------------------------
+// Memory
+
+// Compose says how compute and memory times combine.
+type Compose uint8
+
+const (
+	ComposeSum Compose = iota // no overlap: add (the IMH and CM-5 papers)
+	ComposeMax                // full overlap: the larger one
+)
+
+func (c Compose) String() string {
+	if c == ComposeMax {
+		return "max"
+	}
+	return "sum"
+}
+
+// Memory holds the memory hierarchy.
+type Memory struct {
+	source      string
+	compose     Compose
+	caches      []Cache
+	main        Number
+	bottlenecks []Bottleneck
+	cost        *Cost
+	global      *Cost
+}
+
+// Cache is one level of the cache hierarchy, L1 first.
+type Cache struct {
+	Name      string
+	Size      Number // bytes
+	Line      Number // bytes; zero if the source does not give it
+	Assoc     int    // ways; 0 fully associative (as in analyze/cache); -1 not given
+	Bandwidth Number // bytes per second delivered by this level; zero if not given
+	LineCost  Number // time to bring one line into this level; zero if not given
+	Source    string
+}
+
+// Bottleneck is a (r̂∞, f½) pair of the PARKBENCH bottleneck model
+// r = r̂∞/(1 + f½/f), or the NWT (A, ŝ½, f½) triple.
+type Bottleneck struct {
+	Name  string // poly1 (register↔cache), poly2 (memory↔register), …
+	Rhat  Number // peak rate r̂∞ (or A), flop/s
+	Fhalf Number // half-performance intensity f½, flop/mref
+	Shalf Number // half-performance grain ŝ½, flop; zero if not given
+}
+
+// Compose says how compute and memory times combine (sum if not given).
+func (m *Memory) Compose() Compose {
+	if m == nil {
+		return ComposeSum
+	}
+	return m.compose
+}
+
+// Caches lists the cache levels, L1 first.
+func (m *Memory) Caches() []Cache {
+	if m == nil {
+		return nil
+	}
+	return slices.Clone(m.caches)
+}
+
+// MainBandwidth is the main-memory bandwidth.
+func (m *Memory) MainBandwidth() (Number, bool) {
+	if m == nil || !m.main.Given {
+		return Number{}, false
+	}
+	return m.main, true
+}
+
+// Bottleneck returns the bottleneck entry called name.
+func (m *Memory) Bottleneck(name string) (Bottleneck, bool) {
+	if m == nil {
+		return Bottleneck{}, false
+	}
+	for _, b := range m.bottlenecks {
+		if b.Name == name {
+			return b, true
+		}
+	}
+	return Bottleneck{}, false
+}
+
+// Bottlenecks lists the bottleneck entries.
+func (m *Memory) Bottlenecks() []Bottleneck {
+	if m == nil {
+		return nil
+	}
+	return slices.Clone(m.bottlenecks)
+}
+
+// Cost is the time of one memory access stream, evaluated with Vars{N
+// (elements transferred), Lines (cache lines brought in), Stride (elements),
+// Bytes}; the IMH machines write T_n·n + T_c·lines + T_e·stride.
+func (m *Memory) Cost() (*Cost, bool) {
+	if m == nil || m.cost == nil {
+		return nil, false
+	}
+	return m.cost, true
+}
+
+// Global is the time to move Bytes between a global memory and local
+// memories with P processing elements (the NWT's virtual global memory).
+func (m *Memory) Global() (*Cost, bool) {
+	if m == nil || m.global == nil {
+		return nil, false
+	}
+	return m.global, true
+}
+
+// ---------------------------------------------------------------------------
+// Messages
+
+// MessageKind is the form of a message model.
+type MessageKind uint8
+
+const (
+	HockneyModel MessageKind = iota // t0 + bytes/r∞, possibly in ranges of message length
+	LogGPModel                      // L + 2o + (bytes−1)·G
+	ExprModel                       // an expression or a measured table over bytes and level
+)
+
+func (k MessageKind) String() string {
+	switch k {
+	case LogGPModel:
+		return "loggp"
+	case ExprModel:
+		return "expr"
+	}
+	return "hockney"
+}
+
+// Startup is the start-up convention of a pattern of several messages ([000]
+// §5.2.2): one start-up per step (Eq. 7) or one per pattern (L732–741).
+type Startup uint8
+
+const (
+	PerStep Startup = iota
+	PerPattern
+)
+
+func (s Startup) String() string {
+	if s == PerPattern {
+		return "per_pattern"
+	}
+	return "per_step"
+}
+
+// MessageModel prices one point-to-point message.
+type MessageModel struct {
+	kind    MessageKind
+	source  string
+	ranges  []Hockney
+	loggp   LogGP
+	time    *Cost
+	network Network
+	eager   Number
+	startup Startup
+	byElem  map[string]*MessageModel
+}
+
+// Hockney is one range of the Hockney message law t = t0 + n/r∞ ([001] eqs.
+// 3.4–3.11). All four parameters are filled: those the table gives (Given)
+// and the others computed from them (t0 = n½/r∞, π0 = 1/t0).
+type Hockney struct {
+	Below Number // this range prices messages shorter than Below bytes; zero: no bound
+	T0    Number // start-up time
+	Pi0   Number // specific performance π0 = 1/t0
+	Rinf  Number // asymptotic bandwidth r∞
+	Nhalf Number // half-performance length n½, bytes
+}
+
+// Time is t0 + bytes/r∞.
+func (h Hockney) Time(bytes float64) float64 { return h.T0.Value + bytes/h.Rinf.Value }
+
+// LogGP holds the LogGP parameters (Alexandrov et al. 1995).
+type LogGP struct {
+	L          Number // network latency
+	O          Number // processor overhead per send or receive
+	Gap        Number // g: minimum time between consecutive messages
+	GapPerByte Number // G: time per byte of a long message
+}
+
+// Network describes how far a message travels and what distance costs.
+type Network struct {
+	Topology  string // "flat" (every pair one level apart) or "fat_tree"
+	Arity     int    // fat tree: children per switch (CM-5: 4)
+	PerLevel  Number // extra time per level crossed beyond BaseLevel
+	BaseLevel int    // levels crossed by the messages the model was measured with
+	Source    string
+}
+
+// Kind is the form of the model.
+func (mm *MessageModel) Kind() MessageKind { return mm.kind }
+
+// Source cites the model.
+func (mm *MessageModel) Source() string { return mm.source }
+
+// Time is the time of one message of the given size that crosses the given
+// number of network levels (see Levels): the model's time plus PerLevel for
+// each level beyond BaseLevel.
+func (mm *MessageModel) Time(bytes float64, level int) float64 {
+	var t float64
+	switch mm.kind {
+	case HockneyModel:
+		t = mm.rangeFor(bytes).Time(bytes)
+	case LogGPModel:
+		g := mm.loggp
+		t = g.L.Value + 2*g.O.Value + max(bytes-1, 0)*g.GapPerByte.Value
+	case ExprModel:
+		t = mm.time.Eval(Vars{Bytes: bytes, Level: float64(level)})
+	}
+	if extra := level - mm.network.BaseLevel; extra > 0 {
+		t += float64(extra) * mm.network.PerLevel.Value
+	}
+	return t
+}
+
+// rangeFor picks the Hockney range for a message length: the first whose
+// bound exceeds it, else the last (which then extends beyond its bound).
+func (mm *MessageModel) rangeFor(bytes float64) Hockney {
+	for _, r := range mm.ranges {
+		if r.Below.Value == 0 || bytes < r.Below.Value {
+			return r
+		}
+	}
+	return mm.ranges[len(mm.ranges)-1]
+}
+
+// Levels is the number of network levels a message from rank a to rank b
+// crosses: 0 for a rank to itself; on a flat network 1 for any other pair; in
+// a fat tree of arity k, the height of the lowest switch above both (1 inside
+// a group of k ranks, 2 inside a group of k², …).
+func (mm *MessageModel) Levels(a, b int) int {
+	if a == b {
+		return 0
+	}
+	if mm.network.Topology != "fat_tree" {
+		return 1
+	}
+	h := 0
+	for a != b {
+		a, b = a/mm.network.Arity, b/mm.network.Arity
+		h++
+	}
+	return h
+}
+
+// Network describes the topology used by Levels and the cost of distance.
+func (mm *MessageModel) Network() Network { return mm.network }
+
+// Hockney returns the Hockney range that prices a message of the given size.
+func (mm *MessageModel) Hockney(bytes float64) (Hockney, bool) {
+	if mm.kind != HockneyModel {
+		return Hockney{}, false
+	}
+	return mm.rangeFor(bytes), true
+}
+
+// HockneyRanges lists the Hockney ranges in order of message length.
+func (mm *MessageModel) HockneyRanges() []Hockney { return slices.Clone(mm.ranges) }
+
+// LogGP returns the LogGP parameters of a LogGP model.
+func (mm *MessageModel) LogGP() (LogGP, bool) { return mm.loggp, mm.kind == LogGPModel }
+
+// Expr returns the cost of an expression model (variables bytes and level).
+func (mm *MessageModel) Expr() (*Cost, bool) { return mm.time, mm.kind == ExprModel }
+
+// EagerLimit is the largest message sent without waiting for the receiver.
+func (mm *MessageModel) EagerLimit() (Number, bool) { return mm.eager, mm.eager.Given }
+
+// Startup is the start-up convention for patterns of several messages.
+func (mm *MessageModel) Startup() Startup { return mm.startup }
+
+// ---------------------------------------------------------------------------
+// Collectives
+
+// MPICH holds the parameters of the MPICH collective algorithms (Thakur,
+// Rabenseifner & Gropp 2005): a message of n bytes costs α + n·β, and
+// reducing n bytes locally costs n·γ.
+type MPICH struct {
+	Alpha Number // time per message
+	Beta  Number // time per byte
+	Gamma Number // local reduction time per byte
+}
+
+// collectives holds the table's collective costs keyed by (kind, op, elem),
+// "" meaning any.
+type collectives struct {
+	source  string
+	entries map[collKey]*Cost
+	rows    []collRow // the entries as written, for Describe
+	mpich   *MPICH
+}
+
+// collRow is one cost as the table wrote it, for several kinds and types.
+type collRow struct {
+	kinds, elems []string
+	op           string
+	cost         *Cost
+}
+
+type collKey struct{ kind, op, elem string }
+
+func (c *collectives) lookup(kind, op, elem string) (*Cost, bool) {
+	for _, k := range []collKey{{kind, op, elem}, {kind, op, ""}, {kind, "", elem}, {kind, "", ""}} {
+		if c, ok := c.entries[k]; ok {
+			return c, true
+		}
+	}
+	return nil, false
+}
+
+// ---------------------------------------------------------------------------
+// Cluster and disk
+
+// Cluster describes a cluster of SMP nodes ([002] §3): each node holds a
+// logical sx × sy block of ranks; at most lx messages cross a node boundary
+// east–west and ly north–south at a time.
+type Cluster struct {
+	source         string
+	sx, sy, lx, ly Number
+	inter          *MessageModel
+}
+
+// Node is the shape of one node in ranks; 0 means the whole grid in that
+// direction (one node holds all ranks).
+func (c *Cluster) Node() (sx, sy int) { return int(c.sx.Value), int(c.sy.Value) }
+
+// Links is the number of messages that may cross one node boundary at a
+// time, east–west and north–south; 0 means no limit.
+func (c *Cluster) Links() (lx, ly int) { return int(c.lx.Value), int(c.ly.Value) }
+
+// NodeOf is the node holding grid position (rx, ry).
+func (c *Cluster) NodeOf(rx, ry int) (nx, ny int) {
+	sx, sy := c.Node()
+	if sx > 0 {
+		nx = rx / sx
+	}
+	if sy > 0 {
+		ny = ry / sy
+	}
+	return nx, ny
+}
+
+// Inter is the model of a message between nodes; inside a node, messages
+// cost what Machine.Messages says.
+func (c *Cluster) Inter() *MessageModel { return c.inter }
+
+// Source cites the cluster description.
+func (c *Cluster) Source() string { return c.source }
+
+// Disk holds the memory–disk costs of the IMH model ([000] L793–795).
+type Disk struct {
+	Read, Write Transfer
+	source      string
+}
+
+// Transfer is a start-up time and a bandwidth.
+type Transfer struct {
+	Startup   Number
+	Bandwidth Number
+}
+
+// Time is Startup + bytes/Bandwidth.
+func (t Transfer) Time(bytes float64) float64 { return t.Startup.Value + bytes/t.Bandwidth.Value }
