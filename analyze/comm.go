@@ -47,6 +47,9 @@ func (ra *rankAnalysis) comm(l *leaf, c *Counts) error {
 // p2p adds one direction of a point-to-point statement.
 func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, peer lang.Expr, l *leaf, c *Counts) error {
 	msg := Message{Kind: kind, Stmt: ra.position(s).String(), Peer: lang.ExprString(peer)}
+	if e := ra.payloadElem(pl); e != lang.NoElem {
+		msg.Elem = e.String()
+	}
 	var count, bytes Count
 	if ra.k.Info.Deps[peer]&lang.DepIndex == 0 {
 		v, err := ra.k.EvalInt(peer, &lang.Env{Rank: ra.rank})

@@ -177,9 +177,10 @@ type RefCount struct {
 
 // Message is the point-to-point traffic of one statement of one rank.
 type Message struct {
-	Kind  string `json:"kind"` // send or recv
-	Stmt  string `json:"stmt"` // file:line:col
-	Peer  string `json:"peer"` // source form (east, (rank+1)%P)
+	Kind  string `json:"kind"`           // send or recv
+	Elem  string `json:"elem,omitempty"` // element type of the payload; "" for `n bytes`
+	Stmt  string `json:"stmt"`           // file:line:col
+	Peer  string `json:"peer"`           // source form (east, (rank+1)%P)
 	Rank  int64  `json:"peer_rank"`
 	Count Count  `json:"count"`
 	Bytes Count  `json:"bytes"`

@@ -46,13 +46,15 @@ type Work struct {
 	LoadBytes  float64
 	StoreBytes float64
 	Ops        []OpWork
+	Madds      []OpWork // multiply-add pairs by additive op, type and pattern
 }
 
 // OpWork is the count of one operation kind and type in a segment.
 type OpWork struct {
-	Op   OpKind
-	Type OpType
-	N    float64
+	Op      OpKind
+	Type    OpType
+	Pattern string
+	N       float64
 }
 
 // Segment is a run of statements without communication in one region.
@@ -385,10 +387,12 @@ func (w *Work) add(l *leaf, n float64) {
 	}
 	for _, t := range l.ops {
 		c := n * float64(t.n)
-		w.addOp(t.op, t.typ, c)
+		w.addOp(t.op, t.typ, l.pattern, c)
 	}
 	for _, t := range l.madd {
-		w.MaddPairs += n * float64(t.n)
+		c := n * float64(t.n)
+		w.MaddPairs += c
+		w.Madds = addOpWork(w.Madds, OpWork{Op: t.op, Type: t.typ, Pattern: l.pattern, N: c})
 	}
 	for _, r := range l.refs {
 		size := float64(r.array.Elem.Size())
@@ -403,22 +407,24 @@ func (w *Work) add(l *leaf, n float64) {
 }
 
 // addOp adds c operations, keeping flop and integer-op totals.
-func (w *Work) addOp(op OpKind, typ OpType, c float64) {
-	found := false
-	for i := range w.Ops {
-		if w.Ops[i].Op == op && w.Ops[i].Type == typ {
-			w.Ops[i].N += c
-			found = true
-		}
-	}
-	if !found {
-		w.Ops = append(w.Ops, OpWork{Op: op, Type: typ, N: c})
-	}
+func (w *Work) addOp(op OpKind, typ OpType, pattern string, c float64) {
+	w.Ops = addOpWork(w.Ops, OpWork{Op: op, Type: typ, Pattern: pattern, N: c})
 	if isFloatType(typ) {
 		w.Flop += c * float64(op.NominalFlop())
 	} else if op != OpConv {
 		w.IntOps += c
 	}
+}
+
+// addOpWork adds x into a list of operation counts.
+func addOpWork(list []OpWork, x OpWork) []OpWork {
+	for i := range list {
+		if list[i].Op == x.Op && list[i].Type == x.Type && list[i].Pattern == x.Pattern {
+			list[i].N += x.N
+			return list
+		}
+	}
+	return append(list, x)
 }
 
 // Events expands the schedule in program order, calling yield for every

@@ -16,9 +16,12 @@ import (
 // cli is the command line. Each verb is a struct with a Run method; kong
 // generates --help for every one of them.
 type cli struct {
-	Parse parseCmd `cmd:"" help:"Check a kernel file and print the checked AST (JSON) or a summary (table)."`
-	Fmt   fmtCmd   `cmd:"" help:"Print a kernel file in canonical form."`
-	Count countCmd `cmd:"" help:"Count exactly what every rank does, per region: iterations, operations, flop, loads, stores, messages, collectives."`
+	Parse    parseCmd    `cmd:"" help:"Check a kernel file and print the checked AST (JSON) or a summary (table)."`
+	Fmt      fmtCmd      `cmd:"" help:"Print a kernel file in canonical form."`
+	Predict  predictCmd  `cmd:"" help:"Predict how long a kernel takes on a machine, and why."`
+	Sweep    sweepCmd    `cmd:"" help:"Predict over a range of parameter values, one row per point."`
+	Machines machinesCmd `cmd:"" help:"List the built-in machine tables, or print one with its sources."`
+	Count    countCmd    `cmd:"" help:"Count exactly what every rank does, per region: iterations, operations, flop, loads, stores, messages, collectives."`
 }
 
 // env carries the streams a verb writes to, so tests can run verbs in

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"perfc/analyze"
+	"perfc/analyze/cache"
+	"perfc/costmodel"
+	"perfc/lang"
+	"perfc/machines"
+)
+
+// defaultMachine is the table `perfc predict` uses without -m: the most
+// complete table of the seed papers (operation costs, collectives,
+// messages), on which the paper's own Gaussian-elimination prediction can
+// be checked.
+const defaultMachine = "cm5-32"
+
+// machineArgs choose and adjust a machine table.
+type machineArgs struct {
+	Machine  string   `short:"m" default:"cm5-32" help:"Machine: a built-in name (perfc machines lists them) or a YAML file." placeholder:"NAME|FILE.yaml"`
+	Override []string `short:"M" name:"set" help:"Override a machine parameter for a what-if study, e.g. -M t_send=0.0585us/B (repeatable)." placeholder:"NAME=VALUE"`
+}
+
+// load returns the machine with overrides applied.
+func (a machineArgs) load() (*machines.Machine, error) {
+	var m *machines.Machine
+	var err error
+	if strings.HasSuffix(a.Machine, ".yaml") || strings.HasSuffix(a.Machine, ".yml") || strings.Contains(a.Machine, "/") {
+		m, err = machines.Load(a.Machine)
+	} else {
+		m, err = machines.Builtin(a.Machine)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(a.Override) > 0 {
+		if err := m.Override(a.Override); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// predictCmd is `perfc predict`.
+type predictCmd struct {
+	kernelArgs
+	machineArgs
+	outputArg
+	PaperRules bool `help:"Price the way the source paper did where it differs from the exact counts (docs/predict.md)."`
+	Terms      bool `help:"Show every term of the breakdown (count x unit cost = time)." default:"true" negatable:""`
+}
+
+// Run predicts and prints.
+func (c *predictCmd) Run(e env) error {
+	k, err := loadKernel(e, c.kernelArgs)
+	if err != nil {
+		return err
+	}
+	pred, err := predict(e, k, c.machineArgs, c.PaperRules)
+	if err != nil {
+		return err
+	}
+	if c.Output == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(pred)
+	}
+	printPrediction(e.stdout, pred, c.Terms)
+	return nil
+}
+
+// predict analyses a checked kernel with the machine's caches and prices it.
+func predict(e env, k *lang.Checked, ma machineArgs, paperRules bool) (*costmodel.Prediction, error) {
+	m, err := ma.load()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: machineCaches(m), Rank: analyze.AllRanks})
+	if err != nil {
+		return nil, positioned(e, err, k.File.Source)
+	}
+	pred, err := costmodel.Predict(k, rep, m, costmodel.Options{PaperRules: paperRules})
+	if err != nil {
+		return nil, positioned(e, err, k.File.Source)
+	}
+	return pred, nil
+}
+
+// machineCaches turns a machine's cache levels into the analyzer's
+// geometry; a line size or associativity the table does not give is
+// assumed (64 B, fully associative) and the level's source says so.
+func machineCaches(m *machines.Machine) cache.Hierarchy {
+	var h cache.Hierarchy
+	for _, c := range m.Memory().Caches() {
+		l := cache.Level{Name: c.Name, Size: int(c.Size.Value), Line: int(c.Line.Value), Assoc: c.Assoc, Source: m.Name()}
+		if l.Line <= 0 {
+			l.Line = 64
+			l.Source += " (line size assumed 64 B)"
+		}
+		if l.Assoc < 0 {
+			l.Assoc = 0
+			l.Source += " (associativity assumed full)"
+		}
+		if l.Validate() != nil {
+			l.Assoc = 0
+		}
+		h = append(h, l)
+	}
+	if h.Validate() != nil {
+		return nil
+	}
+	return h
+}
+
+// formatTime prints seconds with a unit that keeps 4 significant digits.
+func formatTime(s float64) string {
+	switch a := abs(s); {
+	case a == 0:
+		return "0 s"
+	case a >= 1:
+		return fmt.Sprintf("%.4g s", s)
+	case a >= 1e-3:
+		return fmt.Sprintf("%.4g ms", s*1e3)
+	case a >= 1e-6:
+		return fmt.Sprintf("%.4g us", s*1e6)
+	}
+	return fmt.Sprintf("%.4g ns", s*1e9)
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// printPrediction prints a prediction for people.
+func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
+	fmt.Fprintf(w, "prediction (not a measurement) for kernel %s on %s (%s)\n", p.Kernel, p.Machine, p.File)
+	var params []string
+	for _, q := range p.Params {
+		params = append(params, q.Name+" = "+q.Value)
+	}
+	fmt.Fprintf(w, "parameters: %s; %d ranks\n", strings.Join(params, ", "), p.Ranks)
+	fmt.Fprintf(w, "method: %s (ranks %s); compute and memory compose: %s\n\n", p.Method, p.Slowest.Ranks, p.Compose)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "region\tcompute\tmemory\tmessages\tcollectives\ttotal\tbottleneck\t")
+	var sum costmodel.RegionPrediction
+	for _, r := range p.Regions {
+		if r.Time == 0 && len(r.Terms) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, formatTime(r.Compute), formatTime(r.Memory),
+			formatTime(r.Messages), formatTime(r.Collectives), formatTime(r.Time), r.Bottleneck)
+		sum.Compute += r.Compute
+		sum.Memory += r.Memory
+		sum.Messages += r.Messages
+		sum.Collectives += r.Collectives
+	}
+	fmt.Fprintf(tw, "total\t%s\t%s\t%s\t%s\t%s\t%s\t\n", formatTime(sum.Compute), formatTime(sum.Memory),
+		formatTime(sum.Messages), formatTime(sum.Collectives), formatTime(p.Total), p.Bottleneck)
+	tw.Flush()
+	fmt.Fprintf(w, "\npredicted time: %s   R_B = %.4g Mflop/s (%s nominal flop, all ranks)   R_T = %.4g /s\n",
+		formatTime(p.Total), p.RB, groupDigits(fmt.Sprintf("%.0f", p.NominalFlop)), p.RT)
+	if len(p.Classes) > 1 {
+		fmt.Fprintln(w, "rank classes:")
+		for _, c := range p.Classes {
+			fmt.Fprintf(w, "  ranks %s: %s\n", c.Ranks, formatTime(c.Time))
+		}
+	}
+	if terms {
+		fmt.Fprintln(w, "\nbreakdown (count x unit cost = time):")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, r := range p.Regions {
+			for _, t := range r.Terms {
+				fmt.Fprintf(tw, "  %s\t%s\t%s %s x %s\t= %s\t%s\n", r.Name, t.What, groupDigits(fmt.Sprintf("%.6g", t.Count)), t.Unit,
+					formatTime(t.UnitCost), formatTime(t.Time), t.How)
+			}
+		}
+		tw.Flush()
+	}
+	for _, s := range p.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", s)
+	}
+	for _, s := range p.Notes {
+		fmt.Fprintf(w, "note: %s\n", s)
+	}
+}

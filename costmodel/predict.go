@@ -1,0 +1,261 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"perfc/analyze"
+	"perfc/lang"
+	"perfc/machines"
+)
+
+// PredictionSchema names the JSON schema of a Prediction (docs/predict.md).
+const PredictionSchema = "perfc.prediction/v1"
+
+// RegionPrediction is the predicted time of one region on the slowest
+// rank, broken down by resource.
+type RegionPrediction struct {
+	Name        string  `json:"name"`
+	Compute     float64 `json:"compute"`
+	Memory      float64 `json:"memory"`
+	Messages    float64 `json:"messages"`
+	Collectives float64 `json:"collectives"`
+	Time        float64 `json:"time"`
+	Bottleneck  string  `json:"bottleneck"`
+	Terms       []Term  `json:"terms"`
+}
+
+// ClassPrediction is the predicted time of one class of alike ranks.
+type ClassPrediction struct {
+	Ranks string  `json:"ranks"`
+	Rank  int64   `json:"representative"`
+	Time  float64 `json:"time"`
+}
+
+// Prediction is what perfc predicts for a kernel on a machine. It is a
+// prediction, never a measurement.
+type Prediction struct {
+	Schema     string             `json:"schema"`
+	Kernel     string             `json:"kernel"`
+	File       string             `json:"file"`
+	Machine    string             `json:"machine"`
+	Params     []analyze.Param    `json:"params"`
+	Ranks      int64              `json:"ranks"`
+	Method     string             `json:"method"`
+	Compose    string             `json:"compose"`
+	Total      float64            `json:"total"` // seconds, predicted
+	Slowest    ClassPrediction    `json:"slowest"`
+	Classes    []ClassPrediction  `json:"classes"`
+	Regions    []RegionPrediction `json:"regions"`
+	Bottleneck string             `json:"bottleneck"`
+	// PARKBENCH metrics: R_B = nominal flop of all ranks / T (Mflop/s), R_T = 1/T.
+	NominalFlop float64  `json:"nominal_flop"`
+	RB          float64  `json:"rb_mflops"`
+	RT          float64  `json:"rt_per_s"`
+	Warnings    []string `json:"warnings,omitempty"`
+	Notes       []string `json:"notes,omitempty"`
+}
+
+// Options tune a prediction.
+type Options struct {
+	// PaperRules prices the way a source paper did where it differs from
+	// the exact counts (see docs/predict.md); only some machines have rules.
+	PaperRules bool
+}
+
+// Predict prices the counts of a kernel on a machine: every rank class is
+// priced region by region, and the slowest class decides the total.
+func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) (*Prediction, error) {
+	p := newMachinePricer(m, k)
+	pred := &Prediction{
+		Schema: PredictionSchema, Kernel: rep.Kernel, File: rep.File, Machine: m.Name(), Params: rep.Params,
+		Ranks: rep.Ranks, Compose: m.Compose().String(), Method: "sum of per-rank costs, slowest rank class",
+	}
+	var slowest []RegionPrediction
+	for _, cl := range rep.Classes {
+		regions := p.priceClass(cl, rep)
+		var total float64
+		for _, r := range regions {
+			total += r.Time
+		}
+		cp := ClassPrediction{Ranks: cl.Ranks.String(), Rank: cl.Rank, Time: total}
+		pred.Classes = append(pred.Classes, cp)
+		if slowest == nil || total > pred.Total {
+			pred.Total, pred.Slowest, slowest = total, cp, regions
+		}
+		pred.NominalFlop += cl.Total.Flop.Float() * float64(cl.Ranks.Len())
+	}
+	pred.Regions = slowest
+	pred.Bottleneck = bottleneckOf(sumRegions(slowest))
+	if pred.Total > 0 {
+		pred.RB = pred.NominalFlop / pred.Total / 1e6
+		pred.RT = 1 / pred.Total
+	}
+	if hasPointToPoint(rep) {
+		pred.Warnings = append(pred.Warnings, "the kernel's ranks wait on each other's messages; this sum of per-rank costs ignores waiting (a lower bound on a pipeline); perfc emulate gives the critical path")
+	}
+	pred.Warnings = append(pred.Warnings, cacheWarnings(rep, m)...)
+	pred.Warnings = append(pred.Warnings, probWarnings(k)...)
+	for n := range p.notes {
+		pred.Notes = append(pred.Notes, n)
+	}
+	sort.Strings(pred.Notes)
+	pred.Notes = append(pred.Notes, rep.Notes...)
+	return pred, nil
+}
+
+// priceClass prices every region of one class.
+func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []RegionPrediction {
+	var out []RegionPrediction
+	for _, r := range cl.Regions {
+		w := fromCounts(r.Counts, rep.Footprint.Bytes)
+		rp := RegionPrediction{Name: r.Name}
+		compute := p.computeTerms(w)
+		memory := p.memoryTerms(w)
+		rp.Terms = append(append(rp.Terms, compute...), memory...)
+		for _, t := range rp.Terms {
+			if t.Resource == "compute" {
+				rp.Compute += t.Time
+			} else {
+				rp.Memory += t.Time
+			}
+		}
+		for _, t := range p.messageTerms(cl.Rank, r.Counts) {
+			rp.Messages += t.Time
+			rp.Terms = append(rp.Terms, t)
+		}
+		for _, t := range p.collectiveTerms(r.Counts) {
+			rp.Collectives += t.Time
+			rp.Terms = append(rp.Terms, t)
+		}
+		rp.Time = composeTime(p.m.Compose(), rp.Compute, rp.Memory) + rp.Messages + rp.Collectives
+		rp.Bottleneck = bottleneckOf(rp)
+		out = append(out, rp)
+	}
+	return out
+}
+
+// messageTerms prices a rank's point-to-point messages: every send and
+// every receive costs one message time (a receive waits for its message;
+// both halves of a sendrecv are priced, as two messages).
+func (p *machinePricer) messageTerms(rank int64, c analyze.Counts) []Term {
+	var terms []Term
+	for _, msg := range c.Messages {
+		n := msg.Count.Float()
+		if n == 0 {
+			continue
+		}
+		bytes := msg.Bytes.Float() / n
+		peer := msg.Rank
+		if peer < 0 {
+			peer = (rank + 1) % max(p.ranks, 1) // a peer that varies: priced as a neighbour
+		}
+		src, dst := rank, peer
+		if msg.Kind == "recv" {
+			src, dst = peer, rank
+		}
+		unit, how := p.message(src, dst, bytes, msg.Elem)
+		terms = append(terms, Term{Resource: "message", What: fmt.Sprintf("%s %s (%s)", msg.Kind, msg.Peer, msg.Stmt),
+			Count: n, Unit: fmt.Sprintf("message of %.6g B", bytes), UnitCost: unit, Time: n * unit, How: how})
+	}
+	return terms
+}
+
+// collectiveTerms prices a rank's collectives and barriers.
+func (p *machinePricer) collectiveTerms(c analyze.Counts) []Term {
+	var terms []Term
+	for _, col := range c.Collectives {
+		n := col.Count.Float()
+		if n == 0 {
+			continue
+		}
+		bytes := col.Bytes.Float() / n
+		unit, how, src := p.collective(col.Kind, col.Op, col.Elem, bytes, col.Participants)
+		what := strings.TrimSpace(col.Kind + " " + col.Op + " " + col.Elem)
+		terms = append(terms, Term{Resource: "collective", What: fmt.Sprintf("%s (%s)", what, col.Stmt), Count: n,
+			Unit: fmt.Sprintf("call of %.6g B", bytes), UnitCost: unit, Time: n * unit, How: how, Source: src})
+	}
+	if n := c.Barriers.Float(); n > 0 {
+		unit, how, src := p.collective("barrier", "", "", 0, p.ranks)
+		terms = append(terms, Term{Resource: "collective", What: "barrier", Count: n, Unit: "call", UnitCost: unit,
+			Time: n * unit, How: how, Source: src})
+	}
+	return terms
+}
+
+// sumRegions adds regions into one for the whole kernel.
+func sumRegions(rs []RegionPrediction) RegionPrediction {
+	var t RegionPrediction
+	for _, r := range rs {
+		t.Compute += r.Compute
+		t.Memory += r.Memory
+		t.Messages += r.Messages
+		t.Collectives += r.Collectives
+		t.Time += r.Time
+	}
+	return t
+}
+
+// bottleneckOf names the resource that takes the longest.
+func bottleneckOf(r RegionPrediction) string {
+	best, name := 0.0, "none"
+	for _, c := range []struct {
+		name string
+		t    float64
+	}{{"compute", r.Compute}, {"memory", r.Memory}, {"messages", r.Messages}, {"collectives", r.Collectives}} {
+		if c.t > best {
+			best, name = c.t, c.name
+		}
+	}
+	return name
+}
+
+// hasPointToPoint reports whether any rank sends or receives a message.
+func hasPointToPoint(rep *analyze.Report) bool {
+	for _, cl := range rep.Classes {
+		if len(cl.Total.Messages) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// cacheWarnings flags arrays and working sets larger than a cache level of
+// the machine (the CM-5 block of Gaussian elimination at N = 512: 65,664 B
+// against 64 KiB).
+func cacheWarnings(rep *analyze.Report, m *machines.Machine) []string {
+	var out []string
+	for _, c := range m.Memory().Caches() {
+		size := int64(c.Size.Value)
+		if size <= 0 {
+			continue
+		}
+		for _, a := range rep.Footprint.Arrays {
+			if a.Bytes > size {
+				out = append(out, fmt.Sprintf("array %s is %d B, larger than the %s of %s (%s): it does not stay in cache", a.Name, a.Bytes, c.Name, m.Name(), c.Size.String()))
+			}
+		}
+		if rep.Footprint.Bytes > size {
+			out = append(out, fmt.Sprintf("the working set of one rank is %d B, larger than the %s of %s (%s)", rep.Footprint.Bytes, c.Name, m.Name(), c.Size.String()))
+		}
+	}
+	return out
+}
+
+// probWarnings lists every assumed branch probability.
+func probWarnings(k *lang.Checked) []string {
+	var out []string
+	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
+		if s, ok := n.(*lang.IfStmt); ok && s.Prob != nil {
+			out = append(out, fmt.Sprintf("assumed: the condition %s at %s is true with probability %s",
+				lang.ExprString(s.Cond), k.File.Source.Position(s.Pos()), lang.ExprString(s.Prob)))
+		}
+		return true
+	})
+	return out
+}
+
+// isFinite reports whether t is a usable time.
+func isFinite(t float64) bool { return !math.IsNaN(t) && !math.IsInf(t, 0) }

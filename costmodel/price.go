@@ -1,0 +1,505 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"perfc/analyze"
+	"perfc/lang"
+	"perfc/machines"
+)
+
+// Term is one line of a breakdown: count × unit cost = time.
+type Term struct {
+	Resource string  `json:"resource"` // compute, memory, message, collective, barrier
+	What     string  `json:"what"`     // "sub f64 a&b&s", "send east", "allreduce max f64"
+	Count    float64 `json:"count"`
+	Unit     string  `json:"unit"`      // what Count counts: op, pair, message, call, B, line
+	UnitCost float64 `json:"unit_cost"` // seconds per unit
+	Time     float64 `json:"time"`      // seconds
+	How      string  `json:"how,omitempty"`
+	Source   string  `json:"source,omitempty"`
+}
+
+// machinePricer prices with a machine table. It implements Pricer.
+type machinePricer struct {
+	m     *machines.Machine
+	k     *lang.Checked
+	ranks int64
+	px    int64 // grid width, 0 for a 1-D rank space
+	notes map[string]bool
+}
+
+// NewPricer builds the Pricer of machine m for kernel k.
+func NewPricer(m *machines.Machine, k *lang.Checked) (Pricer, error) {
+	return newMachinePricer(m, k), nil
+}
+
+// newMachinePricer returns the concrete pricer.
+func newMachinePricer(m *machines.Machine, k *lang.Checked) *machinePricer {
+	p := &machinePricer{m: m, k: k, ranks: k.NumRanks(), notes: map[string]bool{}}
+	if px, _, ok := k.Grid(); ok {
+		p.px = px
+	}
+	return p
+}
+
+// note records a pricing caveat once.
+func (p *machinePricer) note(s string) { p.notes[s] = true }
+
+// workload is what the pricing rules read, from Counts or from a Work.
+type workload struct {
+	ops, madds            []opN
+	flop                  float64
+	loads, stores         float64
+	loadBytes, storeBytes float64
+	lines                 map[string]float64 // lines brought in per cache level (from the cache model)
+	maxStride             float64            // largest stride in elements of a reference that moves in its innermost loop
+	footprint             int64
+	vectorRefs            float64 // array references (mrefs) for the bottleneck laws
+	hasCache              bool
+}
+
+// opN is a count of one operation kind, type and pattern.
+type opN struct {
+	op      analyze.OpKind
+	typ     analyze.OpType
+	pattern string
+	n       float64
+}
+
+// fromCounts builds a workload from the counts of a region.
+func fromCounts(c analyze.Counts, footprint int64) *workload {
+	w := &workload{flop: c.Flop.Float(), loads: c.Loads.Float(), stores: c.Stores.Float(),
+		loadBytes: c.LoadBytes.Float(), storeBytes: c.StoreBytes.Float(), footprint: footprint,
+		lines: map[string]float64{}}
+	for _, o := range c.Ops {
+		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.Count.Float()})
+	}
+	for _, o := range c.Madds {
+		w.madds = append(w.madds, opN{o.Op, o.Type, o.Pattern, o.Count.Float()})
+	}
+	for _, l := range c.Cache {
+		w.lines[l.Level] = l.Lines.Float()
+		w.hasCache = true
+	}
+	for _, r := range c.Refs {
+		w.vectorRefs += r.Count.Float()
+		if r.Hoisted != "" || len(r.Strides) == 0 || r.Size == 0 {
+			continue
+		}
+		inner := r.Strides[len(r.Strides)-1]
+		if v, ok := inner.Bytes.Constant(); ok {
+			f, _ := v.Float64()
+			w.maxStride = math.Max(w.maxStride, math.Abs(f)/float64(r.Size))
+		}
+	}
+	return w
+}
+
+// fromWork builds a workload from a schedule's compute segment.
+func fromWork(x *analyze.Work) *workload {
+	w := &workload{flop: x.Flop, loads: x.Loads, stores: x.Stores, loadBytes: x.LoadBytes, storeBytes: x.StoreBytes,
+		vectorRefs: x.Loads + x.Stores}
+	for _, o := range x.Ops {
+		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.N})
+	}
+	for _, o := range x.Madds {
+		w.madds = append(w.madds, opN{o.Op, o.Type, o.Pattern, o.N})
+	}
+	return w
+}
+
+// elemOf maps an operation type to the element type a table is keyed by;
+// arithmetic on loop indices is priced as 64-bit integer arithmetic.
+func elemOf(t analyze.OpType) string {
+	if t == "int" {
+		return "i64"
+	}
+	return string(t)
+}
+
+// tableOp maps an operation kind to the table's operation, or "".
+func tableOp(k analyze.OpKind) machines.Op {
+	switch k {
+	case analyze.OpAdd:
+		return machines.OpAdd
+	case analyze.OpSub:
+		return machines.OpSub
+	case analyze.OpMul:
+		return machines.OpMul
+	case analyze.OpDiv:
+		return machines.OpDiv
+	case analyze.OpCmp:
+		return machines.OpCmp
+	case analyze.OpSqrt:
+		return machines.OpSqrt
+	case analyze.OpExp:
+		return machines.OpExp
+	case analyze.OpLog:
+		return machines.OpLog
+	case analyze.OpSin:
+		return machines.OpSin
+	case analyze.OpCos:
+		return machines.OpCos
+	case analyze.OpAbs:
+		return machines.OpAbs
+	case analyze.OpMin:
+		return machines.OpMin
+	case analyze.OpMax:
+		return machines.OpMax
+	}
+	return ""
+}
+
+// hasOpTable reports whether the machine prices operations one by one.
+func (p *machinePricer) hasOpTable() bool {
+	_, ok := p.m.Compute().OpCost(machines.TwoArraysScalar, machines.OpAdd, "f64")
+	return ok
+}
+
+// computeTerms prices the arithmetic of a workload.
+func (p *machinePricer) computeTerms(w *workload) []Term {
+	c := p.m.Compute()
+	if c == nil || c.Free() {
+		return nil
+	}
+	if p.hasOpTable() {
+		return p.opTableTerms(w)
+	}
+	if _, ok := p.m.Memory().Bottleneck("poly1"); ok {
+		return nil // the bottleneck law prices arithmetic and memory together (memoryTerms)
+	}
+	var terms []Term
+	byElem := map[string]float64{}
+	for _, o := range w.ops {
+		if f := o.op.NominalFlop(); f > 0 && (o.typ == "f64" || o.typ == "f32") {
+			byElem[string(o.typ)] += o.n * float64(f)
+		}
+	}
+	elems := sortedKeys(byElem)
+	for _, e := range elems {
+		peak, ok := c.Peak(e)
+		if !ok {
+			if _, imh := c.IMH(); imh {
+				p.note("compute is folded into the IMH processor-memory cost, as the IMH paper does ([000] L867)")
+			} else {
+				p.note("the machine gives no compute rate for " + e + "; arithmetic is not priced")
+			}
+			continue
+		}
+		unit := 1 / peak.Value
+		terms = append(terms, Term{Resource: "compute", What: "nominal flop " + e, Count: byElem[e], Unit: "flop",
+			UnitCost: unit, Time: byElem[e] * unit, How: "flop / peak " + peak.String(), Source: peak.Source})
+	}
+	return terms
+}
+
+// opTableTerms prices every operation from a per-operation table (CM-5
+// Table 1): multiply-add pairs at the madd entry, the rest one by one;
+// operations on register operands (pattern s&s&s) at the register rate.
+func (p *machinePricer) opTableTerms(w *workload) []Term {
+	c := p.m.Compute()
+	left := map[opN]float64{}
+	var order []opN
+	for _, o := range w.ops {
+		key := opN{op: o.op, typ: o.typ, pattern: o.pattern}
+		if _, seen := left[key]; !seen {
+			order = append(order, key)
+		}
+		left[key] += o.n
+	}
+	var terms []Term
+	for _, m := range w.madds {
+		if m.n == 0 {
+			continue
+		}
+		// Each pair consumes one multiply and one add or subtract.
+		left[opN{op: analyze.OpMul, typ: m.typ, pattern: m.pattern}] -= m.n
+		left[opN{op: m.op, typ: m.typ, pattern: m.pattern}] -= m.n
+		what := fmt.Sprintf("madd %s %s", m.typ, m.pattern)
+		if m.pattern == "s&s&s" {
+			if r, ok := c.RegisterMaddRate(); ok {
+				unit := 2 / r.Value
+				terms = append(terms, Term{Resource: "compute", What: what, Count: m.n, Unit: "pair", UnitCost: unit, Time: m.n * unit,
+					How: "register operands, 2 flop at " + r.String(), Source: r.Source})
+				continue
+			}
+		}
+		pattern := machines.Pattern(m.pattern)
+		if m.pattern == "s&s&s" {
+			pattern = machines.ArrayScalarScalar
+		}
+		cost, ok := c.OpCost(pattern, machines.OpMadd, elemOf(m.typ))
+		if !ok {
+			// Price the pair as its two operations instead.
+			left[opN{op: analyze.OpMul, typ: m.typ, pattern: m.pattern}] += m.n
+			left[opN{op: m.op, typ: m.typ, pattern: m.pattern}] += m.n
+			continue
+		}
+		terms = append(terms, Term{Resource: "compute", What: what, Count: m.n, Unit: "pair", UnitCost: cost.Value,
+			Time: m.n * cost.Value, How: "Table madd " + cost.String(), Source: cost.Source})
+	}
+	for _, key := range order {
+		n := left[key]
+		if n <= 1e-9 {
+			continue
+		}
+		op := tableOp(key.op)
+		what := fmt.Sprintf("%s %s %s", key.op, key.typ, key.pattern)
+		if op == "" {
+			p.note(fmt.Sprintf("%s operations are not priced by the machine's operation table", key.op))
+			continue
+		}
+		if key.pattern == "s&s&s" {
+			if r, ok := c.RegisterRate(); ok {
+				unit := 1 / r.Value
+				terms = append(terms, Term{Resource: "compute", What: what, Count: n, Unit: "op", UnitCost: unit, Time: n * unit,
+					How: "register operands at " + r.String(), Source: r.Source})
+				continue
+			}
+		}
+		pattern := machines.Pattern(key.pattern)
+		if key.pattern == "s&s&s" {
+			pattern = machines.ArrayScalarScalar
+		}
+		cost, ok := c.OpCost(pattern, op, elemOf(key.typ))
+		if !ok {
+			p.note(fmt.Sprintf("the operation table has no %s %s %s", op, elemOf(key.typ), pattern))
+			continue
+		}
+		terms = append(terms, Term{Resource: "compute", What: what, Count: n, Unit: "op", UnitCost: cost.Value,
+			Time: n * cost.Value, How: "Table " + cost.String(), Source: cost.Source})
+	}
+	return terms
+}
+
+// memoryTerms prices the memory traffic of a workload.
+func (p *machinePricer) memoryTerms(w *workload) []Term {
+	mem := p.m.Memory()
+	if mem == nil || p.m.Compute().Free() {
+		return nil
+	}
+	caches := mem.Caches()
+	if cost, ok := mem.Cost(); ok {
+		elements := w.loads + w.stores
+		lines := p.lines(w, caches)
+		t := cost.Eval(machines.Vars{N: elements, Lines: lines, Stride: w.maxStride, Bytes: w.loadBytes + w.storeBytes})
+		return []Term{{Resource: "memory", What: "processor-memory transfers", Count: elements, Unit: "element",
+			UnitCost: safeDiv(t, elements), Time: t,
+			How:    fmt.Sprintf("%s with n = %.6g elements, lines = %.6g, stride = %.6g", cost.String(), elements, lines, w.maxStride),
+			Source: cost.Source()}}
+	}
+	if b, ok := p.bottleneck(w, caches); ok {
+		// r = r̂∞/(1 + f½/f): time = (F + f½·M)/r̂∞, arithmetic and memory references.
+		m := w.vectorRefs
+		return []Term{
+			{Resource: "compute", What: "nominal flop (" + b.Name + ")", Count: w.flop, Unit: "flop", UnitCost: 1 / b.Rhat.Value,
+				Time: w.flop / b.Rhat.Value, How: "F / r̂∞, r̂∞ = " + b.Rhat.String(), Source: b.Rhat.Source},
+			{Resource: "memory", What: "vector memory references (" + b.Name + ")", Count: m, Unit: "mref",
+				UnitCost: b.Fhalf.Value / b.Rhat.Value, Time: m * b.Fhalf.Value / b.Rhat.Value,
+				How: "f½ · M / r̂∞, f½ = " + b.Fhalf.String(), Source: b.Fhalf.Source},
+		}
+	}
+	var terms []Term
+	if w.hasCache {
+		for _, c := range caches {
+			n, ok := w.lines[c.Name]
+			if !ok || n == 0 {
+				continue
+			}
+			switch {
+			case c.LineCost.Value > 0:
+				terms = append(terms, Term{Resource: "memory", What: c.Name + " lines", Count: n, Unit: "line",
+					UnitCost: c.LineCost.Value, Time: n * c.LineCost.Value, Source: c.Source})
+			case c.Bandwidth.Value > 0 && c.Line.Value > 0:
+				u := c.Line.Value / c.Bandwidth.Value
+				terms = append(terms, Term{Resource: "memory", What: c.Name + " lines", Count: n, Unit: "line",
+					UnitCost: u, Time: n * u, How: "line / bandwidth " + c.Bandwidth.String(), Source: c.Source})
+			}
+		}
+	}
+	if len(terms) == 0 && !p.hasOpTable() {
+		if bw, ok := mem.MainBandwidth(); ok {
+			bytes := w.loadBytes + w.storeBytes
+			if len(caches) > 0 && int64(caches[len(caches)-1].Size.Value) >= w.footprint && w.footprint > 0 {
+				p.note("the working set fits in " + caches[len(caches)-1].Name + "; main-memory bandwidth is not charged")
+				return nil
+			}
+			u := 1 / bw.Value
+			terms = append(terms, Term{Resource: "memory", What: "bytes loaded and stored", Count: bytes, Unit: "B",
+				UnitCost: u, Time: bytes * u, How: "bytes / main bandwidth " + bw.String(), Source: bw.Source})
+		}
+	}
+	return terms
+}
+
+// lines returns the cache lines the IMH cost charges: the first level's
+// lines from the cache model when present, else the streaming estimate
+// N·min(S, L)/L from the references' strides.
+func (p *machinePricer) lines(w *workload, caches []machines.Cache) float64 {
+	if len(caches) == 0 {
+		return 0
+	}
+	if n, ok := w.lines[caches[0].Name]; ok {
+		return n
+	}
+	line := caches[0].Line.Value
+	if line <= 0 {
+		return 0
+	}
+	bytes := w.loadBytes + w.storeBytes
+	elems := w.loads + w.stores
+	if elems == 0 {
+		return 0
+	}
+	size := bytes / elems
+	perLine := line / size
+	stride := math.Max(w.maxStride, 1)
+	return elems * math.Min(stride, perLine) / perLine
+}
+
+// bottleneck chooses the POLY1 (in cache) or POLY2 (out of cache) law.
+func (p *machinePricer) bottleneck(w *workload, caches []machines.Cache) (machines.Bottleneck, bool) {
+	mem := p.m.Memory()
+	b1, ok1 := mem.Bottleneck("poly1")
+	b2, ok2 := mem.Bottleneck("poly2")
+	inCache := len(caches) > 0 && w.footprint <= int64(caches[len(caches)-1].Size.Value)
+	switch {
+	case ok1 && (inCache || !ok2):
+		return b1, true
+	case ok2:
+		return b2, true
+	}
+	return machines.Bottleneck{}, false
+}
+
+// Compute implements Pricer for a schedule segment.
+func (p *machinePricer) Compute(x *analyze.Work) float64 {
+	w := fromWork(x)
+	return composeTime(p.m.Compose(), sumTerms(p.computeTerms(w)), sumTerms(p.memoryTerms(w)))
+}
+
+// Message implements Pricer.
+func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
+	t, _ := p.message(src, dst, float64(bytes), "")
+	return t
+}
+
+// message prices one message and says how.
+func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (float64, string) {
+	if p.m.Compute().Free() && p.m.Messages(elem) == nil {
+		return 1, "one step"
+	}
+	mm := p.m.Messages(elem)
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.px > 0 && p.differentNodes(cl, src, dst) {
+		mm = cl.Inter()
+	}
+	if mm == nil {
+		p.note("the machine has no message model; messages are not priced")
+		return 0, ""
+	}
+	level := mm.Levels(int(src), int(dst))
+	return mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
+}
+
+// differentNodes reports whether two grid ranks sit on different nodes.
+func (p *machinePricer) differentNodes(cl *machines.Cluster, a, b int64) bool {
+	ax, ay := cl.NodeOf(int(a%p.px), int(a/p.px))
+	bx, by := cl.NodeOf(int(b%p.px), int(b/p.px))
+	return ax != bx || ay != by
+}
+
+// Collective implements Pricer.
+func (p *machinePricer) Collective(kind, op, elem string, bytes int64, participants int64) float64 {
+	t, _, _ := p.collective(kind, op, elem, float64(bytes), participants)
+	return t
+}
+
+// collective prices one call and names the rule used.
+func (p *machinePricer) collective(kind, op, elem string, bytes float64, participants int64) (float64, string, string) {
+	if cost, ok := p.m.Collective(kind, op, elem); ok {
+		t := cost.Eval(machines.Vars{Bytes: bytes, P: float64(participants)})
+		return t, "table: " + cost.String(), cost.Source()
+	}
+	params, src := p.mpichParams()
+	alg := mpichCollective(kind, mpichSize(kind, bytes, participants), participants, params)
+	return alg.time, "MPICH " + alg.name, src
+}
+
+// mpichParams returns α, β, γ from the table, or from its message model.
+func (p *machinePricer) mpichParams() (mpichParams, string) {
+	if c, ok := p.m.MPICH(); ok {
+		return mpichParams{c.Alpha.Value, c.Beta.Value, c.Gamma.Value}, "MPICH α = " + c.Alpha.String() + ", β = " + c.Beta.String()
+	}
+	if mm := p.m.Messages(""); mm != nil {
+		t0 := mm.Time(0, 1)
+		beta := (mm.Time(1<<20, 1) - t0) / (1 << 20)
+		return mpichParams{alpha: t0, beta: beta}, "MPICH with α, β from the message model [derived]"
+	}
+	if p.m.Compute().Free() {
+		return mpichParams{alpha: 1}, "one step per message"
+	}
+	return mpichParams{}, "no message model: collectives are not priced"
+}
+
+// EagerLimit implements Pricer.
+func (p *machinePricer) EagerLimit() int64 {
+	if mm := p.m.Messages(""); mm != nil {
+		if n, ok := mm.EagerLimit(); ok {
+			return int64(n.Value)
+		}
+	}
+	return -1
+}
+
+// Cluster implements Pricer.
+func (p *machinePricer) Cluster() *Cluster {
+	cl := p.m.Cluster()
+	if cl == nil {
+		return nil
+	}
+	sx, sy := cl.Node()
+	lx, ly := cl.Links()
+	out := &Cluster{Sx: int64(sx), Sy: int64(sy), Lx: int64(lx), Ly: int64(ly)}
+	if inter := cl.Inter(); inter != nil {
+		out.Inter = func(bytes int64) float64 { return inter.Time(float64(bytes), 1) }
+	}
+	return out
+}
+
+// composeTime combines compute and memory as the machine declares.
+func composeTime(c machines.Compose, compute, memory float64) float64 {
+	if c == machines.ComposeMax {
+		return math.Max(compute, memory)
+	}
+	return compute + memory
+}
+
+// sumTerms adds the times of terms.
+func sumTerms(ts []Term) float64 {
+	var s float64
+	for _, t := range ts {
+		s += t.Time
+	}
+	return s
+}
+
+// safeDiv returns a/b, or 0 when b is 0.
+func safeDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
