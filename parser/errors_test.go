@@ -64,6 +64,8 @@ func badInputs() []badInput {
 				"2:9: 'step' is a keyword; choose another name",
 				"3:7: 'bytes' is a keyword; choose another name",
 			}},
+		{"kernel as a name", "kernel k() {\n  let kernel = 1\n}\n",
+			[]string{"2:7: 'kernel' is a keyword; choose another name"}},
 		{"keyword assigned to", "kernel k() {\n  step = 2\n}\n",
 			[]string{"2:3: 'step' is a keyword; choose another name"}},
 		{"rank count not P", "kernel k() on Q = 4 ranks {\n}\n",

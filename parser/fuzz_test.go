@@ -38,7 +38,6 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		os.WriteFile("/tmp/fuzz_current", src, 0o644) // DEBUG
 		start := time.Now()
 		file, err := parser.ParseFile("fuzz.spmd", src)
 		if d := time.Since(start); d > slowParse {

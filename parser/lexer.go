@@ -12,9 +12,9 @@ import (
 )
 
 // keywordList holds the reserved words of the language (docs/language.md,
-// "Reserved keywords"). They lex as Keyword tokens, so a grammar reference
-// to Ident never matches one; declaration names accept them only to report
-// "'for' is a keyword" instead of a bare syntax error.
+// "Reserved keywords"). scan gives them the Keyword token type, so a
+// grammar reference to Ident never matches one; declaration names accept
+// them only to report "'for' is a keyword" instead of a bare syntax error.
 const keywordList = "kernel on ranks grid let array var for in step repeat if else prob region " +
 	"send recv sendrecv exchange bcast reduce allreduce scatter gather allgather alltoall scan barrier " +
 	"to from with into bytes east west north south none f64 f32 i64 i32"
@@ -40,14 +40,14 @@ const (
 
 // lexerRules returns the lexer's rules. They are tried in order and the
 // first match wins, so a longer form comes before its prefix: `..` and the
-// two-character operators before one-character ones, a float before an int,
-// comments before '/'. A float needs a
-// digit after its '.', which keeps `0..N` three tokens. Within those
-// constraints the common tokens come first, because participle tries each
-// rule's regular expression in turn and that dominates the lexing time.
-// For the same reason keywords are lexed as identifiers and retyped by scan
-// (one alternation of 42 words per name was the slowest rule); the Keyword
-// rule only declares the token type that the grammar refers to.
+// two-character operators before one-character ones, a float before an
+// int, comments before '/'. A float needs a digit after its '.', which
+// keeps `0..N` three tokens. Within those constraints the common tokens
+// come first, because participle tries each rule's regular expression in
+// turn and that dominates the lexing time. For the same reason keywords
+// are lexed as identifiers and retyped by scan (an alternation of 42 words
+// tried on every name was the slowest rule); the Keyword rule, which never
+// matches first, only declares the token type the grammar refers to.
 func lexerRules() []lexer.SimpleRule {
 	return []lexer.SimpleRule{
 		{Name: tokWhitespace, Pattern: `[ \t\r\n]+`},
@@ -64,6 +64,10 @@ func lexerRules() []lexer.SimpleRule {
 		{Name: tokInvalid, Pattern: `.`},
 	}
 }
+
+// byteOrderMark is U+FEFF, accepted (and ignored) at the start of a file
+// as go/scanner does.
+const byteOrderMark = "\uFEFF"
 
 // isKeyword reports whether word is reserved.
 func isKeyword(word string) bool {
@@ -118,6 +122,9 @@ func scan(src *lang.Source, errs *lang.ErrorList) scanResult {
 			// lexer change cannot turn into a panic or a silent truncation.
 			errs.Add(src.Position(lang.PosOf(0)), err.Error())
 			return scanResult{}
+		}
+		if tok.Pos.Offset == 0 && tok.Value == byteOrderMark {
+			continue // written by some editors; not part of the program
 		}
 		if tok.Type == kinds.ident && isKeyword(tok.Value) {
 			tok.Type = kinds.keyword
@@ -215,7 +222,7 @@ func invalidCharMessage(text string) string {
 }
 
 // unquote returns the text of a string literal whose escapes were checked
-// by badEscapeMessage.
+// by badEscape.
 func unquote(quoted string) string {
 	body := quoted[1 : len(quoted)-1]
 	if !strings.Contains(body, `\`) {

@@ -109,12 +109,7 @@ func syntaxError(src *lang.Source, tokens []lexer.Token, root string, err error)
 	}
 	var perr participle.Error
 	if errors.As(err, &perr) {
-		p := src.Position(lang.PosOf(perr.Position().Offset))
-		msg := perr.Message()
-		if strings.HasPrefix(msg, "too many iterations") {
-			msg = fmt.Sprintf("construct too long: more than %d repetitions; split it", participle.MaxIterations)
-		}
-		return &lang.Error{Pos: p, Msg: msg}
+		return &lang.Error{Pos: src.Position(lang.PosOf(perr.Position().Offset)), Msg: perr.Message()}
 	}
 	return &lang.Error{Pos: lang.Position{Filename: src.Name}, Msg: err.Error()}
 }

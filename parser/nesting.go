@@ -14,11 +14,6 @@ import (
 // must be an error, not a stack overflow.
 const maxNesting = 64
 
-// opener is an unclosed '(', '[', '{' or '?' on the nesting stack.
-type opener struct {
-	tok lexer.Token
-}
-
 // closerOf returns the bracket that closes open, or "" for a non-bracket.
 func closerOf(open string) string {
 	switch open {
@@ -38,8 +33,8 @@ func closerOf(open string) string {
 // counts as a level until its ':' because `a ? (b ? (c ? …` recurses in the
 // grammar without any bracket.
 func checkNesting(src *lang.Source, tokens []lexer.Token, errs *lang.ErrorList) {
-	var stack []opener
-	for _, tok := range tokens {
+	var stack []lexer.Token // unclosed '(', '[', '{' and '?'
+	for i, tok := range tokens {
 		if len(*errs) >= maxErrors {
 			return
 		}
@@ -48,18 +43,18 @@ func checkNesting(src *lang.Source, tokens []lexer.Token, errs *lang.ErrorList) 
 			reportUnclosed(src, stack, tok, errs)
 			return
 		case isPunct(tok, "(", "[", "{", "?"):
-			stack = append(stack, opener{tok})
+			stack = append(stack, tok)
 			if len(stack) > maxNesting {
 				errs.Addf(position(src, tok), "nesting deeper than %d levels; split the expression or the loop nest", maxNesting)
 				return
 			}
 		case isPunct(tok, ":"):
-			if n := len(stack); n > 0 && stack[n-1].tok.Value == "?" {
+			if n := len(stack); n > 0 && stack[n-1].Value == "?" {
 				stack = stack[:n-1]
 			}
 		case isPunct(tok, ")", "]", "}"):
 			stack = closeBracket(src, stack, tok, errs)
-		case tok.Value == "kernel" && len(stack) > 0:
+		case len(stack) > 0 && startsKernel(tokens, i):
 			// A kernel starts only at the top level, so anything still open
 			// here was left open by the kernel before it.
 			reportUnclosed(src, stack, tok, errs)
@@ -68,14 +63,21 @@ func checkNesting(src *lang.Source, tokens []lexer.Token, errs *lang.ErrorList) 
 	}
 }
 
+// startsKernel reports whether tokens[i] begins a kernel header
+// `kernel name(`; a lone `kernel` is more likely a misused name, which the
+// grammar reports as a keyword.
+func startsKernel(tokens []lexer.Token, i int) bool {
+	return tokens[i].Value == "kernel" && i+2 < len(tokens) && tokens[i+2].Value == "("
+}
+
 // closeBracket pops the opener that tok closes. Openers above it were never
 // closed and are reported at tok; a closer with no opener is reported and
 // skipped. Pending '?' markers are dropped silently: a '?' without ':' is a
 // syntax error that the grammar reports with better context.
-func closeBracket(src *lang.Source, stack []opener, tok lexer.Token, errs *lang.ErrorList) []opener {
+func closeBracket(src *lang.Source, stack []lexer.Token, tok lexer.Token, errs *lang.ErrorList) []lexer.Token {
 	match := -1
 	for i := len(stack) - 1; i >= 0; i-- {
-		if closerOf(stack[i].tok.Value) == tok.Value {
+		if closerOf(stack[i].Value) == tok.Value {
 			match = i
 			break
 		}
@@ -90,9 +92,9 @@ func closeBracket(src *lang.Source, stack []opener, tok lexer.Token, errs *lang.
 
 // reportUnclosed reports every bracket in open (a '?' excepted) as missing
 // its closer at the token where the closer was due.
-func reportUnclosed(src *lang.Source, open []opener, at lexer.Token, errs *lang.ErrorList) {
+func reportUnclosed(src *lang.Source, open []lexer.Token, at lexer.Token, errs *lang.ErrorList) {
 	for i := len(open) - 1; i >= 0; i-- {
-		o := open[i].tok
+		o := open[i]
 		if o.Value == "?" {
 			continue
 		}

@@ -14,7 +14,10 @@
 //     and makes the checks the grammar leaves to it.
 //
 // Errors are a lang.ErrorList, sorted and de-duplicated, each at
-// file:line:col. Input larger than 1 MiB is refused before lexing.
+// file:line:col; each pass reports at most ten. So that no input can crash
+// or stall perfc, an input over 1 MiB is refused before lexing, one over
+// 100000 tokens or nested deeper than 64 levels before parsing, and a
+// panic inside participle becomes an error.
 package parser
 
 import (
@@ -26,8 +29,8 @@ import (
 	"perfc/lang"
 )
 
-// maxSourceSize is the largest input accepted. The limit keeps the
-// worst case of every pass (and of the fuzzer) to a fraction of a second.
+// maxSourceSize is the largest input accepted, checked before anything
+// else reads the text.
 const maxSourceSize = 1 << 20
 
 // maxTokens bounds the tokens of one input. participle spends some

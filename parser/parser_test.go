@@ -131,7 +131,7 @@ func TestStatementShapes(t *testing.T) {
 		},
 		{
 			name: "declarations, loops and assignments",
-			body: "let BS = N / P\narray a[N], b[N][M+1]: i32\nfor k in j..N+1 step 2 { b[k][0] -= f64(a[k]) * 2.5e-3 }\nrepeat reps { s *= 2 }",
+			body: "let BS = N / P\narray a[N], b[N][M+1]: i32\nfor k in j..N+1 step 2 { b[k][0] -= f64(a[k]) * 2.5e-3 }\nrepeat reps { s *= 2; s /= a / 4 }",
 			want: []lang.Stmt{
 				&lang.LetStmt{Name: id("BS"), Value: bin(id("N"), lang.Quo, id("P"))},
 				&lang.ArrayDecl{Arrays: []*lang.ArraySpec{
@@ -141,7 +141,9 @@ func TestStatementShapes(t *testing.T) {
 				&lang.ForStmt{Var: id("k"), Lo: id("j"), Hi: bin(id("N"), lang.Add, num("1")), Step: num("2"),
 					Body: block(&lang.AssignStmt{Lhs: elem("b", id("k"), num("0")), Op: lang.SubAssign,
 						Rhs: bin(&lang.CallExpr{Fun: id("f64"), Args: []lang.Expr{elem("a", id("k"))}}, lang.Mul, flt("2.5e-3"))})},
-				&lang.RepeatStmt{Count: id("reps"), Body: block(&lang.AssignStmt{Lhs: id("s"), Op: lang.MulAssign, Rhs: num("2")})},
+				&lang.RepeatStmt{Count: id("reps"), Body: block(
+					&lang.AssignStmt{Lhs: id("s"), Op: lang.MulAssign, Rhs: num("2")},
+					&lang.AssignStmt{Lhs: id("s"), Op: lang.DivAssign, Rhs: bin(id("a"), lang.Quo, num("4"))})},
 			},
 		},
 		{
@@ -212,15 +214,17 @@ func TestKernelHeaders(t *testing.T) {
 	}
 }
 
+// TestEmptyAndCommentOnlyFiles also checks that a leading byte order
+// mark is skipped.
 func TestEmptyAndCommentOnlyFiles(t *testing.T) {
-	src := "// only a comment\n/* and a\n   block */\n"
+	src := "\uFEFF// only a comment\n/* and a\n   block */\n"
 	file, err := parser.ParseFile("c.spmd", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []*lang.Comment{
-		{Slash: lang.PosOf(0), Text: "// only a comment"},
-		{Slash: lang.PosOf(18), Text: "/* and a\n   block */"},
+		{Slash: lang.PosOf(3), Text: "// only a comment"},
+		{Slash: lang.PosOf(21), Text: "/* and a\n   block */"},
 	}
 	if diff := cmp.Diff(want, file.Comments); diff != "" {
 		t.Errorf("comments differ (-want +got):\n%s", diff)
