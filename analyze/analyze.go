@@ -77,6 +77,9 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := ra.cacheLines(rt, opts.Cache); err != nil {
+			return nil, err
+		}
 		cs := &classState{ra: ra, rt: rt, shareable: !ra.enumerated && !rankDependentCounts(ra, rt)}
 		cs.ranks.add(r)
 		classes = append(classes, cs)
@@ -213,6 +216,10 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 		f(&c.Collectives[i].Count)
 		f(&c.Collectives[i].Bytes)
 	}
+	for i := range c.Vectors {
+		f(&c.Vectors[i].Entries)
+		f(&c.Vectors[i].Iterations)
+	}
 	for i := range c.Cache {
 		f(&c.Cache[i].Lines)
 		f(&c.Cache[i].WriteBacks)
@@ -307,6 +314,7 @@ func (c Counts) valuesOnly() Counts {
 	c.Madds = append([]OpCount(nil), c.Madds...)
 	c.Refs = append([]RefCount(nil), c.Refs...)
 	c.Collectives = append([]Collective(nil), c.Collectives...)
+	c.Vectors = append([]VectorLoop(nil), c.Vectors...)
 	c.Cache = append([]CacheLines(nil), c.Cache...)
 	for i := range c.Refs {
 		c.Refs[i].Strides = nil
@@ -350,9 +358,11 @@ func (c Counts) plus(d *Counts) Counts {
 	for _, o := range d.Madds {
 		out.Madds = addOpCount(out.Madds, o)
 	}
+	out.Vectors = append(append(out.Vectors, c.Vectors...), d.Vectors...)
 	out.Refs = append(append(out.Refs, c.Refs...), d.Refs...)
 	out.Messages = append(append(out.Messages, c.Messages...), d.Messages...)
 	out.Collectives = append(append(out.Collectives, c.Collectives...), d.Collectives...)
+	out.Cache = sumCacheLines(c.Cache, d.Cache)
 	return out
 }
 

@@ -216,7 +216,9 @@ type Counts struct {
 	Messages    []Message    `json:"messages,omitempty"`
 	Collectives []Collective `json:"collectives,omitempty"`
 	Barriers    Count        `json:"barriers"`
-	Cache       []CacheLines `json:"cache,omitempty"`
+	// Vectors lists the innermost loops a vector unit could run.
+	Vectors []VectorLoop `json:"vectors,omitempty"`
+	Cache   []CacheLines `json:"cache,omitempty"`
 }
 
 // CacheLines is the traffic of one cache level in a region.

@@ -185,6 +185,9 @@ func operandType(x, y lang.Type) OpType {
 // isFloatType reports whether operations of type t are floating point.
 func isFloatType(t OpType) bool { return t == "f64" || t == "f32" }
 
+// ratInt returns the rational n.
+func ratInt(n int64) *big.Rat { return new(big.Rat).SetInt64(n) }
+
 // ratOne returns a new rational 1.
 func ratOne() *big.Rat { return big.NewRat(1, 1) }
 

@@ -13,26 +13,29 @@ import (
 type leafKind uint8
 
 const (
-	leafExec  leafKind = iota // an assignment or var initialisation: its ops and refs
-	leafCond                  // the evaluation of a data condition: its ops and refs
-	leafIter                  // one iteration of a for or repeat loop
-	leafHoist                 // a reference hoisted out of the loops where it is invariant
-	leafComm                  // a communication statement
+	leafExec   leafKind = iota // an assignment or var initialisation: its ops and refs
+	leafCond                   // the evaluation of a data condition: its ops and refs
+	leafIter                   // one iteration of a for or repeat loop
+	leafHoist                  // a reference hoisted out of the loops where it is invariant
+	leafComm                   // a communication statement
+	leafVector                 // an innermost loop a vector unit could run (vector.go)
 )
 
 // leaf is one counted thing at one place.
 type leaf struct {
-	kind    leafKind
-	region  string
-	chain   []level
-	stmt    lang.Stmt  // leafExec, leafComm, leafIter (the loop)
-	expr    lang.Expr  // leafCond: the condition
-	ops     []opTally  // leafExec, leafCond: ops of one execution
-	madd    []opTally  // multiply-add pairs of one execution, by additive op and type
-	pattern string     // the statement's operand pattern (CM-5 Table 1)
-	refs    []*refInfo // leafExec, leafCond: refs that are not hoisted; leafHoist: the one ref
-	pos     lang.Pos   // position for messages
-	times   int64      // leafExec of a var declaration: the initialiser runs once per name
+	kind       leafKind
+	region     string
+	chain      []level
+	stmt       lang.Stmt     // leafExec, leafComm, leafIter (the loop)
+	expr       lang.Expr     // leafCond: the condition
+	ops        []opTally     // leafExec, leafCond: ops of one execution
+	madd       []opTally     // multiply-add pairs of one execution, by additive op and type
+	pattern    string        // the statement's operand pattern (CM-5 Table 1)
+	refs       []*refInfo    // leafExec, leafCond: refs that are not hoisted; leafHoist: the one ref
+	pos        lang.Pos      // position for messages
+	times      int64         // leafExec of a var declaration: the initialiser runs once per name
+	vectorForm string        // leafVector: the form, as in a=s*b+c
+	vectorElem lang.ElemType // leafVector: the element type
 }
 
 // opTally is a count of one operation kind in one type per execution.
@@ -111,6 +114,7 @@ func (p *plan) stmt(s lang.Stmt, chain []level, region string) {
 		inner := appendLevel(chain, level{kind: loopLevel, loop: s, index: obj})
 		p.leaves = append(p.leaves, &leaf{kind: leafIter, region: region, chain: inner, stmt: s, pos: s.Pos()})
 		p.block(s.Body, inner, region)
+		p.planVector(s, chain, region)
 	case *lang.RepeatStmt:
 		inner := appendLevel(chain, level{kind: repeatLevel, repeat: s})
 		p.leaves = append(p.leaves, &leaf{kind: leafIter, region: region, chain: inner, stmt: s, pos: s.Pos()})
@@ -164,7 +168,10 @@ func (p *plan) exec(s lang.Stmt, lhs, rhs lang.Expr, chain []level, region strin
 	if a, ok := s.(*lang.AssignStmt); ok {
 		if op, compound := a.Op.Binary(); compound {
 			t.count(binaryOpKind(op), opTypeOf(p.k.Info.Types[a.Lhs]))
-			if m, ok := lang.Unparen(a.Rhs).(*lang.BinaryExpr); ok && m.Op == lang.Mul && (op == lang.Add || op == lang.Sub) && t.counted(m) {
+			// A pair needs the multiply in the add's type (as tallier.pairMadd):
+			// s += i*j multiplies integers and adds floats.
+			if m, ok := lang.Unparen(a.Rhs).(*lang.BinaryExpr); ok && m.Op == lang.Mul && (op == lang.Add || op == lang.Sub) && t.counted(m) &&
+				opTypeOf(p.k.Info.Types[m]) == opTypeOf(p.k.Info.Types[a.Lhs]) {
 				t.madd = addTally(t.madd, opTally{op: binaryOpKind(op), typ: opTypeOf(p.k.Info.Types[a.Lhs]), n: 1})
 			}
 		}

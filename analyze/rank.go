@@ -134,6 +134,8 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 		return nil
 	case leafComm:
 		return ra.comm(l, c)
+	case leafVector:
+		return ra.vectorLeaf(l, c)
 	}
 	chain := l.chain
 	n, err := ra.exec(l, chain)

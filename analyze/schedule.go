@@ -379,7 +379,7 @@ func (w *Work) add(l *leaf, n float64) {
 	case leafIter:
 		w.Iterations += n
 		return
-	case leafComm:
+	case leafComm, leafVector:
 		return
 	}
 	if l.times > 1 {

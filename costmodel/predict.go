@@ -63,12 +63,17 @@ type Options struct {
 	// PaperRules prices the way a source paper did where it differs from
 	// the exact counts (see docs/predict.md); only some machines have rules.
 	PaperRules bool
+	// VectorUnits prices innermost loops of a vector form on the machine's
+	// vector units (Hockney's r∞, n½) when their mean length is at least
+	// N_v, and on the scalar processor otherwise.
+	VectorUnits bool
 }
 
 // Predict prices the counts of a kernel on a machine: every rank class is
 // priced region by region, and the slowest class decides the total.
 func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) (*Prediction, error) {
 	p := newMachinePricer(m, k)
+	p.vectorUnits = opts.VectorUnits
 	pred := &Prediction{
 		Schema: PredictionSchema, Kernel: rep.Kernel, File: rep.File, Machine: m.Name(), Params: rep.Params,
 		Ranks: rep.Ranks, Compose: m.Compose().String(), Method: "sum of per-rank costs, slowest rank class",
@@ -112,7 +117,8 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 	for _, r := range cl.Regions {
 		w := fromCounts(r.Counts, rep.Footprint.Bytes)
 		rp := RegionPrediction{Name: r.Name}
-		compute := p.computeTerms(w)
+		compute := p.vectorTerms(w, r.Counts.Vectors)
+		compute = append(compute, p.computeTerms(w)...)
 		memory := p.memoryTerms(w)
 		rp.Terms = append(append(rp.Terms, compute...), memory...)
 		for _, t := range rp.Terms {

@@ -29,6 +29,8 @@ type machinePricer struct {
 	ranks int64
 	px    int64 // grid width, 0 for a 1-D rank space
 	notes map[string]bool
+	// vectorUnits prices vector loops on the vector units (Options).
+	vectorUnits bool
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -502,4 +504,53 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// vectorTerms prices the vector loops of a region on the machine's vector
+// units with Hockney's law, per entry t = q·(n + n½)/r∞, when their mean
+// length reaches N_v (below it the scalar processor is faster, [004] L216),
+// and removes their operations from w so that they are not priced twice.
+func (p *machinePricer) vectorTerms(w *workload, loops []analyze.VectorLoop) []Term {
+	if !p.vectorUnits {
+		return nil
+	}
+	var terms []Term
+	for _, v := range loops {
+		vu, ok := p.m.Compute().Vector(v.Form, v.Elem)
+		entries, iters := v.Entries.Float(), v.Iterations.Float()
+		if !ok || entries == 0 {
+			continue
+		}
+		mean := iters / entries
+		if mean < vu.Nv.Value {
+			p.note(fmt.Sprintf("the loop at %s runs %.4g iterations per entry, below N_v = %g: priced on the scalar processor", v.Stmt, mean, vu.Nv.Value))
+			continue
+		}
+		t := vu.Work.Value * (iters + entries*vu.Nhalf.Value) / vu.Rinf.Value
+		terms = append(terms, Term{Resource: "compute", What: fmt.Sprintf("vector %s %s (%s)", v.Form, v.Elem, v.Stmt),
+			Count: iters, Unit: "element", UnitCost: safeDiv(t, iters), Time: t,
+			How:    fmt.Sprintf("Hockney q(n + n½)/r∞ over %.6g entries of mean length %.4g; r∞ = %s, n½ = %s", entries, mean, vu.Rinf.String(), vu.Nhalf.String()),
+			Source: vu.Rinf.Source})
+		w.ops = subtractOps(w.ops, v.Ops)
+		w.madds = subtractOps(w.madds, v.Madds)
+		for _, o := range v.Ops {
+			if f := o.Op.NominalFlop(); f > 0 && (o.Type == "f64" || o.Type == "f32") {
+				w.flop -= o.Count.Float() * float64(f)
+			}
+		}
+	}
+	return terms
+}
+
+// subtractOps removes the counts of sub from ops.
+func subtractOps(ops []opN, sub []analyze.OpCount) []opN {
+	out := append([]opN(nil), ops...)
+	for _, s := range sub {
+		for i := range out {
+			if out[i].op == s.Op && out[i].typ == s.Type && out[i].pattern == s.Pattern {
+				out[i].n -= s.Count.Float()
+			}
+		}
+	}
+	return out
 }

@@ -65,7 +65,7 @@ func printCounts(w io.Writer, rep *analyze.Report, symbolic bool) {
 	for _, p := range rep.Params {
 		params = append(params, p.Name+" = "+p.Value)
 	}
-	fmt.Fprintf(w, "parameters: %s; %d ranks", strings.Join(params, ", "), rep.Ranks)
+	fmt.Fprintf(w, "parameters: %s; %s", strings.Join(params, ", "), plural(rep.Ranks, "rank"))
 	if len(rep.Grid) == 2 {
 		fmt.Fprintf(w, " on a %d x %d grid", rep.Grid[0], rep.Grid[1])
 	}

@@ -51,8 +51,9 @@ type predictCmd struct {
 	kernelArgs
 	machineArgs
 	outputArg
-	PaperRules bool `help:"Price the way the source paper did where it differs from the exact counts (docs/predict.md)."`
-	Terms      bool `help:"Show every term of the breakdown (count x unit cost = time)." default:"true" negatable:""`
+	PaperRules  bool `help:"Price the way the source paper did where it differs from the exact counts (docs/predict.md)."`
+	VectorUnits bool `help:"Price innermost loops of a vector form on the machine's vector units (Hockney r-inf, n-half) when they are at least N_v long."`
+	Terms       bool `help:"Show every term of the breakdown (count x unit cost = time)." default:"true" negatable:""`
 }
 
 // Run predicts and prints.
@@ -61,7 +62,7 @@ func (c *predictCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	pred, err := predict(e, k, c.machineArgs, c.PaperRules)
+	pred, err := predict(e, k, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits})
 	if err != nil {
 		return err
 	}
@@ -75,7 +76,7 @@ func (c *predictCmd) Run(e env) error {
 }
 
 // predict analyses a checked kernel with the machine's caches and prices it.
-func predict(e env, k *lang.Checked, ma machineArgs, paperRules bool) (*costmodel.Prediction, error) {
+func predict(e env, k *lang.Checked, ma machineArgs, opts costmodel.Options) (*costmodel.Prediction, error) {
 	m, err := ma.load()
 	if err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func predict(e env, k *lang.Checked, ma machineArgs, paperRules bool) (*costmode
 	if err != nil {
 		return nil, positioned(e, err, k.File.Source)
 	}
-	pred, err := costmodel.Predict(k, rep, m, costmodel.Options{PaperRules: paperRules})
+	pred, err := costmodel.Predict(k, rep, m, opts)
 	if err != nil {
 		return nil, positioned(e, err, k.File.Source)
 	}
@@ -146,7 +147,7 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 	for _, q := range p.Params {
 		params = append(params, q.Name+" = "+q.Value)
 	}
-	fmt.Fprintf(w, "parameters: %s; %d ranks\n", strings.Join(params, ", "), p.Ranks)
+	fmt.Fprintf(w, "parameters: %s; %s\n", strings.Join(params, ", "), plural(p.Ranks, "rank"))
 	fmt.Fprintf(w, "method: %s (ranks %s); compute and memory compose: %s\n\n", p.Method, p.Slowest.Ranks, p.Compose)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "region\tcompute\tmemory\tmessages\tcollectives\ttotal\tbottleneck\t")
@@ -190,4 +191,12 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 	for _, s := range p.Notes {
 		fmt.Fprintf(w, "note: %s\n", s)
 	}
+}
+
+// plural writes "1 rank" or "32 ranks".
+func plural(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"perfc/costmodel"
 	"perfc/lang"
 )
 
@@ -15,8 +16,9 @@ import (
 type sweepCmd struct {
 	kernelArgs
 	machineArgs
-	Output     string `short:"o" enum:"table,json,csv" default:"table" help:"Output format: table, json or csv."`
-	PaperRules bool   `help:"Price the way the source paper did (docs/predict.md)."`
+	Output      string `short:"o" enum:"table,json,csv" default:"table" help:"Output format: table, json or csv."`
+	PaperRules  bool   `help:"Price the way the source paper did (docs/predict.md)."`
+	VectorUnits bool   `help:"Price vector-form loops on the machine's vector units."`
 }
 
 // sweepRow is one point of a sweep.
@@ -52,7 +54,7 @@ func (c *sweepCmd) Run(e env) error {
 			reportErrors(e, errs, f.Source)
 			return exitError{1}
 		}
-		pred, err := predict(e, k, c.machineArgs, c.PaperRules)
+		pred, err := predict(e, k, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits})
 		if err != nil {
 			return err
 		}
