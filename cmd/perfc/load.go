@@ -15,7 +15,7 @@ import (
 type kernelArgs struct {
 	File   string   `arg:"" help:"Kernel file (.spmd)."`
 	Kernel string   `help:"Kernel to use when the file holds several (default: the first)." placeholder:"NAME"`
-	Define []string `short:"D" name:"define" help:"Override a kernel parameter, e.g. -D N=1024 (repeatable)." placeholder:"NAME=VALUE"`
+	Define []string `short:"D" name:"define" sep:"none" help:"Override a kernel parameter, e.g. -D N=1024 (repeatable)." placeholder:"NAME=VALUE"`
 }
 
 // outputArg chooses how a verb prints its result.

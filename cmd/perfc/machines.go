@@ -11,7 +11,7 @@ import (
 // machinesCmd is `perfc machines [NAME]`.
 type machinesCmd struct {
 	Name     string   `arg:"" optional:"" help:"A built-in machine, or a YAML file, to print with every number's unit and source."`
-	Override []string `short:"M" name:"set" help:"Override a parameter before printing (repeatable)." placeholder:"NAME=VALUE"`
+	Override []string `short:"M" name:"set" sep:"none" help:"Override a parameter before printing (repeatable)." placeholder:"NAME=VALUE"`
 	outputArg
 }
 

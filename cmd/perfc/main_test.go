@@ -57,6 +57,14 @@ func TestGolden(t *testing.T) {
 		{"fmt_stdin.golden", []string{"fmt", "-"}, 0, "kernel k(N=4){array a[N]:f64\nfor i in 0..N{a[i]=a[i]*2.0} // double\n}\n"},
 		{"error_prob.golden", []string{"parse", "-"}, 1, "kernel k(N = 4) {\n  array a[N]: f64\n  var s: f64 = 0\n  for i in 0..N {\n    if a[i] > s { s = a[i] }\n  }\n}\n"},
 		{"error_define.golden", []string{"count", "../../examples/triad.spmd", "-D", "M=3"}, 1, ""},
+		{"predict_gauss.golden", []string{"predict", "../../examples/gauss.spmd"}, 0, ""},
+		{"predict_gauss_sp2_json.golden", []string{"predict", "../../examples/gauss.spmd", "-m", "sp2", "-D", "N=64", "-o", "json"}, 0, ""},
+		{"predict_triad_vector.golden", []string{"predict", "../../examples/triad.spmd", "--vector-units", "-D", "N=4096", "--no-terms"}, 0, ""},
+		{"sweep_gauss.golden", []string{"sweep", "../../examples/gauss.spmd", "-D", "N=64,128,256,512"}, 0, ""},
+		{"sweep_gauss_csv.golden", []string{"sweep", "../../examples/gauss.spmd", "-D", "N=64,128", "-M", "t_send=0.0585us/B", "-o", "csv"}, 0, ""},
+		{"machines.golden", []string{"machines"}, 0, ""},
+		{"machines_cm5.golden", []string{"machines", "cm5-32"}, 0, ""},
+		{"error_machine.golden", []string{"predict", "../../examples/gauss.spmd", "-m", "cray-1"}, 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,7 +79,7 @@ func TestGolden(t *testing.T) {
 
 // TestHelp checks that every verb answers --help with exit status 0.
 func TestHelp(t *testing.T) {
-	for _, verb := range []string{"parse", "fmt", "count"} {
+	for _, verb := range []string{"parse", "fmt", "count", "predict", "sweep", "machines"} {
 		code, out, errOut := runCLI(t, "", verb, "--help")
 		if code != 0 || !strings.Contains(out, "Usage: perfc "+verb) {
 			t.Errorf("%s --help: status %d, stdout %q, stderr %q", verb, code, out, errOut)

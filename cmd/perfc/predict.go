@@ -23,7 +23,7 @@ const defaultMachine = "cm5-32"
 // machineArgs choose and adjust a machine table.
 type machineArgs struct {
 	Machine  string   `short:"m" default:"cm5-32" help:"Machine: a built-in name (perfc machines lists them) or a YAML file." placeholder:"NAME|FILE.yaml"`
-	Override []string `short:"M" name:"set" help:"Override a machine parameter for a what-if study, e.g. -M t_send=0.0585us/B (repeatable)." placeholder:"NAME=VALUE"`
+	Override []string `short:"M" name:"set" sep:"none" help:"Override a machine parameter for a what-if study, e.g. -M t_send=0.0585us/B (repeatable)." placeholder:"NAME=VALUE"`
 }
 
 // load returns the machine with overrides applied.
