@@ -67,7 +67,7 @@ func (e *nonAffineError) Unwrap() error { return errNonAffine }
 // maxEnumerated bounds the concrete iterations one leaf may need when the
 // closed form fails, so that a non-affine kernel at a huge size gives an
 // error instead of a hang.
-const maxEnumerated = 5_000_000
+const maxEnumerated = 2_000_000
 
 // sumResult is the engine's answer for one leaf and weight.
 type sumResult struct {
@@ -405,6 +405,9 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 	}
 	slot := l.index.Slot
 	name := l.index.Name
+	if hi > lo && (hi-lo)/step > maxEnumerated-en.steps {
+		return ra.errorf(l.loop, "cannot count this loop nest in closed form, and enumerating it would take more than %d iterations (this loop alone runs %d); make its bounds and conditions affine in the loop indices", maxEnumerated, (hi-lo+step-1)/step)
+	}
 	for x := lo; x < hi; x += step {
 		en.steps++
 		if en.steps > maxEnumerated {
