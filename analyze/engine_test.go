@@ -12,7 +12,7 @@ import (
 // TestEnumerationLimitFailsFast checks that a non-affine nest too large to
 // enumerate is refused before it is walked, with a positioned message.
 func TestEnumerationLimitFailsFast(t *testing.T) {
-	src := "kernel k(N = 1000000000) {\n  array a[10]: f64\n  for i in 0..N {\n    if i % 2 == 0 {\n      a[0] = a[0] + 1.0\n    }\n  }\n}\n"
+	src := "kernel k(N = 1000000000) {\n  array a[10]: f64\n  for i in 0..N {\n    if i % 2 == 0 {\n      a[i % 10] = a[i % 10] + 1.0\n    }\n  }\n}\n"
 	f, err := parser.ParseFile("na.spmd", []byte(src))
 	if err != nil {
 		t.Fatal(err)
