@@ -315,29 +315,23 @@ func (pr *oracleProgram) prepareLocal(s lang.Stmt, lhs, rhs lang.Expr, op lang.A
 	for _, m := range t.madd {
 		loc.madd = append(loc.madd, opTally{op: m.op, typ: m.typ, n: m.n * times})
 	}
-	for _, r := range repeatRefs(refs, times) {
+	for _, r := range refs {
 		pos := pr.k.File.Source.Position(r.ref.Pos()).String()
 		text := lang.ExprString(r.ref)
 		ref := oracleRef{size: int64(r.array.Elem.Size()), store: r.store, region: region}
 		if loop := pr.hoistLoop(r.ref, r.array, enclosing); loop != nil {
+			// Held in a register: one load per entry of the loop, however
+			// often the statement reads it.
 			ref.key = refKey(pos, text, r.store, loop.Var.Name)
 			pr.hoisted[loop] = append(pr.hoisted[loop], ref)
 			continue
 		}
 		ref.key = refKey(pos, text, r.store, "")
-		loc.refs = append(loc.refs, ref)
+		for range times {
+			loc.refs = append(loc.refs, ref)
+		}
 	}
 	pr.local[s] = loc
-}
-
-// repeatRefs returns refs repeated times times: an initialiser that runs
-// once per declared name loads its operands once per name.
-func repeatRefs(refs []*refInfo, times int64) []*refInfo {
-	var out []*refInfo
-	for range times {
-		out = append(out, refs...)
-	}
-	return out
 }
 
 // hoistLoop returns the loop a reference is hoisted out of, or nil. Going
