@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perfc/analyze"
+	"perfc/analyze/cache"
 	"perfc/lang"
 	"perfc/machines"
 )
@@ -74,6 +75,7 @@ type Options struct {
 func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) (*Prediction, error) {
 	p := newMachinePricer(m, k)
 	p.vectorUnits = opts.VectorUnits
+	p.rules = p.paperRulesFor(opts)
 	pred := &Prediction{
 		Schema: PredictionSchema, Kernel: rep.Kernel, File: rep.File, Machine: m.Name(), Params: rep.Params,
 		Ranks: rep.Ranks, Compose: m.Compose().String(), Method: "sum of per-rank costs, slowest rank class",
@@ -144,11 +146,13 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 }
 
 // messageTerms prices a rank's point-to-point messages: every send and
-// every receive costs one message time (a receive waits for its message;
-// both halves of a sendrecv are priced, as two messages).
+// every receive costs one message time (a receive waits for its message),
+// except that the receive half of a sendrecv or exchange overlaps its send
+// half and costs nothing more.
 func (p *machinePricer) messageTerms(rank int64, c analyze.Counts) []Term {
 	var terms []Term
-	for _, msg := range c.Messages {
+	overlapped := p.rules.overlappedReceives(c.Messages)
+	for i, msg := range c.Messages {
 		n := msg.Count.Float()
 		if n == 0 {
 			continue
@@ -163,6 +167,11 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts) []Term {
 			src, dst = peer, rank
 		}
 		unit, how := p.message(src, dst, bytes, msg.Elem)
+		if why, ok := overlapped[i]; ok {
+			unit, how = 0, why
+		} else if msg.Kind == "recv" && hasSendAt(c.Messages, msg.Stmt) {
+			unit, how = 0, "overlaps the send half of the same sendrecv"
+		}
 		terms = append(terms, Term{Resource: "message", What: fmt.Sprintf("%s %s (%s)", msg.Kind, msg.Peer, msg.Stmt),
 			Count: n, Unit: fmt.Sprintf("message of %.6g B", bytes), UnitCost: unit, Time: n * unit, How: how})
 	}
@@ -265,3 +274,39 @@ func probWarnings(k *lang.Checked) []string {
 
 // isFinite reports whether t is a usable time.
 func isFinite(t float64) bool { return !math.IsNaN(t) && !math.IsInf(t, 0) }
+
+// hasSendAt reports whether a send half comes from the statement at pos
+// (a sendrecv or exchange, whose halves overlap).
+func hasSendAt(msgs []analyze.Message, pos string) bool {
+	for _, m := range msgs {
+		if m.Kind == "send" && m.Stmt == pos {
+			return true
+		}
+	}
+	return false
+}
+
+// CacheHierarchy turns a machine's cache levels into the analyzer's
+// geometry, for the footprint warnings and the cache-line model: a line
+// size the table does not give is assumed to be 64 B and an associativity
+// it does not give to be full, and the level's source says so. It returns
+// nil when the levels do not make a valid hierarchy.
+func CacheHierarchy(m *machines.Machine) cache.Hierarchy {
+	var h cache.Hierarchy
+	for _, c := range m.Memory().Caches() {
+		l := cache.Level{Name: c.Name, Size: int(c.Size.Value), Line: int(c.Line.Value), Assoc: c.Assoc, Source: m.Name()}
+		if l.Line <= 0 {
+			l.Line = 64
+			l.Source += " (line size assumed 64 B)"
+		}
+		if l.Assoc < 0 || l.Validate() != nil {
+			l.Assoc = 0
+			l.Source += " (associativity assumed full)"
+		}
+		h = append(h, l)
+	}
+	if h.Validate() != nil {
+		return nil
+	}
+	return h
+}

@@ -31,6 +31,9 @@ type machinePricer struct {
 	notes map[string]bool
 	// vectorUnits prices vector loops on the vector units (Options).
 	vectorUnits bool
+	// rules are the source paper's pricing rules (Options.PaperRules,
+	// paperrules.go); the zero value prices the exact counts.
+	rules paperRules
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -202,6 +205,7 @@ func (p *machinePricer) computeTerms(w *workload) []Term {
 // Table 1): multiply-add pairs at the madd entry, the rest one by one;
 // operations on register operands (pattern s&s&s) at the register rate.
 func (p *machinePricer) opTableTerms(w *workload) []Term {
+	w = p.applyPaperRules(w)
 	c := p.m.Compute()
 	left := map[opN]float64{}
 	var order []opN
@@ -286,6 +290,9 @@ func (p *machinePricer) memoryTerms(w *workload) []Term {
 	caches := mem.Caches()
 	if cost, ok := mem.Cost(); ok {
 		elements := w.loads + w.stores
+		if elements == 0 {
+			return nil
+		}
 		lines := p.lines(w, caches)
 		t := cost.Eval(machines.Vars{N: elements, Lines: lines, Stride: w.maxStride, Bytes: w.loadBytes + w.storeBytes})
 		return []Term{{Resource: "memory", What: "processor-memory transfers", Count: elements, Unit: "element",

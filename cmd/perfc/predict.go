@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"perfc/analyze"
-	"perfc/analyze/cache"
 	"perfc/costmodel"
 	"perfc/lang"
 	"perfc/machines"
@@ -81,7 +80,7 @@ func predict(e env, k *lang.Checked, ma machineArgs, opts costmodel.Options) (*c
 	if err != nil {
 		return nil, err
 	}
-	rep, err := analyze.Analyze(k, analyze.Options{Cache: machineCaches(m), Rank: analyze.AllRanks})
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: costmodel.CacheHierarchy(m), Rank: analyze.AllRanks})
 	if err != nil {
 		return nil, positioned(e, err, k.File.Source)
 	}
@@ -90,32 +89,6 @@ func predict(e env, k *lang.Checked, ma machineArgs, opts costmodel.Options) (*c
 		return nil, positioned(e, err, k.File.Source)
 	}
 	return pred, nil
-}
-
-// machineCaches turns a machine's cache levels into the analyzer's
-// geometry; a line size or associativity the table does not give is
-// assumed (64 B, fully associative) and the level's source says so.
-func machineCaches(m *machines.Machine) cache.Hierarchy {
-	var h cache.Hierarchy
-	for _, c := range m.Memory().Caches() {
-		l := cache.Level{Name: c.Name, Size: int(c.Size.Value), Line: int(c.Line.Value), Assoc: c.Assoc, Source: m.Name()}
-		if l.Line <= 0 {
-			l.Line = 64
-			l.Source += " (line size assumed 64 B)"
-		}
-		if l.Assoc < 0 {
-			l.Assoc = 0
-			l.Source += " (associativity assumed full)"
-		}
-		if l.Validate() != nil {
-			l.Assoc = 0
-		}
-		h = append(h, l)
-	}
-	if h.Validate() != nil {
-		return nil
-	}
-	return h
 }
 
 // formatTime prints seconds with a unit that keeps 4 significant digits.
