@@ -11,7 +11,6 @@ package analyze
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -80,7 +79,7 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 		if err := ra.cacheLines(rt, opts.Cache); err != nil {
 			return nil, err
 		}
-		cs := &classState{ra: ra, rt: rt, shareable: !ra.enumerated && !rankDependentCounts(ra, rt)}
+		cs := &classState{ra: ra, rt: rt, shareable: !ra.untraceable && !rankDependentCounts(ra, rt)}
 		cs.ranks.add(r)
 		classes = append(classes, cs)
 		prev = len(classes) - 1
@@ -117,8 +116,11 @@ func (c *classState) matches(r int64) bool {
 // results (symbols rebound for r) when r makes every decision this rank
 // made, or nil when it does not.
 func (ra *rankAnalysis) sameDecisions(r int64) *rankAnalysis {
+	if !ra.replay(r) {
+		return nil
+	}
 	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: ra.cloneEnv(), rankSymbols: ra.rankSymbols,
-		atoms: ra.atoms, decisions: ra.decisions}
+		atoms: ra.atoms, decisions: ra.decisions, traced: ra.traced, enumerated: ra.enumerated}
 	other.bindRank(r)
 	for _, a := range ra.atoms {
 		if !ra.rankSymbols[a.name] {
@@ -290,47 +292,55 @@ func regionName(name string) string {
 	return name
 }
 
-// classKey is the class's counts as JSON, values only: no formulas and no
-// peer ranks, which differ between alike ranks.
+// classKey is the class's counts in values only, without formulas and
+// peer ranks, which differ between alike ranks. It is built by hand rather
+// than with encoding/json: merging hundreds of classes made the JSON
+// encoder the analyzer's hottest function.
 func classKey(cl *Class) []byte {
-	c := *cl
-	c.Ranks, c.Rank = RankSet{}, 0
-	c.Total = c.Total.valuesOnly()
-	c.Regions = append([]Region(nil), cl.Regions...)
-	for i := range c.Regions {
-		c.Regions[i].Counts = c.Regions[i].Counts.valuesOnly()
+	var b bytes.Buffer
+	write := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+			b.WriteByte('|')
+		}
 	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return []byte(err.Error())
+	counts := func(c *Counts) {
+		c.forEachCount(func(n Count) {
+			if n.Value == nil {
+				write("0")
+			} else {
+				write(n.Value.RatString())
+			}
+		})
+		for _, o := range c.Ops {
+			write(o.Op.String(), string(o.Type), o.Pattern)
+		}
+		for _, o := range c.Madds {
+			write(o.Op.String(), string(o.Type), o.Pattern)
+		}
+		for _, r := range c.Refs {
+			write(r.Pos, fmt.Sprint(r.Store), r.Hoisted, r.Pattern)
+		}
+		for _, m := range c.Messages {
+			write(m.Kind, m.Stmt, m.Peer, m.Elem)
+		}
+		for _, m := range c.Collectives {
+			write(m.Kind, m.Op, m.Elem, m.Stmt, m.Root)
+		}
+		for _, v := range c.Vectors {
+			write(v.Stmt, v.Form)
+		}
+		for _, l := range c.Cache {
+			write(l.Level)
+		}
+		b.WriteByte('\n')
 	}
-	return b
-}
-
-// valuesOnly returns a copy of c without formulas and peer ranks.
-func (c Counts) valuesOnly() Counts {
-	c = c.withoutPeerRanks()
-	c.Ops = append([]OpCount(nil), c.Ops...)
-	c.Madds = append([]OpCount(nil), c.Madds...)
-	c.Refs = append([]RefCount(nil), c.Refs...)
-	c.Collectives = append([]Collective(nil), c.Collectives...)
-	c.Vectors = append([]VectorLoop(nil), c.Vectors...)
-	c.Cache = append([]CacheLines(nil), c.Cache...)
-	for i := range c.Refs {
-		c.Refs[i].Strides = nil
+	counts(&cl.Total)
+	for i := range cl.Regions {
+		write(cl.Regions[i].Name)
+		counts(&cl.Regions[i].Counts)
 	}
-	c.forEachCountPtr(func(n *Count) { n.Symbolic = false })
-	return c
-}
-
-// withoutPeerRanks returns c with every message's peer rank cleared.
-func (c Counts) withoutPeerRanks() Counts {
-	msgs := append([]Message(nil), c.Messages...)
-	for i := range msgs {
-		msgs[i].Rank = 0
-	}
-	c.Messages = msgs
-	return c
+	return b.Bytes()
 }
 
 // plus returns c + d: the counts of two regions together.

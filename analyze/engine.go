@@ -120,7 +120,21 @@ func (ra *rankAnalysis) sumChain(chain []level, w weight) (sumResult, error) {
 		}
 	}
 	// Enumerate chain[0..k] concretely; items are polys in their indices.
+	// The enumeration stays shareable between ranks when the items do not
+	// depend on the rank: every rank-dependent evaluation it makes is
+	// recorded (traced), and another rank that evaluates them alike has the
+	// same counts.
 	ra.enumerated = true
+	for _, it := range items {
+		if ra.rankDependentPoly(it.val) {
+			ra.untraceable = true
+		}
+		for _, g := range it.guards {
+			if ra.rankDependentPoly(g) {
+				ra.untraceable = true
+			}
+		}
+	}
 	en := enumerator{ra: ra, chain: chain[:k+1], items: items, w: w, total: new(big.Rat)}
 	env := &lang.Env{Rank: ra.rank, Index: make([]int64, ra.k.Info.NumSlots)}
 	vars := ra.cloneEnv()
@@ -375,6 +389,7 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 		if err != nil {
 			return err
 		}
+		ra.trace(l.cond.Cond, env, valueKey(v))
 		if v.Bool() != l.then {
 			return nil
 		}
@@ -384,6 +399,7 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 		if err != nil {
 			return err
 		}
+		ra.trace(l.repeat.Count, env, n)
 		if n <= 0 {
 			return nil
 		}
@@ -397,6 +413,8 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 	if err != nil {
 		return err
 	}
+	ra.trace(l.loop.Lo, env, lo)
+	ra.trace(l.loop.Hi, env, hi)
 	step := int64(1)
 	if l.loop.Step != nil {
 		if step, err = ra.k.EvalInt(l.loop.Step, env); err != nil {
@@ -429,6 +447,12 @@ func (en *enumerator) leaf(env *lang.Env, vars map[string]*big.Rat, mult *big.Ra
 		v, err := en.w.concrete(env)
 		if err != nil {
 			return err
+		}
+		ra := en.ra
+		if len(ra.traced) < maxTraced {
+			ra.traced = append(ra.traced, traced{weight: en.w.concrete, index: append([]int64(nil), env.Index...), value: new(big.Rat).Set(v)})
+		} else {
+			ra.untraceable = true
 		}
 		en.total.Add(en.total, new(big.Rat).Mul(v, mult))
 		return nil
@@ -466,4 +490,64 @@ func appendUnique(ps []symbolic.Poly, p symbolic.Poly) []symbolic.Poly {
 		}
 	}
 	return append(ps, p)
+}
+
+// maxTraced bounds the evaluations an enumeration records for replay on
+// other ranks; beyond it every rank is analysed on its own.
+const maxTraced = 100_000
+
+// traced is one rank-dependent evaluation made while enumerating: an
+// expression (or a concrete weight) at a concrete iteration, and its value.
+type traced struct {
+	expr   lang.Expr
+	weight func(env *lang.Env) (*big.Rat, error)
+	index  []int64
+	key    int64    // expr: the integer value, or 0/1 for a bool
+	value  *big.Rat // weight
+}
+
+// trace records the evaluation of a rank-dependent expression.
+func (ra *rankAnalysis) trace(e lang.Expr, env *lang.Env, key int64) {
+	if ra.k.Info.Deps[e]&lang.DepRank == 0 {
+		return
+	}
+	if len(ra.traced) >= maxTraced {
+		ra.untraceable = true
+		return
+	}
+	ra.traced = append(ra.traced, traced{expr: e, index: append([]int64(nil), env.Index...), key: key})
+}
+
+// valueKey turns a bool or integer value into a comparable key.
+func valueKey(v lang.Value) int64 {
+	if v.Kind() == lang.BoolValue {
+		if v.Bool() {
+			return 1
+		}
+		return 0
+	}
+	n, _ := v.Int64()
+	return n
+}
+
+// replay reports whether rank r evaluates every traced expression alike.
+func (ra *rankAnalysis) replay(r int64) bool {
+	if ra.untraceable {
+		return false
+	}
+	for _, t := range ra.traced {
+		env := &lang.Env{Rank: r, Index: t.index}
+		if t.weight != nil {
+			v, err := t.weight(env)
+			if err != nil || v.Cmp(t.value) != 0 {
+				return false
+			}
+			continue
+		}
+		v, err := ra.k.Eval(t.expr, env)
+		if err != nil || valueKey(v) != t.key {
+			return false
+		}
+	}
+	return true
 }

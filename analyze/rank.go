@@ -20,6 +20,11 @@ type rankAnalysis struct {
 	decisions   []decision
 	enumerated  bool
 	notes       []string
+	// traced holds the rank-dependent evaluations of enumerations, so that
+	// another rank can be checked against them (engine.go); untraceable
+	// marks an enumeration that cannot be replayed.
+	traced      []traced
+	untraceable bool
 }
 
 // newRankAnalysis binds the symbols for one rank: parameters, run-constant

@@ -129,7 +129,7 @@ func (s *Schedule) ForRank(r int64) (*Schedule, error) {
 	if r == s.Rank {
 		return s, nil
 	}
-	if !s.ra.enumerated {
+	if !s.ra.untraceable {
 		if other := s.ra.sameDecisions(r); other != nil {
 			return &Schedule{Rank: r, Root: s.Root, ra: other}, nil
 		}
