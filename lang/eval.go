@@ -46,12 +46,24 @@ func (g rankGeometry) neighbor(rank int64, dx, dy *big.Int) int64 {
 // an error, as is an expression the checker has not seen.
 func (c *Checked) Eval(e Expr, env *Env) (Value, error) {
 	ev := evaluator{info: c.Info, src: c.File.Source, geom: c.geom, env: env}
+	if v, ok := ev.fast(e); ok {
+		if c.Info.Types[e] == BoolType {
+			return MakeBool(v != 0), nil
+		}
+		return MakeInt(v), nil
+	}
 	return ev.eval(e)
 }
 
 // EvalInt evaluates e in an integer context: the value must be an integer
 // that fits an int64.
 func (c *Checked) EvalInt(e Expr, env *Env) (int64, error) {
+	fast := evaluator{info: c.Info, src: c.File.Source, geom: c.geom, env: env}
+	if c.Info.Types[e] != BoolType {
+		if v, ok := fast.fast(e); ok {
+			return v, nil
+		}
+	}
 	v, err := c.Eval(e, env)
 	if err != nil {
 		return 0, err
