@@ -189,7 +189,7 @@ func (ra *rankAnalysis) ref(r *refInfo, n Count, c *Counts) error {
 	return nil
 }
 
-// strides computes the byte stride of a reference with respect to every
+// strides computes the byte stride of a reference per iteration of every
 // loop of its original statement's chain.
 func (ra *rankAnalysis) strides(r *refInfo) ([]Stride, error) {
 	addr, err := ra.linearAddress(r)
@@ -206,6 +206,13 @@ func (ra *rankAnalysis) strides(r *refInfo) ([]Stride, error) {
 		if addr != nil {
 			a, _, ok := symbolic.Affine(*addr, v)
 			if ok {
+				// The address moves by a per unit of the index, so by
+				// a·step per iteration of a loop with a step.
+				if l.loop.Step != nil {
+					if step, err := ra.k.EvalInt(l.loop.Step, &lang.Env{Rank: ra.rank}); err == nil {
+						a = a.Scale(new(big.Rat).SetInt64(step))
+					}
+				}
 				s.Bytes = a
 				s.Invariant = a.IsZero()
 			}

@@ -80,6 +80,7 @@ func printCounts(w io.Writer, rep *analyze.Report, symbolic bool) {
 		printOps(w, cl.Total, symbolic)
 		printRefs(w, cl, symbolic)
 		printComm(w, cl, symbolic)
+		printCache(w, cl, symbolic)
 	}
 	printFootprint(w, rep.Footprint)
 	for _, n := range rep.Notes {
@@ -233,6 +234,65 @@ func printComm(w io.Writer, cl *analyze.Class, symbolic bool) {
 		fmt.Fprintf(tw, "  %s\t%s\t%s calls\t%s B\t%d ranks\n", desc, col.Stmt, formula(col.Count, symbolic), formula(col.Bytes, symbolic), col.Participants)
 	}
 	tw.Flush()
+}
+
+// printCache prints the lines each cache level brings in and writes back,
+// per region that touches memory and in total, then the layer conditions
+// that decided them (docs/counts.md, "Cache lines").
+func printCache(w io.Writer, cl *analyze.Class, symbolic bool) {
+	if len(cl.Total.Cache) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "cache lines (analytic model, not a measurement):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  region\tlevel\tlines in\tlines written back")
+	row := func(name string, levels []analyze.CacheLines) {
+		for i, l := range levels {
+			if i > 0 {
+				name = ""
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", name, l.Level, formula(l.Lines, symbolic), formula(l.WriteBacks, symbolic))
+		}
+	}
+	shown := 0
+	for _, r := range cl.Regions {
+		if touchesCache(r.Counts.Cache) {
+			row(r.Name, r.Counts.Cache)
+			shown++
+		}
+	}
+	if shown != 1 {
+		row("total", cl.Total.Cache)
+	}
+	tw.Flush()
+	if anyConditions(cl.Total.Cache) {
+		fmt.Fprintln(w, "layer conditions:")
+	}
+	for _, l := range cl.Total.Cache {
+		for _, c := range l.Conditions {
+			fmt.Fprintf(w, "  %s\n", c)
+		}
+	}
+}
+
+// anyConditions reports whether any level states a layer condition.
+func anyConditions(levels []analyze.CacheLines) bool {
+	for _, l := range levels {
+		if len(l.Conditions) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// touchesCache reports whether any level brings in or writes back a line.
+func touchesCache(levels []analyze.CacheLines) bool {
+	for _, l := range levels {
+		if !l.Lines.IsZero() || !l.WriteBacks.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // printFootprint prints the memory a rank needs.

@@ -1,0 +1,1686 @@
+package analyze
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+	"strings"
+
+	"perfc/analyze/cache"
+	"perfc/analyze/symbolic"
+	"perfc/lang"
+)
+
+// This file is the analytic cache-line model: for every region and every
+// level of a cache hierarchy, the lines the level brings in and writes back,
+// from a stride and reuse analysis in the style of Kerncraft's layer
+// conditions (docs/counts.md, "Cache lines", states the model and its
+// assumptions for users).
+//
+// The kernel's loops and repeats form a tree whose root is the kernel body.
+// References hang from the innermost loop that encloses them, in groups: one
+// array, one chain of enclosing constructs, equal byte strides in every loop,
+// so that the members differ by constant offsets (a stencil's u[i-1] and
+// u[i+1]; a load and a store of C[i][j]). The footprint of a node is the
+// number of distinct lines its groups touch while the loops inside it run
+// over their ranges and the loops outside stay put; it is computed, not
+// simulated: a group's addresses are a lattice of segments (a contiguous run
+// where strides are below a line, a strided family of runs above), and the
+// union of the members' translated lattices is counted line by line over the
+// residues of the segments' alignment, so it is exact for rectangular nests.
+//
+// The layer condition of a node is that one of its iterations fits: the
+// footprint of its body is at most the level's capacity. Then everything an
+// iteration touches is still cached in the next (the reuse distance of LRU is
+// at most one body), and each execution of the node misses only its
+// footprint, once. Otherwise the node's children are examined in turn, each
+// execution of the body bringing in its own lines again. Stores are
+// write-allocate and write-back: a stored line is brought in like a loaded
+// one and written back once per time it is brought in.
+
+// symInt is an integer at the given parameters with its closed form in the
+// kernel's symbols; ok is false when no closed form is known.
+type symInt struct {
+	v  int64
+	p  symbolic.Poly
+	ok bool
+}
+
+// constSym returns the constant v.
+func constSym(v int64) symInt { return symInt{v: v, p: symbolic.Int(v), ok: true} }
+
+func (a symInt) plus(b symInt) symInt  { return symInt{a.v + b.v, a.p.Add(b.p), a.ok && b.ok} }
+func (a symInt) minus(b symInt) symInt { return symInt{a.v - b.v, a.p.Sub(b.p), a.ok && b.ok} }
+func (a symInt) times(b symInt) symInt { return symInt{a.v * b.v, a.p.Mul(b.p), a.ok && b.ok} }
+func (a symInt) neg() symInt           { return symInt{-a.v, a.p.Neg(), a.ok} }
+
+// est is a (possibly fractional) number of lines or bytes with its closed
+// form; ok says the formula p equals val at the given parameters. When ok is
+// false, p may still hold an approximate formula, used only to state
+// conditions ("about 32*M B"); counts never carry it.
+type est struct {
+	val *big.Rat
+	p   symbolic.Poly
+	ok  bool
+}
+
+// zeroEst returns 0.
+func zeroEst() est { return est{val: new(big.Rat), ok: true} }
+
+// intEst returns the exact constant n.
+func intEst(n int64) est { return est{val: big.NewRat(n, 1), p: symbolic.Int(n), ok: true} }
+
+// countEst views a count as an estimate.
+func countEst(c Count) est {
+	v := c.Value
+	if v == nil {
+		v = new(big.Rat)
+	}
+	return est{val: v, p: c.Formula, ok: c.Symbolic}
+}
+
+func (a est) plus(b est) est {
+	return est{val: new(big.Rat).Add(a.val, b.val), p: a.p.Add(b.p), ok: a.ok && b.ok}
+}
+
+func (a est) minus(b est) est {
+	return est{val: new(big.Rat).Sub(a.val, b.val), p: a.p.Sub(b.p), ok: a.ok && b.ok}
+}
+
+func (a est) times(b est) est {
+	return est{val: new(big.Rat).Mul(a.val, b.val), p: a.p.Mul(b.p), ok: a.ok && b.ok}
+}
+
+func (a est) scale(r *big.Rat) est {
+	return est{val: new(big.Rat).Mul(a.val, r), p: a.p.Scale(r), ok: a.ok}
+}
+
+// count turns an estimate into a Count whose formula is kept only where it
+// is a closed form that gives the value.
+func (a est) count() Count {
+	if a.ok {
+		return Count{Value: a.val, Formula: a.p, Symbolic: true}
+	}
+	return Count{Value: a.val, Formula: symbolic.Const(a.val), Symbolic: false}
+}
+
+// text prints the estimate as its formula, an approximate formula, or its
+// value when there is none.
+func (a est) text() string {
+	switch {
+	case a.ok:
+		return a.p.String()
+	case !a.p.IsConst():
+		return "about " + a.p.String()
+	}
+	return ratText(a.val)
+}
+
+// ratText prints an exact integer as digits and a fraction as a decimal.
+func ratText(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return fmt.Sprintf("%.6g", f)
+}
+
+// cacheNode is a loop or repeat of the kernel, or the kernel body (root).
+type cacheNode struct {
+	stmt    lang.Stmt // *lang.ForStmt or *lang.RepeatStmt; nil for the root
+	name    string    // the loop index, "repeat", or "kernel"
+	parent  *cacheNode
+	chain   []level     // the node's chain, its own level last (nil for the root)
+	items   []cacheItem // children and direct groups in program order
+	under   []*refGroup // every group at or below the node, in program order
+	entries *Count      // executions of the node; computed when first needed
+}
+
+// cacheItem is a child loop or a group of references directly in a node.
+type cacheItem struct {
+	node  *cacheNode
+	group *refGroup
+}
+
+// inside reports whether n is x or lies below it.
+func (n *cacheNode) inside(x *cacheNode) bool {
+	for ; n != nil; n = n.parent {
+		if n == x {
+			return true
+		}
+	}
+	return false
+}
+
+// groupMember is one reference of a group.
+type groupMember struct {
+	text  string
+	store bool
+	addr  symbolic.Poly // byte offset in the array, in symbols and loop indices
+	base  symInt        // the address at the representative iteration
+}
+
+// groupDim is one loop or repeat of a group's chain.
+type groupDim struct {
+	node   *cacheNode
+	loop   *lang.ForStmt // nil for a repeat
+	index  string        // loop index ("" for a repeat)
+	stride symInt        // bytes per iteration (0 for a repeat)
+	trip   est           // average iterations per entry, as this group sees them
+	n      int64         // trip rounded to an integer, at least 1 when trip > 0
+	// deps lists the earlier dimensions whose index the loop's bounds read
+	// (a triangular loop), and box is the number of values the loop's index
+	// takes over the whole iteration space (its bounding box).
+	deps []int
+	box  int64
+}
+
+// refGroup is the references of one array in one place whose addresses
+// differ by constants.
+type refGroup struct {
+	array     *lang.Object
+	region    string
+	node      *cacheNode
+	chain     []level
+	elem      int64
+	members   []groupMember
+	strides   []symbolic.Poly // per loop and repeat of chain; nil when irregular
+	dims      []groupDim
+	irregular bool  // an address that is not affine in the loop indices
+	count     Count // executions of the group's statement
+	empty     bool  // the group never executes
+}
+
+// cacheModel is the analytic model for one rank.
+type cacheModel struct {
+	ra     *rankAnalysis
+	root   *cacheNode
+	nodes  map[lang.Stmt]*cacheNode
+	groups []*refGroup
+}
+
+// cacheLines fills Counts.Cache of every region of rt for the levels of h.
+func (ra *rankAnalysis) cacheLines(rt *regionTotals, h cache.Hierarchy) error {
+	if len(h) == 0 {
+		return nil
+	}
+	m, err := newCacheModel(ra)
+	if err != nil {
+		return err
+	}
+	perLevel := make([]*levelState, len(h))
+	for i, lv := range h {
+		st := newLevelState(lv)
+		if err := m.visit(m.root, st, ""); err != nil {
+			return err
+		}
+		perLevel[i] = st
+	}
+	for _, name := range rt.order {
+		c, ok := rt.counts[name]
+		if !ok {
+			if !m.hasRegion(name) {
+				continue
+			}
+			c = rt.get(name)
+		}
+		for _, st := range perLevel {
+			c.Cache = append(c.Cache, st.region(m.groups, name))
+		}
+	}
+	return nil
+}
+
+// hasRegion reports whether any group belongs to region name.
+func (m *cacheModel) hasRegion(name string) bool {
+	for _, g := range m.groups {
+		if g.region == name {
+			return true
+		}
+	}
+	return false
+}
+
+// newCacheModel builds the loop tree and the reference groups from the plan.
+func newCacheModel(ra *rankAnalysis) (*cacheModel, error) {
+	m := &cacheModel{ra: ra, root: &cacheNode{name: "kernel"}, nodes: map[lang.Stmt]*cacheNode{}}
+	for _, l := range ra.p.leaves {
+		switch l.kind {
+		case leafIter:
+			m.addNode(l)
+		case leafExec, leafCond, leafHoist:
+			for _, r := range l.refs {
+				if err := m.addRef(r, l.region); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, g := range m.groups {
+		if err := m.finish(g); err != nil {
+			return nil, err
+		}
+	}
+	m.collect(m.root)
+	return m, nil
+}
+
+// addNode adds the loop or repeat of a leafIter leaf under its container.
+func (m *cacheModel) addNode(l *leaf) {
+	own := l.chain[len(l.chain)-1]
+	n := &cacheNode{stmt: l.stmt, name: "repeat", chain: l.chain, parent: m.container(l.chain[:len(l.chain)-1])}
+	if own.kind == loopLevel {
+		n.name = own.index.Name
+	}
+	m.nodes[l.stmt] = n
+	n.parent.items = append(n.parent.items, cacheItem{node: n})
+}
+
+// container returns the node of the innermost loop or repeat of chain.
+func (m *cacheModel) container(chain []level) *cacheNode {
+	for i := len(chain) - 1; i >= 0; i-- {
+		switch chain[i].kind {
+		case loopLevel:
+			return m.nodes[chain[i].loop]
+		case repeatLevel:
+			return m.nodes[chain[i].repeat]
+		}
+	}
+	return m.root
+}
+
+// collect fills the under lists of x and its descendants.
+func (m *cacheModel) collect(x *cacheNode) []*refGroup {
+	var out []*refGroup
+	for _, it := range x.items {
+		if it.node != nil {
+			out = append(out, m.collect(it.node)...)
+		} else if !it.group.empty {
+			out = append(out, it.group)
+		}
+	}
+	x.under = out
+	return out
+}
+
+// addRef puts a reference into the group it belongs to, or a new one.
+func (m *cacheModel) addRef(r *refInfo, region string) error {
+	addr, err := m.ra.linearAddress(r)
+	if err != nil {
+		return err
+	}
+	strides, regular := m.strides(r, addr)
+	mem := groupMember{text: lang.ExprString(r.ref), store: r.store}
+	if regular {
+		mem.addr = *addr
+	}
+	node := m.container(r.chain)
+	if regular {
+		for _, it := range node.items {
+			g := it.group
+			if g != nil && !g.irregular && g.array == r.array && g.region == region && sameChain(g.chain, r.chain) && samePolys(g.strides, strides) {
+				g.members = append(g.members, mem)
+				return nil
+			}
+		}
+	}
+	g := &refGroup{array: r.array, region: region, node: node, chain: r.chain, elem: int64(r.array.Elem.Size()),
+		members: []groupMember{mem}, strides: strides, irregular: !regular}
+	node.items = append(node.items, cacheItem{group: g})
+	m.groups = append(m.groups, g)
+	return nil
+}
+
+// strides returns the byte stride of an address per iteration of every
+// loop of r's chain (the coefficient of the index times the loop's step;
+// zero for a repeat), or false when the address is not affine in the loop
+// indices with strides known at these parameters.
+func (m *cacheModel) strides(r *refInfo, addr *symbolic.Poly) ([]symbolic.Poly, bool) {
+	if addr == nil {
+		return nil, false
+	}
+	var out []symbolic.Poly
+	for _, l := range r.chain {
+		switch l.kind {
+		case repeatLevel:
+			out = append(out, symbolic.Poly{})
+		case loopLevel:
+			a, _, ok := symbolic.Affine(*addr, l.index.Name)
+			if !ok || !m.ra.onlySymbols(a) {
+				return nil, false
+			}
+			if l.loop.Step != nil {
+				step, err := m.ra.k.EvalInt(l.loop.Step, &lang.Env{Rank: m.ra.rank})
+				if err != nil {
+					return nil, false
+				}
+				a = a.Scale(new(big.Rat).SetInt64(step))
+			}
+			out = append(out, a)
+		}
+	}
+	// Every loop index the address mentions must be one of the chain's.
+	for _, v := range addr.Vars() {
+		if _, ok := m.ra.env[v]; ok {
+			continue
+		}
+		found := false
+		for _, l := range r.chain {
+			if l.kind == loopLevel && l.index.Name == v {
+				found = true
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// sameChain reports whether two chains are the same constructs.
+func sameChain(a, b []level) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.kind != y.kind || x.loop != y.loop || x.repeat != y.repeat || x.cond != y.cond || x.then != y.then || x.prob != y.prob {
+			return false
+		}
+	}
+	return true
+}
+
+// samePolys reports whether two lists of polynomials are equal.
+func samePolys(a, b []symbolic.Poly) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !a[i].Equal(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// finish computes a group's executions, average trip counts, strides and
+// the members' addresses at the representative iteration (every loop at its
+// first index).
+func (m *cacheModel) finish(g *refGroup) error {
+	ra := m.ra
+	res, err := ra.sumChain(g.chain, oneWeight)
+	if err != nil {
+		return err
+	}
+	g.count = Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}
+	if g.count.IsZero() {
+		g.empty = true
+		return nil
+	}
+	var pos []int // chain positions of loops and repeats
+	for i, l := range g.chain {
+		if l.kind == loopLevel || l.kind == repeatLevel {
+			pos = append(pos, i)
+		}
+	}
+	prev := est{val: big.NewRat(1, 1), p: symbolic.Int(1), ok: true}
+	if len(pos) > 0 {
+		if prev, err = m.executions(withoutProb(g.chain[:pos[0]])); err != nil {
+			return err
+		}
+	}
+	for k, p := range pos {
+		end := len(g.chain)
+		if k+1 < len(pos) {
+			end = pos[k+1]
+		}
+		// Static ifs narrow the range of the loop before them; data ifs
+		// do not (they pick iterations all over it; see touch).
+		cur, err := m.executions(withoutProb(g.chain[:end]))
+		if err != nil {
+			return err
+		}
+		if prev.val.Sign() == 0 || cur.val.Sign() == 0 {
+			g.empty = true
+			return nil
+		}
+		d := groupDim{node: m.container(g.chain[:p+1]), trip: m.tripOf(g.chain[p], cur, prev)}
+		d.n = roundTrip(d.trip.val)
+		d.box = d.n
+		if l := g.chain[p]; l.kind == loopLevel {
+			d.index, d.loop = l.index.Name, l.loop
+			for j, outer := range g.dims {
+				if outer.loop == nil {
+					continue
+				}
+				idx := ra.k.Info.Defs[outer.loop.Var]
+				if dependsOn(ra.k.Info, l.loop.Lo, idx) || dependsOn(ra.k.Info, l.loop.Hi, idx) {
+					d.deps = append(d.deps, j)
+				}
+			}
+		}
+		g.dims = append(g.dims, d)
+		prev = cur
+	}
+	m.boxes(g)
+	if g.irregular {
+		return nil
+	}
+	for k := range g.dims {
+		s, err := m.symValue(g.strides[k])
+		if err != nil {
+			g.irregular = true
+			return nil
+		}
+		g.dims[k].stride = s
+	}
+	m.bases(g)
+	return nil
+}
+
+// boxes computes the bounding box of every loop of a group whose bounds
+// read an outer index: the values its index takes over the whole iteration
+// space, from its bounds at the corners of the outer indices' ranges. A
+// bound that cannot be evaluated there leaves the average trip count.
+func (m *cacheModel) boxes(g *refGroup) {
+	ranges := make([][2]int64, len(g.dims))
+	env := &lang.Env{Rank: m.ra.rank, Index: make([]int64, m.ra.k.Info.NumSlots)}
+	corners := func(j int) []int64 { return []int64{ranges[j][0], ranges[j][1]} }
+	for k := range g.dims {
+		d := &g.dims[k]
+		if d.loop == nil {
+			continue
+		}
+		lo, n, step, err := m.boundsOver(*d, g.dims, corners, env)
+		if err != nil {
+			return
+		}
+		ranges[k] = [2]int64{lo, lo + max(n-1, 0)*step}
+		if len(d.deps) > 0 {
+			d.box = max(n, 1)
+		}
+	}
+}
+
+// boundsOver evaluates a loop's bounds at every combination of the values
+// choices offers for the outer indices they read, and returns the smallest
+// lower bound, the number of iterations from it to the largest upper bound,
+// and the step.
+func (m *cacheModel) boundsOver(d groupDim, dims []groupDim, choices func(j int) []int64, env *lang.Env) (lo, n, step int64, err error) {
+	k := m.ra.k
+	step = 1
+	if d.loop.Step != nil {
+		if step, err = k.EvalInt(d.loop.Step, env); err != nil || step < 1 {
+			return 0, 0, 1, fmt.Errorf("loop step of %s: %v", d.index, err)
+		}
+	}
+	first := true
+	var hi int64
+	var walk func(i int) error
+	walk = func(i int) error {
+		if i == len(d.deps) {
+			l, err := k.EvalInt(d.loop.Lo, env)
+			if err != nil {
+				return err
+			}
+			h, err := k.EvalInt(d.loop.Hi, env)
+			if err != nil {
+				return err
+			}
+			if first || l < lo {
+				lo = l
+			}
+			if first || h > hi {
+				hi = h
+			}
+			first = false
+			return nil
+		}
+		j := d.deps[i]
+		slot := k.Info.Defs[dims[j].loop.Var].Slot
+		for _, x := range choices(j) {
+			env.Index[slot] = x
+			if err := walk(i + 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(0); err != nil {
+		return 0, 0, step, err
+	}
+	if hi > lo {
+		n = (hi - lo + step - 1) / step
+	}
+	return lo, n, step, nil
+}
+
+// viewAt is a group's view at one execution of the loops outside within,
+// whose indices at holds: loops inside take their bounds there (an index
+// they read that moves the group at the middle of its range, which gives
+// the average of an affine bound; one that does not, at both ends, as in
+// averageView), and the members sit at the first iteration. ok is false
+// when the group does not execute there.
+func (m *cacheModel) viewAt(g *refGroup, within func(*cacheNode) bool, at *lang.Env) (groupView, bool, error) {
+	info := m.ra.k.Info
+	env := &lang.Env{Rank: at.Rank, Index: append([]int64(nil), at.Index...)}
+	vars := m.ra.cloneEnv()
+	ranges := make([][2]int64, len(g.dims))
+	v := groupView{trips: make([]symInt, len(g.dims)), bases: make([]symInt, len(g.members))}
+	choices := func(j int) []int64 {
+		r := ranges[j]
+		if within(g.dims[j].node) && g.dims[j].stride.v == 0 {
+			return []int64{r[0], r[1]}
+		}
+		return []int64{floorQuo(r[0]+r[1], 2)}
+	}
+	for k, d := range g.dims {
+		v.trips[k] = symInt{v: d.n, p: symbolic.Int(d.n)}
+		if d.loop == nil {
+			continue
+		}
+		slot := info.Defs[d.loop.Var].Slot
+		if !within(d.node) {
+			x := env.Index[slot]
+			ranges[k] = [2]int64{x, x}
+			vars[d.index] = new(big.Rat).SetInt64(x)
+			continue
+		}
+		lo, n, step, err := m.boundsOver(d, g.dims, choices, env)
+		if err != nil {
+			return groupView{}, false, err
+		}
+		if n == 0 {
+			return groupView{}, false, nil
+		}
+		v.trips[k] = symInt{v: n, p: symbolic.Int(n)}
+		ranges[k] = [2]int64{lo, lo + (n-1)*step}
+		env.Index[slot] = lo
+		vars[d.index] = new(big.Rat).SetInt64(lo)
+	}
+	for i, mem := range g.members {
+		x, err := mem.addr.Eval(vars)
+		if err != nil || !x.IsInt() || !x.Num().IsInt64() {
+			return groupView{}, false, fmt.Errorf("address of %s at one iteration: %v", mem.text, err)
+		}
+		v.bases[i] = symInt{v: x.Num().Int64(), p: symbolic.Const(x)}
+	}
+	return v, true, nil
+}
+
+// nonRectangular reports whether a loop at or below x has bounds that read
+// the index of a loop above x: then x's footprint changes from one of its
+// executions to the next.
+func (m *cacheModel) nonRectangular(x *cacheNode) bool {
+	for _, g := range x.under {
+		for _, d := range g.dims {
+			if !d.node.inside(x) {
+				continue
+			}
+			for _, j := range d.deps {
+				if !g.dims[j].node.inside(x) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// executions counts the executions of a chain.
+func (m *cacheModel) executions(chain []level) (est, error) {
+	res, err := m.ra.sumChain(chain, oneWeight)
+	if err != nil {
+		return est{}, err
+	}
+	return countEst(Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}), nil
+}
+
+// tripOf is the average trip count of level l: cur/prev executions, with the
+// loop's own bounds as the formula when they give that value.
+func (m *cacheModel) tripOf(l level, cur, prev est) est {
+	val := new(big.Rat).Quo(cur.val, prev.val)
+	out := est{val: val, p: symbolic.Const(val)}
+	var formula symbolic.Poly
+	var ok bool
+	switch l.kind {
+	case repeatLevel:
+		formula, ok = m.singlePiece(l.repeat.Count)
+	case loopLevel:
+		formula, ok = m.boundsTrip(l.loop)
+	}
+	if ok {
+		if v, err := formula.Eval(m.ra.env); err == nil && v.Cmp(val) == 0 {
+			out.p, out.ok = formula, true
+		}
+	}
+	return out
+}
+
+// boundsTrip is a loop's trip count from its bounds, when they are single
+// polynomials in the symbols.
+func (m *cacheModel) boundsTrip(f *lang.ForStmt) (symbolic.Poly, bool) {
+	lo, ok := m.singlePiece(f.Lo)
+	if !ok {
+		return symbolic.Poly{}, false
+	}
+	hi, ok := m.singlePiece(f.Hi)
+	if !ok {
+		return symbolic.Poly{}, false
+	}
+	step := int64(1)
+	if f.Step != nil {
+		s, err := m.ra.k.EvalInt(f.Step, &lang.Env{Rank: m.ra.rank})
+		if err != nil || s < 1 {
+			return symbolic.Poly{}, false
+		}
+		step = s
+	}
+	return symbolic.TripCount(lo, hi, step)
+}
+
+// singlePiece converts a static integer expression without loop indices
+// into one polynomial in the symbols.
+func (m *cacheModel) singlePiece(e lang.Expr) (symbolic.Poly, bool) {
+	if m.ra.k.Info.Deps[e]&lang.DepIndex != 0 {
+		return symbolic.Poly{}, false
+	}
+	ps, err := m.ra.pieces(e)
+	if err != nil || len(ps) != 1 || len(ps[0].guards) != 0 {
+		return symbolic.Poly{}, false
+	}
+	return ps[0].val, true
+}
+
+// roundTrip rounds an average trip count to the nearest integer, keeping at
+// least one iteration when there are any.
+func roundTrip(r *big.Rat) int64 {
+	half := new(big.Rat).Add(r, big.NewRat(1, 2))
+	n := floorRat(half).Int64()
+	if n < 1 && r.Sign() > 0 {
+		n = 1
+	}
+	return n
+}
+
+// symValue evaluates a polynomial in the symbols to an integer.
+func (m *cacheModel) symValue(p symbolic.Poly) (symInt, error) {
+	v, err := p.Eval(m.ra.env)
+	if err != nil {
+		return symInt{}, err
+	}
+	if !v.IsInt() || !v.Num().IsInt64() {
+		return symInt{}, fmt.Errorf("%s = %s is not a 64-bit integer", p, v.RatString())
+	}
+	return symInt{v: v.Num().Int64(), p: p, ok: true}, nil
+}
+
+// bases evaluates every member's address at the representative iteration,
+// where every loop of the chain is at its first index, as a value and as a
+// polynomial in the symbols. A group without one is counted by accesses.
+func (m *cacheModel) bases(g *refGroup) {
+	ra := m.ra
+	env := &lang.Env{Rank: ra.rank, Index: make([]int64, ra.k.Info.NumSlots)}
+	vars := ra.cloneEnv()
+	los := map[string]symbolic.Poly{}
+	losOK := true
+	for _, l := range g.chain {
+		if l.kind != loopLevel {
+			continue
+		}
+		lo, err := ra.k.EvalInt(l.loop.Lo, env)
+		if err != nil {
+			g.irregular = true
+			return
+		}
+		env.Index[l.index.Slot] = lo
+		vars[l.index.Name] = new(big.Rat).SetInt64(lo)
+		ps, err := ra.pieces(l.loop.Lo)
+		if err != nil || len(ps) != 1 || len(ps[0].guards) != 0 {
+			losOK = false
+			continue
+		}
+		los[l.index.Name] = ps[0].val
+	}
+	for i := range g.members {
+		mem := &g.members[i]
+		v, err := mem.addr.Eval(vars)
+		if err != nil || !v.IsInt() || !v.Num().IsInt64() {
+			g.irregular = true
+			return
+		}
+		p := mem.addr
+		for j := len(g.chain) - 1; j >= 0; j-- {
+			if l := g.chain[j]; l.kind == loopLevel {
+				p = p.Substitute(l.index.Name, los[l.index.Name])
+			}
+		}
+		mem.base = symInt{v: v.Num().Int64(), p: p, ok: losOK && ra.onlySymbols(p)}
+	}
+}
+
+// levelState is the model's result for one cache level.
+type levelState struct {
+	lv    cache.Level
+	line  int64
+	lines map[*refGroup]Count
+	wbs   map[*refGroup]Count
+	conds map[*refGroup][]string
+}
+
+// newLevelState starts a level with nothing counted.
+func newLevelState(lv cache.Level) *levelState {
+	return &levelState{lv: lv, line: int64(lv.Line), lines: map[*refGroup]Count{}, wbs: map[*refGroup]Count{}, conds: map[*refGroup][]string{}}
+}
+
+// capacity is the number of lines the level holds.
+func (st *levelState) capacity() *big.Rat { return big.NewRat(int64(st.lv.Size)/st.line, 1) }
+
+// add counts lines and write-backs for g.
+func (st *levelState) add(g *refGroup, lines, wbs est) {
+	st.lines[g] = st.lines[g].add(lines.count())
+	st.wbs[g] = st.wbs[g].add(wbs.count())
+}
+
+// note attaches conditions to g once.
+func (st *levelState) note(g *refGroup, conds ...string) {
+	for _, c := range conds {
+		if c == "" {
+			continue
+		}
+		dup := false
+		for _, have := range st.conds[g] {
+			dup = dup || have == c
+		}
+		if !dup {
+			st.conds[g] = append(st.conds[g], c)
+		}
+	}
+}
+
+// region sums the level's counts over the groups of one region.
+func (st *levelState) region(groups []*refGroup, name string) CacheLines {
+	out := CacheLines{Level: st.lv.Name, Lines: zeroCount(), WriteBacks: zeroCount()}
+	for _, g := range groups {
+		if g.region != name || g.empty {
+			continue
+		}
+		out.Lines = out.Lines.add(st.lines[g])
+		out.WriteBacks = out.WriteBacks.add(st.wbs[g])
+		for _, c := range st.conds[g] {
+			out.Conditions = appendNew(out.Conditions, c)
+		}
+	}
+	return out
+}
+
+// appendNew appends s unless it is already in list.
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// visit decides the layer condition of x: when one iteration of x fits in
+// the level, every execution of x brings in its footprint once; otherwise
+// its children are visited and its direct groups miss in every iteration.
+// failed is the innermost failing condition above x.
+func (m *cacheModel) visit(x *cacheNode, st *levelState, failed string) error {
+	if len(x.under) == 0 {
+		return nil
+	}
+	body := m.nodeFootprint(x, st.line, x.strictlyInside)
+	fits := body.val.Cmp(st.capacity()) <= 0
+	cond := m.condition(x, st, body, fits)
+	if fits {
+		if err := m.compulsory(x, st); err != nil {
+			return err
+		}
+		for _, g := range x.under {
+			st.note(g, failed, cond)
+		}
+		return nil
+	}
+	if cond != "" {
+		failed = cond
+	}
+	for _, it := range x.items {
+		if it.node != nil {
+			if err := m.visit(it.node, st, failed); err != nil {
+				return err
+			}
+			continue
+		}
+		if g := it.group; !g.empty {
+			m.direct(g, x, st)
+			st.note(g, failed)
+		}
+	}
+	return nil
+}
+
+// strictlyInside selects the nodes below x (x's index stays fixed).
+func (x *cacheNode) strictlyInside(n *cacheNode) bool { return n != x && n.inside(x) }
+
+// insideOrSelf selects x and the nodes below it.
+func (x *cacheNode) insideOrSelf(n *cacheNode) bool { return n.inside(x) }
+
+// nodeFootprint is the number of lines the groups under x touch while the
+// loops selected by within run.
+func (m *cacheModel) nodeFootprint(x *cacheNode, line int64, within func(*cacheNode) bool) est {
+	total := zeroEst()
+	for _, gs := range byArray(x.under) {
+		total = total.plus(m.footprint(gs, within, false, line))
+	}
+	return total
+}
+
+// byArray splits groups by array, keeping program order.
+func byArray(groups []*refGroup) [][]*refGroup {
+	var out [][]*refGroup
+	index := map[*lang.Object]int{}
+	for _, g := range groups {
+		i, ok := index[g.array]
+		if !ok {
+			i = len(out)
+			index[g.array] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], g)
+	}
+	return out
+}
+
+// entries counts the executions of node x (1 for the root).
+func (m *cacheModel) entries(x *cacheNode) (Count, error) {
+	if x.entries != nil {
+		return *x.entries, nil
+	}
+	c := Count{Value: big.NewRat(1, 1), Formula: symbolic.Int(1), Symbolic: true}
+	if x.chain != nil {
+		e, err := m.executions(x.chain[:len(x.chain)-1])
+		if err != nil {
+			return Count{}, err
+		}
+		c = e.count()
+	}
+	x.entries = &c
+	return c, nil
+}
+
+// compulsory charges every execution of a fitting node x with its
+// footprint: per array, each group gets the lines it adds to the union of
+// the groups before it in program order (loads and stores), and the store
+// members likewise the lines they dirty.
+func (m *cacheModel) compulsory(x *cacheNode, st *levelState) error {
+	e, err := m.entries(x)
+	if err != nil {
+		return err
+	}
+	if x.chain != nil && e.Value.Cmp(big.NewRat(maxFootprintExecutions, 1)) <= 0 && m.nonRectangular(x) {
+		return m.compulsoryEach(x, st)
+	}
+	execs := countEst(e)
+	for _, gs := range byArray(x.under) {
+		prevAll, prevStore := zeroEst(), zeroEst()
+		for k, g := range gs {
+			all := m.footprint(gs[:k+1], x.insideOrSelf, false, st.line)
+			stored := m.footprint(gs[:k+1], x.insideOrSelf, true, st.line)
+			touch := m.touch(g, x, st.line)
+			lines := all.minus(prevAll).scale(touch)
+			wbs := stored.minus(prevStore).scale(touch)
+			st.add(g, execs.times(lines), execs.times(wbs))
+			prevAll, prevStore = all, stored
+		}
+	}
+	return nil
+}
+
+// maxFootprintExecutions bounds the executions of a non-rectangular node
+// whose footprints are summed one by one; beyond it the average is used.
+const maxFootprintExecutions = 4096
+
+// compulsoryEach is compulsory for a node whose footprint differs between
+// executions (a loop below x reads the index of one above): the shares are
+// summed over every execution by the engine, with the footprint computed at
+// each.
+func (m *cacheModel) compulsoryEach(x *cacheNode, st *levelState) error {
+	outer := x.chain[:len(x.chain)-1]
+	for _, gs := range byArray(x.under) {
+		for k, g := range gs {
+			touch := m.touch(g, x, st.line)
+			var shares [2]est
+			for i, stores := range []bool{false, true} {
+				w := weight{why: "cache footprint of a non-rectangular loop nest", concrete: func(env *lang.Env) (*big.Rat, error) {
+					if env.Rank != m.ra.rank {
+						// A replay for another rank: addresses use this
+						// rank's symbols, so let that rank be analysed.
+						return nil, fmt.Errorf("cache footprint of rank %d replayed for rank %d", m.ra.rank, env.Rank)
+					}
+					cur := m.footprintIn(gs[:k+1], x.insideOrSelf, stores, st.line, env)
+					prev := m.footprintIn(gs[:k], x.insideOrSelf, stores, st.line, env)
+					d := new(big.Rat).Sub(cur.val, prev.val)
+					return d.Mul(d, touch), nil
+				}}
+				res, err := m.ra.sumChain(outer, w)
+				if err != nil {
+					return err
+				}
+				shares[i] = est{val: res.value, p: symbolic.Const(res.value)}
+			}
+			st.add(g, shares[0], shares[1])
+		}
+	}
+	return nil
+}
+
+// direct charges a group that sits directly in a node whose iterations do
+// not fit: every execution brings in the lines its members touch.
+func (m *cacheModel) direct(g *refGroup, x *cacheNode, st *levelState) {
+	execs := countEst(g.count)
+	lines := m.perExecution(g, x, false, st.line)
+	wbs := m.perExecution(g, x, true, st.line)
+	st.add(g, execs.times(lines), execs.times(wbs))
+}
+
+// touch is the fraction of a group's footprint lines at node x that it
+// really touches when data ifs below x execute it only a fraction phi of
+// the time: a line its accesses reach a times on average is touched unless
+// all a skip it, which the even pattern of a data branch (docs/counts.md)
+// makes min(1, phi·a).
+func (m *cacheModel) touch(g *refGroup, x *cacheNode, line int64) *big.Rat {
+	one := big.NewRat(1, 1)
+	phi := big.NewRat(1, 1)
+	for _, l := range g.chain[len(x.chain):] {
+		if l.kind == probLevel {
+			phi.Mul(phi, l.prob)
+		}
+	}
+	if phi.Cmp(one) == 0 {
+		return one
+	}
+	solo := m.footprint([]*refGroup{g}, x.insideOrSelf, false, line)
+	if solo.val.Sign() == 0 {
+		return one
+	}
+	t := new(big.Rat).Mul(phi, big.NewRat(int64(len(g.members)), 1))
+	for _, d := range g.dims {
+		if d.node.inside(x) {
+			t.Mul(t, d.trip.val)
+		}
+	}
+	t.Quo(t, solo.val)
+	if t.Cmp(one) > 0 {
+		return one
+	}
+	return t
+}
+
+// withoutProb returns chain without its data-if levels.
+func withoutProb(chain []level) []level {
+	var out []level
+	for _, l := range chain {
+		if l.kind != probLevel {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// perExecution is the average number of distinct lines one execution of a
+// group's members touches, over the iterations of x (the group's innermost
+// loop) whose index moves them; stores selects the store members.
+func (m *cacheModel) perExecution(g *refGroup, x *cacheNode, stores bool, line int64) est {
+	var segs []segment
+	for _, mem := range g.members {
+		if stores && !mem.store {
+			continue
+		}
+		segs = append(segs, segment{off: mem.base, len: constSym(g.elem), elem: g.elem, slack: constSym(0)})
+	}
+	if len(segs) == 0 {
+		return zeroEst()
+	}
+	if g.irregular {
+		return intEst(int64(len(segs)))
+	}
+	var lat []latDim
+	for _, d := range g.dims {
+		if d.node == x && d.stride.v != 0 && d.n > 1 {
+			// Each iteration is its own slot: no merging across iterations.
+			lat = []latDim{{stride: d.stride, count: constSym(d.n), separate: true}}
+		}
+	}
+	lines := latticeLines(lat, segs, line)
+	if len(lat) == 0 {
+		return lines
+	}
+	perIter := lines.scale(big.NewRat(1, lat[0].count.v))
+	if !perIter.val.IsInt() {
+		perIter.ok = false
+	} else {
+		perIter = est{val: perIter.val, p: symbolic.Const(perIter.val), ok: true}
+	}
+	return perIter
+}
+
+// footprint is the number of distinct lines a set of groups of one array
+// touch while the loops selected by within run over their ranges and the
+// others stay at their first iteration; stores counts store members only.
+// Groups whose lattices agree are united exactly; others are added, and the
+// result is capped by the array's own lines.
+func (m *cacheModel) footprint(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64) est {
+	return m.footprintIn(groups, within, stores, line, nil)
+}
+
+// footprintIn is footprint on average (at == nil) or at the execution of
+// the outer loops whose indices at holds.
+func (m *cacheModel) footprintIn(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64, at *lang.Env) est {
+	type class struct {
+		lat  []latDim
+		segs []segment
+	}
+	var classes []*class
+	total := zeroEst()
+	hull := true
+	for _, g := range groups {
+		if g.empty {
+			continue
+		}
+		if g.irregular {
+			total = total.plus(g.irregularLines(within, stores))
+			hull = false
+			continue
+		}
+		view := g.averageView(within)
+		if at != nil {
+			v, ok, err := m.viewAt(g, within, at)
+			if err != nil {
+				total = total.plus(g.irregularLines(within, stores))
+				hull = false
+				continue
+			}
+			if !ok {
+				continue
+			}
+			view = v
+		}
+		lat, segs := g.reduce(view, within, stores, line)
+		if len(segs) == 0 {
+			continue
+		}
+		var into *class
+		for _, c := range classes {
+			if sameLattice(c.lat, lat) {
+				into = c
+			}
+		}
+		if into == nil {
+			into = &class{lat: lat}
+			classes = append(classes, into)
+		}
+		into.segs = append(into.segs, segs...)
+	}
+	var start, end int64
+	for i, c := range classes {
+		total = total.plus(latticeLines(c.lat, c.segs, line))
+		lo, hi := extent(c.lat, c.segs)
+		if i == 0 || lo < start {
+			start = lo
+		}
+		if i == 0 || hi > end {
+			end = hi
+		}
+	}
+	if hull && len(classes) > 1 {
+		// Lattices that differ are added, but never beyond the lines
+		// between the lowest and the highest byte they touch.
+		if n := floorQuo(end-1, line) - floorQuo(start, line) + 1; total.val.Cmp(big.NewRat(n, 1)) > 0 {
+			total = intEst(n)
+		}
+	}
+	if len(groups) > 0 {
+		limit := arrayLines(groups[0].array, line)
+		if total.val.Cmp(big.NewRat(limit, 1)) > 0 {
+			return intEst(limit)
+		}
+	}
+	return total
+}
+
+// extent is the lowest byte and one past the highest byte a lattice of
+// segments touches.
+func extent(lat []latDim, segs []segment) (lo, hi int64) {
+	span := int64(0)
+	for _, d := range lat {
+		span += d.stride.v * (d.count.v - 1)
+	}
+	for i, s := range segs {
+		if i == 0 || s.off.v < lo {
+			lo = s.off.v
+		}
+		if e := s.off.v + s.len.v + span; i == 0 || e > hi {
+			hi = e
+		}
+	}
+	return lo, hi
+}
+
+// arrayLines is the number of lines an array occupies (its start aligned).
+func arrayLines(a *lang.Object, line int64) int64 {
+	n := int64(a.Elem.Size())
+	for _, d := range a.Dims {
+		n *= d
+	}
+	return (n + line - 1) / line
+}
+
+// irregularLines is the footprint of a group whose addresses are not
+// affine: every access is taken to touch a line of its own.
+func (g *refGroup) irregularLines(within func(*cacheNode) bool, stores bool) est {
+	n := int64(0)
+	for _, mem := range g.members {
+		if !stores || mem.store {
+			n++
+		}
+	}
+	out := intEst(n)
+	for _, d := range g.dims {
+		if within(d.node) && d.index != "" {
+			out = out.times(d.trip)
+		}
+	}
+	return out
+}
+
+// latDim is one dimension of a lattice of segments: count segments, stride
+// bytes apart. A separate lattice counts every slot on its own even when
+// slots overlap (the iterations of one loop, without reuse between them).
+type latDim struct {
+	stride   symInt
+	count    symInt
+	separate bool
+}
+
+// segment is one translate of a lattice's segment: bytes [off, off+len) of
+// the array in slot 0. slack is the stride of the loop that stretched the
+// segment minus the element size (a formula candidate, see latticeLines).
+type segment struct {
+	off   symInt
+	len   symInt
+	elem  int64
+	slack symInt
+}
+
+// sameLattice reports whether two lattices have equal strides and counts.
+func sameLattice(a, b []latDim) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].stride.v != b[i].stride.v || a[i].count.v != b[i].count.v {
+			return false
+		}
+	}
+	return true
+}
+
+// groupView is a group's trip counts and member addresses as one footprint
+// sees them: on average (the default), or at one concrete execution of the
+// loops outside the footprint.
+type groupView struct {
+	trips []symInt // per dimension
+	bases []symInt // per member
+}
+
+// averageView is the view at the average trip counts, with the members at
+// the representative iteration. A loop whose bounds read the index of a loop
+// of the footprint that does not move the group (a stride of 0) sweeps its
+// whole range over the footprint, so it counts with its bounding box: the
+// union of LU's trailing rows over k is the whole matrix, not the average.
+func (g *refGroup) averageView(within func(*cacheNode) bool) groupView {
+	v := groupView{trips: make([]symInt, len(g.dims)), bases: make([]symInt, len(g.members))}
+	for k, d := range g.dims {
+		v.trips[k] = tripSym(d)
+		for _, j := range d.deps {
+			if within(g.dims[j].node) && g.dims[j].stride.v == 0 && d.box != d.n {
+				v.trips[k] = symInt{v: d.box, p: symbolic.Int(d.box)}
+			}
+		}
+	}
+	for i, mem := range g.members {
+		v.bases[i] = mem.base
+	}
+	return v
+}
+
+// reduce turns a group's addresses under the loops selected by within into
+// a lattice and one segment per member: loops are taken in order of
+// increasing stride; while no lattice dimension exists, a loop whose stride
+// leaves no whole line untouched (stride < segment + line) stretches the
+// segment, and every other loop becomes a lattice dimension.
+func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores bool, line int64) ([]latDim, []segment) {
+	type sdim struct{ stride, n symInt }
+	var sel []sdim
+	for k, d := range g.dims {
+		if within(d.node) && d.stride.v != 0 && view.trips[k].v > 1 {
+			sel = append(sel, sdim{d.stride, view.trips[k]})
+		}
+	}
+	shift := constSym(0)
+	for i, d := range sel {
+		if d.stride.v < 0 {
+			shift = shift.plus(d.stride.times(d.n.minus(constSym(1))))
+			sel[i].stride = d.stride.neg()
+		}
+	}
+	sort.SliceStable(sel, func(i, j int) bool { return sel[i].stride.v < sel[j].stride.v })
+	length := constSym(g.elem)
+	slack := constSym(0)
+	var lat []latDim
+	for _, d := range sel {
+		if len(lat) == 0 && d.stride.v < length.v+line {
+			if length.v == g.elem {
+				slack = d.stride.minus(constSym(g.elem))
+			}
+			length = length.plus(d.stride.times(d.n.minus(constSym(1))))
+			continue
+		}
+		lat = append(lat, latDim{stride: d.stride, count: d.n})
+	}
+	var segs []segment
+	for i, mem := range g.members {
+		if stores && !mem.store {
+			continue
+		}
+		s := segment{off: view.bases[i].plus(shift), len: length, elem: g.elem, slack: slack}
+		dup := false
+		for _, t := range segs {
+			dup = dup || (t.off.v == s.off.v && t.len.v == s.len.v)
+		}
+		if !dup {
+			segs = append(segs, s)
+		}
+	}
+	return lat, segs
+}
+
+// tripSym is a dimension's integer trip count with its formula.
+func tripSym(d groupDim) symInt {
+	s := symInt{v: d.n, p: d.trip.p, ok: d.trip.ok && d.trip.val.IsInt()}
+	if !s.ok {
+		s.p = symbolic.Int(d.n)
+	}
+	return s
+}
+
+// latticeLines counts exactly the lines of the union of the segments
+// translated over the lattice. Each segment's offset is split into lattice
+// coordinates (nearest slot) and an offset inside the slot; the slot space
+// is cut into boxes where the same segments are present, and in each box
+// the slots are counted per residue of their start modulo the line size, so
+// that misaligned rows are counted as they fall. The formula of a box is its
+// number of slots times a per-slot candidate that reproduces its exact
+// count: a constant, the bytes covered over the line size, or that plus the
+// stretching slack or plus line-minus-element (rows at every alignment).
+func latticeLines(lat []latDim, segs []segment, line int64) est {
+	if len(segs) == 0 {
+		return zeroEst()
+	}
+	a0 := segs[0].off
+	for _, s := range segs[1:] {
+		if s.off.v < a0.v {
+			a0 = s.off
+		}
+	}
+	K := len(lat)
+	ps := make([]placedSeg, len(segs))
+	for i, s := range segs {
+		rel := s.off.minus(a0)
+		u := make([]int64, K)
+		for k := K - 1; k >= 0; k-- {
+			if lat[k].separate {
+				continue // members of one iteration stay in one slot
+			}
+			S := lat[k].stride.v
+			u[k] = floorQuo(rel.v+S/2, S)
+			rel = rel.minus(constSym(u[k]).times(lat[k].stride))
+		}
+		ps[i] = placedSeg{u: u, v: rel, len: s.len, elem: s.elem, slack: s.slack}
+	}
+	bps := make([][]symInt, K)
+	for k := range lat {
+		var b []symInt
+		for _, p := range ps {
+			b = append(b, constSym(p.u[k]), constSym(p.u[k]).plus(lat[k].count))
+		}
+		sort.SliceStable(b, func(i, j int) bool { return b[i].v < b[j].v })
+		var uniq []symInt
+		for _, x := range b {
+			if len(uniq) == 0 || uniq[len(uniq)-1].v != x.v {
+				uniq = append(uniq, x)
+			}
+		}
+		bps[k] = uniq
+	}
+	total := zeroEst()
+	idx := make([]int, K)
+	for {
+		total = total.plus(boxLines(lat, ps, bps, idx, a0.v, line))
+		if !nextBox(idx, bps) {
+			break
+		}
+	}
+	return total
+}
+
+// placedSeg is a segment in lattice coordinates: slot u, offset v in it.
+type placedSeg struct {
+	u     []int64
+	v     symInt
+	len   symInt
+	elem  int64
+	slack symInt
+}
+
+// nextBox advances the odometer over the elementary intervals of every
+// dimension; false when all were visited.
+func nextBox(idx []int, bps [][]symInt) bool {
+	for k := range idx {
+		idx[k]++
+		if idx[k] < len(bps[k])-1 {
+			return true
+		}
+		idx[k] = 0
+	}
+	return false
+}
+
+// boxLines counts the lines of one box of slots.
+func boxLines(lat []latDim, ps []placedSeg, bps [][]symInt, idx []int, a0, line int64) est {
+	var cover []placedSeg
+	for _, p := range ps {
+		in := true
+		for k := range lat {
+			lo, hi := bps[k][idx[k]].v, bps[k][idx[k]+1].v
+			in = in && p.u[k] <= lo && hi <= p.u[k]+lat[k].count.v
+		}
+		if in {
+			cover = append(cover, p)
+		}
+	}
+	if len(cover) == 0 {
+		return zeroEst()
+	}
+	sort.SliceStable(cover, func(i, j int) bool { return cover[i].v.v < cover[j].v.v })
+	width := constSym(1)
+	hist := make([]*big.Int, line)
+	for r := range hist {
+		hist[r] = new(big.Int)
+	}
+	hist[residue(a0, line)].SetInt64(1)
+	for k := range lat {
+		lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
+		width = width.times(hi.minus(lo))
+		hist = convolve(hist, slotResidues(lo.v, hi.v, lat[k].stride.v, line))
+	}
+	total := new(big.Int)
+	first, constant := int64(-1), true
+	for r, c := range hist {
+		if c.Sign() == 0 {
+			continue
+		}
+		n := unionLines(cover, int64(r), line)
+		if first < 0 {
+			first = n
+		}
+		constant = constant && n == first
+		total.Add(total, new(big.Int).Mul(c, big.NewInt(n)))
+	}
+	out := est{val: new(big.Rat).SetInt(total)}
+	cands := slotCandidates(cover, first, constant, line)
+	for _, cand := range cands {
+		if !cand.ok || !width.ok {
+			continue
+		}
+		v := new(big.Rat).Mul(cand.val, big.NewRat(width.v, 1))
+		if v.Cmp(out.val) == 0 {
+			out.p, out.ok = cand.p.Mul(width.p), true
+			return out
+		}
+	}
+	// No exact formula: keep the stream's (bytes + slack)/line as an
+	// approximation for conditions.
+	approx := mergedBytes(cover).plus(cover[0].slack)
+	out.p = approx.p.Scale(big.NewRat(1, line)).Mul(width.p)
+	return out
+}
+
+// slotCandidates are the per-slot formulas tried for a box: the constant
+// line count when every slot has the same and no segment length depends on
+// a symbol, then (bytes+slack)/line (a stream: accesses × stride / line),
+// bytes/line and (bytes+line-elem)/line for the merged bytes of the
+// segments.
+func slotCandidates(cover []placedSeg, first int64, constant bool, line int64) []est {
+	var out []est
+	allConst := true
+	for _, p := range cover {
+		allConst = allConst && p.len.p.IsConst() && p.v.p.IsConst()
+	}
+	if constant && allConst {
+		out = append(out, intEst(first))
+	}
+	bytes := mergedBytes(cover)
+	inv := big.NewRat(1, line)
+	for _, extra := range []symInt{cover[0].slack, constSym(0), constSym(line - cover[0].elem)} {
+		b := bytes.plus(extra)
+		out = append(out, est{val: big.NewRat(b.v, line), p: b.p.Scale(inv), ok: b.ok})
+	}
+	return out
+}
+
+// mergedBytes is the number of bytes the union of sorted segments covers.
+func mergedBytes(cover []placedSeg) symInt {
+	total := constSym(0)
+	start, end := cover[0].v, cover[0].v.plus(cover[0].len)
+	for _, p := range cover[1:] {
+		e := p.v.plus(p.len)
+		if p.v.v <= end.v {
+			if e.v > end.v {
+				end = e
+			}
+			continue
+		}
+		total = total.plus(end.minus(start))
+		start, end = p.v, e
+	}
+	return total.plus(end.minus(start))
+}
+
+// unionLines counts the lines covered by the segments [shift+v, shift+v+len)
+// (sorted by v).
+func unionLines(cover []placedSeg, shift, line int64) int64 {
+	n := int64(0)
+	last := int64(-1 << 62)
+	for _, p := range cover {
+		x := shift + p.v.v
+		y := x + p.len.v
+		fl, ll := floorQuo(x, line), floorQuo(y-1, line)
+		if fl <= last {
+			fl = last + 1
+		}
+		if ll >= fl {
+			n += ll - fl + 1
+		}
+		if ll > last {
+			last = ll
+		}
+	}
+	return n
+}
+
+// slotResidues counts the slots p in [lo, hi) by the residue of p·stride
+// modulo line. The residues repeat with period line/gcd(stride, line).
+func slotResidues(lo, hi, stride, line int64) []int64 {
+	out := make([]int64, line)
+	n := hi - lo
+	sm := residue(stride, line)
+	period := int64(1)
+	if sm != 0 {
+		period = line / gcd64(sm, line)
+	}
+	for t := int64(0); t < period && t < n; t++ {
+		p := lo + t
+		r := residue(residue(p, line)*sm, line)
+		out[r] += (n-1-t)/period + 1
+	}
+	return out
+}
+
+// convolve adds residues cyclically: out[(a+b) mod line] += h[a]·d[b].
+func convolve(h []*big.Int, d []int64) []*big.Int {
+	line := int64(len(h))
+	out := make([]*big.Int, line)
+	for r := range out {
+		out[r] = new(big.Int)
+	}
+	for a, x := range h {
+		if x.Sign() == 0 {
+			continue
+		}
+		for b, y := range d {
+			if y == 0 {
+				continue
+			}
+			r := (int64(a) + int64(b)) % line
+			out[r].Add(out[r], new(big.Int).Mul(x, big.NewInt(y)))
+		}
+	}
+	return out
+}
+
+// floorQuo is ⌊a/b⌋ for b > 0.
+func floorQuo(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// residue is a mod b, in [0, b) for b > 0.
+func residue(a, b int64) int64 {
+	r := a % b
+	if r < 0 {
+		r += b
+	}
+	return r
+}
+
+// gcd64 is the greatest common divisor of two positive integers.
+func gcd64(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// condition states the layer condition of x at this level, or "" when no
+// reference reuses anything across x's iterations (the condition then
+// decides nothing worth reporting) or x is the kernel and it fails.
+func (m *cacheModel) condition(x *cacheNode, st *levelState, body est, fits bool) string {
+	outcome := "fails"
+	if fits {
+		outcome = "holds"
+	}
+	bytes := body.scale(big.NewRat(st.line, 1))
+	size := formatSize(int64(st.lv.Size))
+	if x.stmt == nil {
+		if !fits {
+			return ""
+		}
+		var names []string
+		for _, gs := range byArray(x.under) {
+			names = append(names, gs[0].array.Name)
+		}
+		return fmt.Sprintf("all data (%s) stays in %s while %s B <= %s: %s (%s B)",
+			strings.Join(names, ", "), st.lv.Name, bytes.text(), size, outcome, ratText(bytes.val))
+	}
+	refs := m.reusers(x, st.line)
+	if len(refs) == 0 {
+		return ""
+	}
+	across := "iterations of " + x.name
+	if x.name == "repeat" {
+		across = "repetitions"
+	}
+	pos := m.ra.position(x.stmt)
+	return fmt.Sprintf("%s reused across %s (line %d) from %s while %s B <= %s: %s (%s B)",
+		strings.Join(refs, ", "), across, pos.Line, st.lv.Name, bytes.text(), size, outcome, ratText(bytes.val))
+}
+
+// reusers lists the references under x that touch fewer lines over all of
+// x's iterations than over each iteration on its own: the ones a cache that
+// keeps one iteration of x serves.
+func (m *cacheModel) reusers(x *cacheNode, line int64) []string {
+	var out []string
+	for _, g := range x.under {
+		trip := big.NewRat(1, 1)
+		for _, d := range g.dims {
+			if d.node == x {
+				trip = d.trip.val
+			}
+		}
+		whole := m.footprint([]*refGroup{g}, x.insideOrSelf, false, line)
+		each := m.footprint([]*refGroup{g}, x.strictlyInside, false, line)
+		if whole.val.Cmp(new(big.Rat).Mul(trip, each.val)) >= 0 {
+			continue
+		}
+		for _, mem := range g.members {
+			out = appendNew(out, mem.text)
+		}
+	}
+	const most = 8
+	if len(out) > most {
+		out = append(out[:most], fmt.Sprintf("and %d more", len(out)-most))
+	}
+	return out
+}
+
+// formatSize writes a capacity in bytes with the largest binary prefix
+// that divides it.
+func formatSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// sumCacheLines adds the per-level cache counts of two regions (levels in
+// the same order), merging their conditions.
+func sumCacheLines(a, b []CacheLines) []CacheLines {
+	if len(a) == 0 {
+		return append([]CacheLines(nil), b...)
+	}
+	out := make([]CacheLines, len(a))
+	copy(out, a)
+	for i := range out {
+		out[i].Conditions = append([]string(nil), a[i].Conditions...)
+		if i >= len(b) || b[i].Level != out[i].Level {
+			continue
+		}
+		out[i].Lines = out[i].Lines.add(b[i].Lines)
+		out[i].WriteBacks = out[i].WriteBacks.add(b[i].WriteBacks)
+		for _, c := range b[i].Conditions {
+			out[i].Conditions = appendNew(out[i].Conditions, c)
+		}
+	}
+	return out
+}
