@@ -79,7 +79,8 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 			}
 			return v >= 0, err
 		}
-		res, err := ra.sumChain(l.chain, weight{why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
+		reads := []lang.Node{peer, pl}
+		res, err := ra.sumChain(l.chain, weight{id: msg.Stmt + " " + kind + " count", reads: reads, why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
 			ok, err := live(env)
 			if err != nil || !ok {
 				return new(big.Rat), err
@@ -91,7 +92,7 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 		}
 		ra.note(res, l)
 		count = Count{Value: res.value, Formula: res.formula}
-		res, err = ra.sumChain(l.chain, weight{why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
+		res, err = ra.sumChain(l.chain, weight{id: msg.Stmt + " " + kind + " bytes", reads: reads, why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
 			ok, err := live(env)
 			if err != nil || !ok {
 				return new(big.Rat), err

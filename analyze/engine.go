@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sort"
 
 	"perfc/analyze/symbolic"
 	"perfc/lang"
@@ -84,6 +85,11 @@ type weight struct {
 	poly     symbolic.Poly
 	concrete func(env *lang.Env) (*big.Rat, error)
 	why      string // for concrete weights: what made them concrete
+	// id and reads, when set, say that the concrete weight depends only on
+	// the loop indices read by these nodes: its traced evaluations are kept
+	// once per distinct value of those indices.
+	id    string
+	reads []lang.Node
 }
 
 // sumChain sums w over every execution of a leaf enclosed by chain.
@@ -449,10 +455,12 @@ func (en *enumerator) leaf(env *lang.Env, vars map[string]*big.Rat, mult *big.Ra
 			return err
 		}
 		ra := en.ra
-		if len(ra.traced) < maxTraced {
-			ra.traced = append(ra.traced, traced{weight: en.w.concrete, index: append([]int64(nil), env.Index...), value: new(big.Rat).Set(v)})
-		} else {
-			ra.untraceable = true
+		if en.w.reads == nil || ra.firstTrace(en.w.id, nil, en.w.reads, env) {
+			if len(ra.traced) < maxTraced {
+				ra.traced = append(ra.traced, traced{weight: en.w.concrete, index: append([]int64(nil), env.Index...), value: new(big.Rat).Set(v)})
+			} else {
+				ra.untraceable = true
+			}
 		}
 		en.total.Add(en.total, new(big.Rat).Mul(v, mult))
 		return nil
@@ -506,9 +514,10 @@ type traced struct {
 	value  *big.Rat // weight
 }
 
-// trace records the evaluation of a rank-dependent expression.
+// trace records the evaluation of a rank-dependent expression, once per
+// distinct value of the loop indices it reads.
 func (ra *rankAnalysis) trace(e lang.Expr, env *lang.Env, key int64) {
-	if ra.k.Info.Deps[e]&lang.DepRank == 0 {
+	if ra.k.Info.Deps[e]&lang.DepRank == 0 || !ra.firstTrace("", e, []lang.Node{e}, env) {
 		return
 	}
 	if len(ra.traced) >= maxTraced {
@@ -550,4 +559,75 @@ func (ra *rankAnalysis) replay(r int64) bool {
 		}
 	}
 	return true
+}
+
+// traceKey identifies one traced evaluation: what was evaluated and the
+// values of the loop indices it reads (up to 8; more are not deduplicated).
+type traceKey struct {
+	id   string
+	expr lang.Expr
+	vals [8]int64
+}
+
+// firstTrace reports whether the evaluation (id or expr, at the values of
+// the indices that reads read) has not been traced yet, and marks it.
+func (ra *rankAnalysis) firstTrace(id string, e lang.Expr, reads []lang.Node, env *lang.Env) bool {
+	slots := ra.p.slotsRead(reads)
+	if len(slots) > 8 {
+		return true
+	}
+	key := traceKey{id: id, expr: e}
+	for i, s := range slots {
+		key.vals[i] = env.Index[s]
+	}
+	if ra.traceSeen == nil {
+		ra.traceSeen = map[traceKey]bool{}
+	}
+	if ra.traceSeen[key] {
+		return false
+	}
+	ra.traceSeen[key] = true
+	return true
+}
+
+// slotsRead returns the loop-index slots the nodes read, directly or
+// through lets, sorted; cached per first node, as the plan is shared.
+func (p *plan) slotsRead(nodes []lang.Node) []int {
+	if p.slotCache == nil {
+		p.slotCache = map[lang.Node][]int{}
+	}
+	if s, ok := p.slotCache[nodes[0]]; ok && len(nodes) == 1 {
+		return s
+	}
+	seen := map[int]bool{}
+	var visit func(n lang.Node)
+	visit = func(n lang.Node) {
+		lang.Inspect(n, func(x lang.Node) bool {
+			if id, ok := x.(*lang.Ident); ok {
+				if o := p.k.Info.Uses[id]; o != nil {
+					switch {
+					case o.Kind == lang.IndexObj:
+						seen[o.Slot] = true
+					case o.Kind == lang.LetObj && o.Expr != nil && o.Dep&lang.DepIndex != 0:
+						visit(o.Expr)
+					}
+				}
+			}
+			return true
+		})
+	}
+	for _, n := range nodes {
+		if n != nil {
+			visit(n)
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for s := range seen {
+		out = append(out, s)
+	}
+	sort.Ints(out)
+	if len(nodes) == 1 {
+		p.slotCache[nodes[0]] = out
+	}
+	return out
 }

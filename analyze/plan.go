@@ -64,6 +64,8 @@ type plan struct {
 	leaves  []*leaf
 	regions []string // region names in order of first appearance; "" is outside every region
 	specs   map[*lang.Object]*lang.ArraySpec
+	// slotCache memoises the loop-index slots an expression reads (engine.go).
+	slotCache map[lang.Node][]int
 }
 
 // newPlan walks the kernel once.

@@ -25,6 +25,7 @@ type rankAnalysis struct {
 	// marks an enumeration that cannot be replayed.
 	traced      []traced
 	untraceable bool
+	traceSeen   map[traceKey]bool
 }
 
 // newRankAnalysis binds the symbols for one rank: parameters, run-constant
