@@ -57,6 +57,12 @@ type Prediction struct {
 	RT          float64  `json:"rt_per_s"`
 	Warnings    []string `json:"warnings,omitempty"`
 	Notes       []string `json:"notes,omitempty"`
+	// RankSum is the slowest rank's sum of costs, without waiting; for a
+	// kernel whose ranks wait on each other Total is the emulated critical
+	// path instead, and Emulation and Wavefront say more.
+	RankSum   float64    `json:"rank_sum"`
+	Emulation *Emulation `json:"emulation,omitempty"`
+	Wavefront *Wavefront `json:"wavefront,omitempty"`
 }
 
 // Options tune a prediction.
@@ -64,6 +70,9 @@ type Options struct {
 	// PaperRules prices the way a source paper did where it differs from
 	// the exact counts (see docs/predict.md); only some machines have rules.
 	PaperRules bool
+	// NoEmulation keeps the sum of per-rank costs for a kernel whose ranks
+	// wait on each other, instead of emulating its critical path.
+	NoEmulation bool
 	// VectorUnits prices innermost loops of a vector form on the machine's
 	// vector units (Hockney's r∞, n½) when their mean length is at least
 	// N_v, and on the scalar processor otherwise.
@@ -100,8 +109,25 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		pred.RB = pred.NominalFlop / pred.Total / 1e6
 		pred.RT = 1 / pred.Total
 	}
-	if hasPointToPoint(rep) {
-		pred.Warnings = append(pred.Warnings, "the kernel's ranks wait on each other's messages; this sum of per-rank costs ignores waiting (a lower bound on a pipeline); perfc emulate gives the critical path")
+	pred.RankSum = pred.Total
+	if hasPointToPoint(rep) && !opts.NoEmulation {
+		// Ranks wait on each other's messages: the time is a critical path.
+		em, err := Emulate(k, p, EmulateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		pred.Emulation = em
+		pred.Total = em.Total
+		pred.Method = "discrete-event emulation of every rank's schedule (critical path); the regions show the slowest rank's own costs"
+		if wf, err := AnalyzeWavefront(k, p, em); err == nil && wf != nil {
+			pred.Wavefront = wf
+		}
+		if pred.Total > 0 {
+			pred.RB = pred.NominalFlop / pred.Total / 1e6
+			pred.RT = 1 / pred.Total
+		}
+	} else if hasPointToPoint(rep) {
+		pred.Warnings = append(pred.Warnings, "the kernel's ranks wait on each other's messages; this sum of per-rank costs ignores waiting (a lower bound on a pipeline); without --no-emulation the critical path is emulated")
 	}
 	pred.Warnings = append(pred.Warnings, cacheWarnings(rep, m)...)
 	pred.Warnings = append(pred.Warnings, probWarnings(k)...)

@@ -390,27 +390,44 @@ func (p *machinePricer) Compute(x *analyze.Work) float64 {
 	return composeTime(p.m.Compose(), sumTerms(p.computeTerms(w)), sumTerms(p.memoryTerms(w)))
 }
 
-// Message implements Pricer.
+// Message implements Pricer. It is on the emulator's hot path, so it
+// builds no explanation.
 func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
-	t, _ := p.message(src, dst, float64(bytes), "")
-	return t
+	mm, level := p.route(src, dst, "")
+	if mm == nil {
+		if p.m.Compute().Free() {
+			return 1
+		}
+		return 0
+	}
+	return mm.Time(float64(bytes), level)
 }
 
 // message prices one message and says how.
 func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (float64, string) {
-	if p.m.Compute().Free() && p.m.Messages(elem) == nil {
-		return 1, "one step"
+	mm, level := p.route(src, dst, elem)
+	if mm == nil {
+		if p.m.Compute().Free() {
+			return 1, "one step"
+		}
+		p.note("the machine has no message model; messages are not priced")
+		return 0, ""
 	}
+	return mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
+}
+
+// route returns the message model that prices a message from src to dst
+// (the inter-node model between the nodes of a cluster) and the network
+// levels it crosses.
+func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.px > 0 && p.differentNodes(cl, src, dst) {
 		mm = cl.Inter()
 	}
 	if mm == nil {
-		p.note("the machine has no message model; messages are not priced")
-		return 0, ""
+		return nil, 0
 	}
-	level := mm.Levels(int(src), int(dst))
-	return mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
+	return mm, mm.Levels(int(src), int(dst))
 }
 
 // differentNodes reports whether two grid ranks sit on different nodes.

@@ -19,6 +19,7 @@ type cli struct {
 	Parse    parseCmd    `cmd:"" help:"Check a kernel file and print the checked AST (JSON) or a summary (table)."`
 	Fmt      fmtCmd      `cmd:"" help:"Print a kernel file in canonical form."`
 	Predict  predictCmd  `cmd:"" help:"Predict how long a kernel takes on a machine, and why."`
+	Emulate  emulateCmd  `cmd:"" help:"Emulate every rank's schedule event by event: the time of the critical path, per-rank busy and idle time, a timeline and a Gantt chart."`
 	Sweep    sweepCmd    `cmd:"" help:"Predict over a range of parameter values, one row per point."`
 	Machines machinesCmd `cmd:"" help:"List the built-in machine tables, or print one with its sources."`
 	Count    countCmd    `cmd:"" help:"Count exactly what every rank does, per region: iterations, operations, flop, loads, stores, messages, collectives."`

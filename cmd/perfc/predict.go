@@ -52,6 +52,7 @@ type predictCmd struct {
 	outputArg
 	PaperRules  bool `help:"Price the way the source paper did where it differs from the exact counts (docs/predict.md)."`
 	VectorUnits bool `help:"Price innermost loops of a vector form on the machine's vector units (Hockney r-inf, n-half) when they are at least N_v long."`
+	NoEmulation bool `help:"For a kernel whose ranks wait on each other, report the slowest rank's sum of costs instead of emulating the critical path."`
 	Terms       bool `help:"Show every term of the breakdown (count x unit cost = time)." default:"true" negatable:""`
 }
 
@@ -61,7 +62,7 @@ func (c *predictCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	pred, err := predict(e, k, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits})
+	pred, err := predict(e, k, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
 	if err != nil {
 		return err
 	}
@@ -141,8 +142,18 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 	tw.Flush()
 	fmt.Fprintf(w, "\npredicted time: %s   R_B = %.4g Mflop/s (%s nominal flop, all ranks)   R_T = %.4g /s\n",
 		formatTime(p.Total), p.RB, groupDigits(fmt.Sprintf("%.0f", p.NominalFlop)), p.RT)
+	if em := p.Emulation; em != nil {
+		fmt.Fprintf(w, "emulated: %s events, %s messages; the slowest rank's own costs add up to %s, the rest is waiting on the critical path\n",
+			groupDigits(fmt.Sprint(em.Events)), groupDigits(fmt.Sprint(em.Messages)), formatTime(p.RankSum))
+		if em.LinkWaits > 0 {
+			fmt.Fprintf(w, "node-boundary links: %d messages waited %s in all\n", em.LinkWaits, formatTime(em.LinkWait))
+		}
+		if p.Wavefront != nil {
+			printWavefront(w, p.Wavefront)
+		}
+	}
 	if len(p.Classes) > 1 {
-		fmt.Fprintln(w, "rank classes:")
+		fmt.Fprintln(w, "rank classes (own costs, without waiting):")
 		for _, c := range p.Classes {
 			fmt.Fprintf(w, "  ranks %s: %s\n", c.Ranks, formatTime(c.Time))
 		}

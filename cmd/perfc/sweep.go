@@ -19,6 +19,7 @@ type sweepCmd struct {
 	Output      string `short:"o" enum:"table,json,csv" default:"table" help:"Output format: table, json or csv."`
 	PaperRules  bool   `help:"Price the way the source paper did (docs/predict.md)."`
 	VectorUnits bool   `help:"Price vector-form loops on the machine's vector units."`
+	NoEmulation bool   `help:"Sum per-rank costs instead of emulating kernels whose ranks wait on each other."`
 }
 
 // sweepRow is one point of a sweep.
@@ -54,7 +55,7 @@ func (c *sweepCmd) Run(e env) error {
 			reportErrors(e, errs, f.Source)
 			return exitError{1}
 		}
-		pred, err := predict(e, k, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits})
+		pred, err := predict(e, k, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
 		if err != nil {
 			return err
 		}

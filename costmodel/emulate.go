@@ -1,0 +1,596 @@
+package costmodel
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"perfc/analyze"
+	"perfc/lang"
+)
+
+// Emulate runs a discrete-event emulation of every rank's schedule of a
+// checked kernel, priced by p, and returns the predicted time with the
+// critical path and per-rank busy and idle times.
+//
+// Kernels whose ranks wait on each other (pipelines, wavefronts, rings,
+// halos) take the time of their critical path, not the sum of their costs.
+// The rules (docs/emulate.md):
+//
+//   - A compute segment takes p.Compute of its work.
+//   - send and recv are blocking and matched in order per (sender, receiver)
+//     pair. A message starts when both sides have reached it (and, between
+//     nodes of a cluster, a link is free) and takes p.Message (or the
+//     cluster's Inter cost between nodes); both sides are busy until it has
+//     been received. A message of at most p.EagerLimit bytes is eager: the
+//     send returns after injection (zero time, or Inject when p implements
+//     Injector) and the message waits at the receiver.
+//   - sendrecv and exchange run both halves at once; the event ends when both
+//     are done. A peer of none (-1) is a no-op.
+//   - Every rank must reach the same collective statement; it starts when the
+//     last rank arrives and costs p.Collective.
+//   - On a cluster of SMP nodes (p.Cluster), at most Lx messages cross the
+//     boundary between two east–west neighbouring nodes at a time, and Ly
+//     between north–south neighbours; when more want a boundary, the earliest
+//     wave goes first. A message's wave is its sequence number on its
+//     (sender, receiver) pair, counted from 1.
+//
+// A schedule that cannot complete (a receive without a matching send, a
+// cycle of blocking sends, sizes that differ between sender and receiver,
+// ranks at different collectives) ends with a *ScheduleError naming the
+// ranks, the statements and the chain of waits. Memory is proportional to
+// the number of ranks, not to the number of events: the timeline is only
+// streamed to opts.Timeline and opts.Observe.
+func Emulate(k *lang.Checked, p Pricer, opts EmulateOptions) (*Emulation, error) {
+	em, err := newEmulator(k, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := em.run(); err != nil {
+		return nil, err
+	}
+	return em.result()
+}
+
+// EmulateOptions says where the timeline goes.
+type EmulateOptions struct {
+	// Timeline, when set, receives every event of every rank as one JSON
+	// object per line (schema perfc.timeline/v1, docs/emulate.md), written as
+	// the emulation completes them: in time order per rank, ranks
+	// interleaved.
+	Timeline io.Writer
+	// Observe, when set, is called with every completed event. The pointer
+	// is valid only during the call.
+	Observe func(*Interval)
+	// Until, when positive, stops every rank once its clock passes it: the
+	// events that end by then are exact (nothing later can change them),
+	// the Emulation is marked Truncated and ranks left waiting are not a
+	// deadlock.
+	Until float64
+}
+
+// Activity says what a rank does during one event of its timeline.
+type Activity uint8
+
+const (
+	ActCompute    Activity = iota // a compute segment
+	ActSend                       // a blocking send
+	ActRecv                       // a blocking receive
+	ActSendRecv                   // sendrecv or exchange: both halves at once
+	ActCollective                 // bcast, reduce, allreduce, scatter, gather, allgather, alltoall, scan
+	ActBarrier                    // barrier
+)
+
+var activityNames = [...]string{"compute", "send", "recv", "sendrecv", "collective", "barrier"}
+
+// String names the activity as the timeline writes it.
+func (a Activity) String() string {
+	if int(a) < len(activityNames) {
+		return activityNames[a]
+	}
+	return "unknown"
+}
+
+// IsComm reports whether the activity is communication.
+func (a Activity) IsComm() bool { return a != ActCompute }
+
+// Interval is one event of one rank's timeline. Times are in seconds from
+// the start of the run; Start − Posted is time spent waiting (for the
+// partner, a link or the last rank at a collective), End − Start is work or
+// transfer.
+type Interval struct {
+	Rank   int64
+	Kind   Activity
+	Posted float64 // when the rank reached the event
+	Start  float64 // when the computation or the transfer began
+	End    float64 // when the event completed
+	Peer   int64   // send or sendrecv destination, recv source, collective root; -1 for none
+	From   int64   // sendrecv source; -1 otherwise
+	Bytes  int64   // bytes sent (recv: received; collectives: payload)
+	Wave   int64   // the message's sequence number on its (sender, receiver) pair; 0 when not a message
+	Stmt   *lang.CommStmt
+	Region string
+}
+
+// Emulation is the result of Emulate: a prediction, not a measurement.
+type Emulation struct {
+	Kernel      string     `json:"kernel"`
+	Ranks       int64      `json:"ranks"`
+	Grid        []int64    `json:"grid,omitempty"` // Px, Py
+	Total       float64    `json:"total_s"`        // when the last rank finishes
+	Events      int64      `json:"events"`         // events emulated, all ranks
+	Messages    int64      `json:"messages"`       // point-to-point messages delivered
+	Collectives int64      `json:"collectives"`    // collective and barrier calls (once per call, not per rank)
+	Nodes       []int64    `json:"nodes,omitempty"`
+	LinkWaits   int64      `json:"link_waits"`          // messages that waited for a node-boundary link
+	LinkWait    float64    `json:"link_wait_s"`         // the time they waited, summed
+	Truncated   bool       `json:"truncated,omitempty"` // stopped at EmulateOptions.Until
+	PerRank     []RankTime `json:"per_rank"`
+	// Critical is the critical path from the start of the run (or, when
+	// CriticalCut, from the oldest stretch still kept) to its end;
+	// CriticalTotals sums all of it.
+	Critical       []PathStep `json:"critical_path"`
+	CriticalCut    bool       `json:"critical_path_cut"`
+	CriticalTotals PathTotals `json:"critical_path_totals"`
+}
+
+// RankTime is how one rank spent the run. Compute + Comm is busy time;
+// Wait + (Total − End) is idle time.
+type RankTime struct {
+	Rank    int64   `json:"rank"`
+	Compute float64 `json:"compute_s"`
+	Comm    float64 `json:"comm_s"` // transferring messages and in collectives
+	Wait    float64 `json:"wait_s"` // blocked: partner, link or collective not ready
+	End     float64 `json:"end_s"`  // when the rank finished its schedule
+	Events  int64   `json:"events"`
+}
+
+// Busy is the time the rank computed or communicated.
+func (r RankTime) Busy() float64 { return r.Compute + r.Comm }
+
+// Idle is the time the rank waited, including after it finished.
+func (r RankTime) Idle(total float64) float64 { return r.Wait + total - r.End }
+
+// PathStep is one stretch of the critical path: consecutive events of one
+// rank, entered from the previous step as Via says.
+type PathStep struct {
+	Rank   int64   `json:"rank"`
+	Start  float64 `json:"start_s"`
+	End    float64 `json:"end_s"`
+	Events int64   `json:"events"`
+	Kind   string  `json:"kind"`           // the first event's activity
+	First  string  `json:"first,omitzero"` // file:line:col of the first event's statement ("" for compute)
+	Last   string  `json:"last,omitzero"`  // file:line:col of the last communication statement of the stretch
+	Via    string  `json:"via"`            // "start", "message" (waited for the partner), "link" or "collective"
+}
+
+// Injector is optionally implemented by a Pricer whose eager sends keep the
+// sender busy for a while (LogGP's o + (n−1)G). Without it an eager send
+// returns at once.
+type Injector interface {
+	Inject(src, dst int64, bytes int64) float64
+}
+
+// emulator is the state of one emulation.
+type emulator struct {
+	k       *lang.Checked
+	p       Pricer
+	eager   int64
+	inject  Injector
+	opts    EmulateOptions
+	ranks   []rankState
+	run1    []int32 // ranks that can move on
+	current int64   // the rank being advanced, or -1
+	floor   float64 // while granting links: the earliest clock of a woken rank
+	done    int64
+	regions map[*lang.CommStmt]string
+	works   map[*analyze.Work]float64
+	net     network
+	path    pathRing
+	coll    collectiveState
+	tl      *timelineWriter
+	iv      Interval
+	res     Emulation
+}
+
+// rankState is one rank's progress.
+type rankState struct {
+	// The fields an event touches come first, so that they share cache
+	// lines: with thousands of ranks the emulator is bound by memory.
+	clock   float64 // when the rank is free
+	posted  float64 // when it reached its current communication event
+	stmt    *lang.CommStmt
+	kind    Activity
+	blocked bool
+	done    bool
+	pendVia pathVia // sendrecv: how the half that finished first was bound
+	send    half
+	recv    half
+	pathTot PathTotals // the critical path ending at clock, summed
+	open    pathNode   // its last stretch, still growing unless openID is set
+	openID  int64      // open's id in the ring once another path continues from it; noNode before
+	stats   RankTime
+	pend    pathRef // sendrecv: the path that bound the half that finished first
+	seq     peerSeq
+	routes  routeCache
+	cur     analyze.Cursor
+	inbox   []eagerMsg // eager messages delivered to this rank and not yet received
+	// lastWork and lastCost cache the price of the rank's last fixed
+	// compute segment.
+	lastWork *analyze.Work
+	lastCost float64
+}
+
+// half is the send or the receive half of a rank's current event.
+type half struct {
+	peer    int64   // destination or source; -1: none (the half does nothing)
+	bytes   int64   // bytes sent or expected
+	wave    int64   // the message's sequence number on its pair
+	start   float64 // transfer start, once complete
+	end     float64 // completion, once complete
+	active  bool    // posted and not complete
+	matched bool    // paired with the other side (or queued for a link)
+}
+
+// newEmulator builds the per-rank cursors, sharing schedules between alike
+// ranks.
+func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, error) {
+	n := k.NumRanks()
+	em := &emulator{
+		k: k, p: p, eager: p.EagerLimit(), opts: opts,
+		ranks:   make([]rankState, n),
+		regions: commRegions(k),
+		works:   map[*analyze.Work]float64{},
+		path:    newPathRing(n),
+	}
+	em.inject, _ = p.(Injector)
+	em.res = Emulation{Kernel: k.Kernel.Name.Name, Ranks: n}
+	if px, py, ok := k.Grid(); ok {
+		em.res.Grid = []int64{px, py}
+	}
+	if err := em.net.init(k, p); err != nil {
+		return nil, err
+	}
+	if mx, my := em.net.nodes(); mx*my > 1 {
+		em.res.Nodes = []int64{mx, my}
+	}
+	if opts.Timeline != nil {
+		em.tl = newTimelineWriter(opts.Timeline, k.File.Source)
+	}
+	var classes []scheduleClass
+	for r := range n {
+		s, alike, err := scheduleFor(k, r, &classes)
+		if err != nil {
+			return nil, err
+		}
+		rs := &em.ranks[r]
+		*rs = rankState{openID: noNode}
+		rs.stats.Rank = r
+		if alike >= 0 {
+			rs.cur.StartAlike(s, &em.ranks[alike].cur)
+		} else {
+			rs.cur.Start(s)
+		}
+	}
+	em.coll.reset()
+	return em, nil
+}
+
+// scheduleClass is a schedule shared by alike ranks, with the first rank
+// that uses it (whose cursor the others share their compiled tree with).
+type scheduleClass struct {
+	s     *analyze.Schedule
+	first int64
+}
+
+// scheduleFor returns rank r's schedule and a rank with the same tree
+// (-1 for none yet), sharing the tree of an alike rank in classes when
+// there is one and adding a new class otherwise.
+func scheduleFor(k *lang.Checked, r int64, classes *[]scheduleClass) (*analyze.Schedule, int64, error) {
+	cs := *classes
+	for i := len(cs) - 1; i >= 0; i-- {
+		if s := cs[i].s.Alike(r); s != nil {
+			// Keep the class just used last: neighbouring ranks tend to be alike.
+			cs[i], cs[len(cs)-1] = cs[len(cs)-1], cs[i]
+			return s, cs[len(cs)-1].first, nil
+		}
+	}
+	s, err := analyze.NewSchedule(k, r)
+	if err != nil {
+		return nil, -1, err
+	}
+	*classes = append(cs, scheduleClass{s: s, first: r})
+	return s, -1, nil
+}
+
+// commRegions maps every communication statement to its region.
+func commRegions(k *lang.Checked) map[*lang.CommStmt]string {
+	out := map[*lang.CommStmt]string{}
+	var walk func(n lang.Node, region string)
+	walk = func(n lang.Node, region string) {
+		lang.Inspect(n, func(x lang.Node) bool {
+			switch x := x.(type) {
+			case *lang.RegionStmt:
+				if x.Body != nil {
+					walk(x.Body, x.Name)
+				}
+				return false
+			case *lang.CommStmt:
+				out[x] = region
+			}
+			return true
+		})
+	}
+	walk(k.Kernel.Body, "")
+	return out
+}
+
+// run moves ranks on until every rank is done or none can move.
+func (em *emulator) run() error {
+	for r := len(em.ranks) - 1; r >= 0; r-- {
+		em.run1 = append(em.run1, int32(r))
+	}
+	for {
+		for len(em.run1) > 0 {
+			r := em.run1[len(em.run1)-1]
+			em.run1 = em.run1[:len(em.run1)-1]
+			em.current = int64(r)
+			if err := em.advance(int64(r)); err != nil {
+				return err
+			}
+		}
+		if em.net.pending() == 0 {
+			break
+		}
+		// Every rank is blocked. Grant link requests in time order for as
+		// long as they come before the clocks of the ranks the grants
+		// woke: those ranks can only ask for links from their clocks on,
+		// so no request that would come first can appear meanwhile.
+		// Granting in a batch keeps the ranks' progress in large steps.
+		em.floor = math.Inf(1)
+		for em.net.pending() > 0 && em.net.queue[0].time < em.floor {
+			if err := em.grantLink(); err != nil {
+				return err
+			}
+		}
+	}
+	if em.done < int64(len(em.ranks)) {
+		if em.opts.Until > 0 {
+			// Ranks wait for others that stopped at Until: not a deadlock.
+			em.res.Truncated = true
+			return em.tl.flush()
+		}
+		return em.deadlock()
+	}
+	if err := em.undelivered(); err != nil {
+		return err
+	}
+	return em.tl.flush()
+}
+
+// advance runs rank r until it blocks or finishes.
+func (em *emulator) advance(r int64) error {
+	rs := &em.ranks[r]
+	for {
+		ev, err := rs.cur.Next()
+		if err != nil {
+			return err
+		}
+		if ev == nil || (em.opts.Until > 0 && rs.clock > em.opts.Until) {
+			em.res.Truncated = em.res.Truncated || ev != nil
+			rs.done = true
+			rs.stats.End = rs.clock
+			em.done++
+			return nil
+		}
+		em.res.Events++
+		rs.stats.Events++
+		if ev.Kind == analyze.EvCompute {
+			em.compute(r, rs, ev)
+			continue
+		}
+		blocked, err := em.post(r, rs, ev)
+		if err != nil || blocked {
+			return err
+		}
+	}
+}
+
+// compute prices a compute segment and moves the rank's clock.
+func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) {
+	var cost float64
+	switch {
+	case ev.Work == rs.lastWork:
+		cost = rs.lastCost
+	case rs.cur.Fixed():
+		c, ok := em.works[ev.Work]
+		if !ok {
+			c = em.p.Compute(ev.Work)
+			em.works[ev.Work] = c
+		}
+		cost, rs.lastWork, rs.lastCost = c, ev.Work, c
+	default:
+		cost = em.p.Compute(ev.Work)
+	}
+	start := rs.clock
+	rs.clock += cost
+	rs.stats.Compute += cost
+	em.path.extend(rs, r, start, rs.clock, ActCompute, nil)
+	if em.observing() {
+		em.iv = Interval{Rank: r, Kind: ActCompute, Posted: start, Start: start, End: rs.clock, Peer: -1, From: -1, Region: ev.Work.Region}
+		em.emit()
+	}
+}
+
+// observing reports whether anyone wants the intervals.
+func (em *emulator) observing() bool { return em.tl != nil || em.opts.Observe != nil }
+
+// emit hands em.iv to the timeline and the observer.
+func (em *emulator) emit() {
+	if em.tl != nil {
+		em.tl.write(&em.iv)
+	}
+	if em.opts.Observe != nil {
+		em.opts.Observe(&em.iv)
+	}
+}
+
+// post starts a communication event; blocked reports whether the rank must
+// wait for others before it can move on.
+func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked bool, err error) {
+	rs.posted, rs.stmt = rs.clock, ev.Stmt
+	switch ev.Kind {
+	case analyze.EvSend:
+		rs.kind = ActSend
+		rs.send.post(ev.Peer, ev.Bytes)
+		rs.recv.post(-1, 0)
+	case analyze.EvRecv:
+		rs.kind = ActRecv
+		rs.send.post(-1, 0)
+		rs.recv.post(ev.Peer, ev.Bytes)
+	case analyze.EvSendRecv:
+		rs.kind = ActSendRecv
+		rs.send.post(ev.Peer, ev.Bytes)
+		rs.recv.post(ev.From, ev.RecvBytes)
+	default:
+		rs.kind = ActCollective
+		if ev.Kind == analyze.EvBarrier {
+			rs.kind = ActBarrier
+		}
+		rs.send.post(-1, 0)
+		rs.recv.post(-1, 0)
+		rs.blocked = true
+		err := em.arrive(r, rs, ev)
+		return rs.blocked, err
+	}
+	if !rs.send.active && !rs.recv.active {
+		em.finishEvent(r, rs, emptyPath, viaProgram)
+		return false, nil
+	}
+	rs.blocked = true
+	if rs.send.active {
+		rs.send.wave = rs.seq.next(rs.send.peer)
+		if err := em.postSend(r, rs); err != nil {
+			return false, err
+		}
+	}
+	if rs.recv.active && !rs.recv.matched && rs.blocked {
+		if err := em.postRecv(r, rs); err != nil {
+			return false, err
+		}
+	}
+	return rs.blocked, nil
+}
+
+// post starts a half with the given peer (none: an inactive half). Only
+// the fields a posted half reads are set; completion sets the others.
+func (h *half) post(peer, bytes int64) {
+	h.active, h.matched = peer >= 0, false
+	h.peer, h.bytes, h.wave = peer, bytes, 0
+}
+
+// completeHalf records that one half of rank r's event is done, bound by
+// the path prev, and finishes the event when no half is outstanding. It
+// reports whether the event finished.
+func (em *emulator) completeHalf(r int64, h *half, start, end float64, prev pathRef, via pathVia) bool {
+	h.active = false
+	h.start, h.end = start, end
+	rs := &em.ranks[r]
+	other := &rs.recv
+	if h == &rs.recv {
+		other = &rs.send
+	}
+	if other.active {
+		// sendrecv: remember what bound this half until the other is done.
+		rs.pend, rs.pendVia = prev, via
+		return false
+	}
+	if other.peer >= 0 && other.end > end {
+		prev, via = rs.pend, rs.pendVia // the other half ended later: it bound the event
+	}
+	em.finishEvent(r, rs, prev, via)
+	return true
+}
+
+// finishEvent ends rank r's point-to-point event: its clock moves to the
+// later half's end, the critical path follows prev (what bound that half),
+// and the rank is no longer blocked.
+func (em *emulator) finishEvent(r int64, rs *rankState, prev pathRef, via pathVia) {
+	start, end := rs.posted, rs.posted
+	switch {
+	case rs.send.peer >= 0 && rs.recv.peer >= 0:
+		start, end = min(rs.send.start, rs.recv.start), max(rs.send.end, rs.recv.end)
+	case rs.send.peer >= 0:
+		start, end = rs.send.start, rs.send.end
+	case rs.recv.peer >= 0:
+		start, end = rs.recv.start, rs.recv.end
+	}
+	rs.stats.Wait += start - rs.posted
+	rs.stats.Comm += end - start
+	rs.clock = end
+	em.path.follow(rs, r, start, end, rs.kind, rs.stmt, prev, via)
+	rs.blocked = false
+	if em.observing() {
+		em.iv = Interval{Rank: r, Kind: rs.kind, Posted: rs.posted, Start: start, End: end, Peer: rs.send.peer, From: -1,
+			Bytes: rs.send.bytes, Wave: rs.send.wave, Stmt: rs.stmt, Region: em.regions[rs.stmt]}
+		switch rs.kind {
+		case ActRecv:
+			em.iv.Peer, em.iv.Bytes, em.iv.Wave = rs.recv.peer, rs.recv.bytes, rs.recv.wave
+		case ActSendRecv:
+			em.iv.From = rs.recv.peer
+		}
+		em.emit()
+	}
+}
+
+// wake makes a blocked rank runnable again.
+func (em *emulator) wake(r int64) {
+	em.run1 = append(em.run1, int32(r))
+	em.floor = min(em.floor, em.ranks[r].clock)
+}
+
+// result assembles the Emulation once every rank is done.
+func (em *emulator) result() (*Emulation, error) {
+	res := &em.res
+	res.PerRank = make([]RankTime, len(em.ranks))
+	last := int64(0)
+	for r := range em.ranks {
+		st := em.ranks[r].stats
+		res.PerRank[r] = st
+		if st.End > res.Total {
+			res.Total, last = st.End, int64(r)
+		}
+	}
+	head := em.path.takeHead(&em.ranks[last], last)
+	res.Critical, res.CriticalCut = em.path.steps(head, em.k.File.Source)
+	res.CriticalTotals = head.tot
+	if res.Critical == nil {
+		res.Critical = []PathStep{}
+	}
+	return res, nil
+}
+
+// positionOf formats the position of a statement, or "" for none.
+func positionOf(src *lang.Source, s lang.Node) string {
+	if s == nil {
+		return ""
+	}
+	return src.Position(s.Pos()).String()
+}
+
+// describeEvent says what a rank is doing at a communication statement, for
+// error messages: "recv from rank 2 at wave.spmd:26:7".
+func describeEvent(src *lang.Source, rs *rankState) string {
+	var what string
+	switch rs.kind {
+	case ActSend:
+		what = fmt.Sprintf("send of %d B to rank %d", rs.send.bytes, rs.send.peer)
+	case ActRecv:
+		what = fmt.Sprintf("recv of %d B from rank %d", rs.recv.bytes, rs.recv.peer)
+	case ActSendRecv:
+		what = fmt.Sprintf("sendrecv to rank %d from rank %d", rs.send.peer, rs.recv.peer)
+	default:
+		what = rs.stmt.Kind.String()
+	}
+	return what + " at " + positionOf(src, rs.stmt)
+}

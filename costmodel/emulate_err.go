@@ -1,0 +1,176 @@
+package costmodel
+
+import (
+	"fmt"
+	"strings"
+
+	"perfc/lang"
+)
+
+// ScheduleError says why a schedule cannot complete: a deadlock (a receive
+// without a matching send, a cycle of blocking operations), message sizes
+// that differ between sender and receiver, ranks at different collectives,
+// or a message never received. It names the ranks, the statements and, for
+// a deadlock, the chain of waits.
+type ScheduleError struct {
+	Kind  string        // "deadlock", "size mismatch", "collective mismatch", "unreceived message"
+	Pos   lang.Position // the statement of the first rank named
+	Msg   string        // one line
+	Waits []Wait        // the chain of waits (deadlocks), first rank first
+}
+
+// Wait is one link of a chain of waits.
+type Wait struct {
+	Rank    int64  `json:"rank"`
+	Doing   string `json:"doing"`    // "recv of 512 B from rank 2 at wave.spmd:26:7"
+	WaitsOn int64  `json:"waits_on"` // the rank it waits for; -1 for none
+	Why     string `json:"why"`      // what that rank is doing instead
+}
+
+// Error formats the error as file:line:col: message, then the waits, one
+// per line.
+func (e *ScheduleError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Pos.String())
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	for _, w := range e.Waits {
+		fmt.Fprintf(&b, "\n\trank %d: %s; waits for %s", w.Rank, w.Doing, w.Why)
+	}
+	return b.String()
+}
+
+// Unwrap returns the error as a positioned lang.Error, so that callers that
+// print positioned errors with the source line and a caret can do so.
+func (e *ScheduleError) Unwrap() error {
+	msg := e.Error()
+	msg = strings.TrimPrefix(msg, e.Pos.String()+": ")
+	return &lang.Error{Pos: e.Pos, Msg: msg}
+}
+
+// stmtPos resolves a statement's position.
+func (em *emulator) stmtPos(s *lang.CommStmt) lang.Position {
+	if s == nil {
+		return lang.Position{Filename: em.k.File.Source.Name}
+	}
+	return em.k.File.Source.Position(s.Pos())
+}
+
+// sizeMismatch reports a message whose sizes differ between its sender s
+// (at sendStmt) and its receiver d.
+func (em *emulator) sizeMismatch(s, d, sent int64, sendStmt *lang.CommStmt) error {
+	ds := &em.ranks[d]
+	src := em.k.File.Source
+	return &ScheduleError{
+		Kind: "size mismatch",
+		Pos:  em.stmtPos(ds.stmt),
+		Msg: fmt.Sprintf("rank %d receives %d B from rank %d here, but rank %d sends %d B at %s: the sizes of a message must agree on both sides",
+			d, ds.recv.bytes, s, s, sent, positionOf(src, sendStmt)),
+	}
+}
+
+// collectiveMismatch reports rank r at a collective other than the one the
+// ranks before it reached.
+func (em *emulator) collectiveMismatch(r int64, rs *rankState) error {
+	c := &em.coll
+	src := em.k.File.Source
+	return &ScheduleError{
+		Kind: "collective mismatch",
+		Pos:  em.stmtPos(rs.stmt),
+		Msg: fmt.Sprintf("rank %d reaches %s here while rank %d is at %s at %s: every rank must call the same collectives in the same order",
+			r, rs.stmt.Kind, c.first, c.stmt.Kind, positionOf(src, c.stmt)),
+	}
+}
+
+// deadlock explains why ranks are still blocked when nothing can move: it
+// follows the waits from the lowest blocked rank until it reaches a rank
+// that has finished (nobody will ever answer) or a rank already in the
+// chain (a cycle of blocking operations).
+func (em *emulator) deadlock() error {
+	start := int64(-1)
+	blocked := 0
+	for r := range em.ranks {
+		if !em.ranks[r].done {
+			blocked++
+			if start < 0 {
+				start = int64(r)
+			}
+		}
+	}
+	src := em.k.File.Source
+	var waits []Wait
+	seen := map[int64]bool{}
+	ending := ""
+	for r := start; ; {
+		rs := &em.ranks[r]
+		on := em.waitsOn(r)
+		w := Wait{Rank: r, Doing: describeEvent(src, rs), WaitsOn: on}
+		seen[r] = true
+		switch {
+		case on < 0:
+			w.Why = "the other ranks to reach it"
+		case em.ranks[on].done:
+			w.Why = fmt.Sprintf("rank %d, which has finished its schedule", on)
+			ending = "nothing matches it"
+		case seen[on]:
+			w.Why = fmt.Sprintf("rank %d", on)
+			ending = "a cycle of blocking operations"
+		default:
+			w.Why = fmt.Sprintf("rank %d", on)
+		}
+		waits = append(waits, w)
+		if on < 0 || em.ranks[on].done || seen[on] {
+			break
+		}
+		r = on
+	}
+	hint := ""
+	switch ending {
+	case "nothing matches it":
+		hint = "add the matching operation on the other rank, or make the peer none where there is none"
+	case "a cycle of blocking operations":
+		hint = "break the cycle with sendrecv or exchange, or let alternate ranks receive first"
+	default:
+		ending = "ranks are at different collectives or still in point-to-point operations"
+		hint = "every rank must finish its messages and reach the same collectives"
+	}
+	first := &em.ranks[start]
+	msg := fmt.Sprintf("deadlock: %d of %d ranks cannot complete (%s; %s); the chain of waits:", blocked, len(em.ranks), ending, hint)
+	return &ScheduleError{Kind: "deadlock", Pos: em.stmtPos(first.stmt), Msg: msg, Waits: waits}
+}
+
+// waitsOn returns the rank that blocked rank r waits for: the partner of
+// its outstanding half, or for a collective the first rank that has not
+// arrived (−1 when every rank that has not arrived is done).
+func (em *emulator) waitsOn(r int64) int64 {
+	rs := &em.ranks[r]
+	switch {
+	case rs.kind == ActCollective || rs.kind == ActBarrier:
+		for q := range em.ranks {
+			if qs := &em.ranks[q]; !qs.blocked || (qs.kind != ActCollective && qs.kind != ActBarrier) {
+				return int64(q)
+			}
+		}
+		return -1
+	case rs.recv.active:
+		return rs.recv.peer
+	case rs.send.active:
+		return rs.send.peer
+	}
+	return -1
+}
+
+// undelivered reports eager messages that were sent and never received.
+func (em *emulator) undelivered() error {
+	for d := range em.ranks {
+		for _, m := range em.ranks[d].inbox {
+			return &ScheduleError{
+				Kind: "unreceived message",
+				Pos:  em.stmtPos(m.stmt),
+				Msg: fmt.Sprintf("rank %d sends %d B to rank %d here (message %d on that pair), but rank %d finishes without receiving it: add the matching recv",
+					m.src, m.bytes, d, m.wave, d),
+			}
+		}
+	}
+	return nil
+}

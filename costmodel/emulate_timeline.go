@@ -1,0 +1,97 @@
+package costmodel
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+
+	"perfc/lang"
+)
+
+// timelineWriter streams intervals as JSON lines (schema perfc.timeline/v1):
+//
+//	{"rank":3,"kind":"recv","posted":2,"start":4,"end":5,"peer":2,"bytes":512,"wave":1,"stmt":"wave.spmd:26:7","region":"receive"}
+//
+// Times are seconds. peer, from, bytes, wave, stmt and region are left out
+// when they do not apply. The lines are built by hand rather than with
+// encoding/json because a large emulation writes tens of millions of them.
+type timelineWriter struct {
+	w     *bufio.Writer
+	src   *lang.Source
+	pos   map[*lang.CommStmt]string
+	buf   []byte
+	err   error
+	lines int64
+}
+
+// newTimelineWriter writes to w, resolving positions in src.
+func newTimelineWriter(w io.Writer, src *lang.Source) *timelineWriter {
+	return &timelineWriter{w: bufio.NewWriterSize(w, 1<<16), src: src, pos: map[*lang.CommStmt]string{}}
+}
+
+// write appends one interval.
+func (t *timelineWriter) write(iv *Interval) {
+	if t.err != nil {
+		return
+	}
+	b := t.buf[:0]
+	b = append(b, `{"rank":`...)
+	b = strconv.AppendInt(b, iv.Rank, 10)
+	b = append(b, `,"kind":"`...)
+	b = append(b, iv.Kind.String()...)
+	b = append(b, `","posted":`...)
+	b = strconv.AppendFloat(b, iv.Posted, 'g', -1, 64)
+	b = append(b, `,"start":`...)
+	b = strconv.AppendFloat(b, iv.Start, 'g', -1, 64)
+	b = append(b, `,"end":`...)
+	b = strconv.AppendFloat(b, iv.End, 'g', -1, 64)
+	if iv.Peer >= 0 {
+		b = append(b, `,"peer":`...)
+		b = strconv.AppendInt(b, iv.Peer, 10)
+	}
+	if iv.From >= 0 {
+		b = append(b, `,"from":`...)
+		b = strconv.AppendInt(b, iv.From, 10)
+	}
+	if iv.Kind.IsComm() && iv.Kind != ActBarrier {
+		b = append(b, `,"bytes":`...)
+		b = strconv.AppendInt(b, iv.Bytes, 10)
+	}
+	if iv.Wave > 0 {
+		b = append(b, `,"wave":`...)
+		b = strconv.AppendInt(b, iv.Wave, 10)
+	}
+	if iv.Stmt != nil {
+		b = append(b, `,"stmt":`...)
+		b = strconv.AppendQuote(b, t.position(iv.Stmt))
+	}
+	if iv.Region != "" {
+		b = append(b, `,"region":`...)
+		b = strconv.AppendQuote(b, iv.Region)
+	}
+	b = append(b, "}\n"...)
+	t.buf = b
+	_, t.err = t.w.Write(b)
+	t.lines++
+}
+
+// position returns the cached file:line:col of a statement.
+func (t *timelineWriter) position(s *lang.CommStmt) string {
+	p, ok := t.pos[s]
+	if !ok {
+		p = t.src.Position(s.Pos()).String()
+		t.pos[s] = p
+	}
+	return p
+}
+
+// flush writes what is buffered and returns the first write error.
+func (t *timelineWriter) flush() error {
+	if t == nil {
+		return nil
+	}
+	if t.err != nil {
+		return t.err
+	}
+	return t.w.Flush()
+}
