@@ -23,6 +23,8 @@ type cli struct {
 	Sweep    sweepCmd    `cmd:"" help:"Predict over a range of parameter values, one row per point."`
 	Machines machinesCmd `cmd:"" help:"List the built-in machine tables, or print one with its sources."`
 	Count    countCmd    `cmd:"" help:"Count exactly what every rank does, per region: iterations, operations, flop, loads, stores, messages, collectives."`
+	Gen      genCmd      `cmd:"" help:"Write a kernel as a self-contained Go program that runs it, times every region and can count what runs."`
+	Check    checkCmd    `cmd:"" help:"Generate, build and run a kernel's program; print the measured times per region and, with --counts, compare what ran with perfc count."`
 }
 
 // env carries the streams a verb writes to, so tests can run verbs in

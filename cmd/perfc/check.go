@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"perfc/analyze"
+	"perfc/codegen"
+	"perfc/codegen/spmd"
+	"perfc/costmodel"
+	"perfc/lang"
+)
+
+// checkCmd is `perfc check`: generate the kernel's program, build it, run
+// it and print the measured times per region; with --counts also run the
+// counting build and compare what ran with the analyzer's counts.
+type checkCmd struct {
+	kernelArgs
+	machineArgs
+	outputArg
+	Counts   bool          `help:"Also build the counting program, run it once and compare what every rank executed with perfc count (exit status 1 on a difference)."`
+	Reps     int           `placeholder:"N" help:"Runs per measurement (default: as many as make one measurement last --min-time)."`
+	Samples  int           `default:"5" placeholder:"N" help:"Measurements; the report gives their minimum, median and maximum."`
+	MinTime  time.Duration `default:"200ms" help:"The least duration of one measurement."`
+	Timeout  time.Duration `default:"10m" help:"Stop the program if it runs longer than this."`
+	CacheDir string        `type:"path" placeholder:"DIR" help:"Where generated programs are built (default: the user cache directory, perfc/)."`
+	MemLimit int64         `placeholder:"BYTES" help:"Refuse a kernel that needs more memory than this (default: 80% of the memory available)."`
+}
+
+// Predictor is the hook for the predicted column of perfc check: it
+// prices a checked kernel per region. The check verb runs without one
+// until perfc predict can price this machine, and says so.
+type Predictor interface {
+	// Machine names what the prediction is for.
+	Machine() string
+	// PredictRegions returns the predicted time of one run, in seconds, by
+	// region name ("total" for the whole kernel).
+	PredictRegions(k *lang.Checked) (map[string]float64, error)
+}
+
+// noPrediction is what check says in place of the predicted column.
+const noPrediction = "prediction: none (no predictor was given)"
+
+// machinePredictor predicts with perfc predict's pricing for a machine
+// table; it implements Predictor.
+type machinePredictor struct {
+	e  env
+	ma machineArgs
+}
+
+// Machine names the table.
+func (p machinePredictor) Machine() string { return p.ma.Machine }
+
+// PredictRegions predicts every region of the slowest rank class and the
+// total (the emulated critical path for a kernel whose ranks wait).
+func (p machinePredictor) PredictRegions(k *lang.Checked) (map[string]float64, error) {
+	pred, err := predict(p.e, k, p.ma, costmodel.Options{})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{"total": pred.Total}
+	for _, r := range pred.Regions {
+		out[r.Name] = r.Time
+	}
+	return out, nil
+}
+
+// checkResult is the JSON of perfc check.
+type checkResult struct {
+	Kernel      string                   `json:"kernel"`
+	File        string                   `json:"file"`
+	Measurement *spmd.Measurement        `json:"measurement"`
+	Machine     string                   `json:"machine,omitempty"`
+	Predicted   map[string]float64       `json:"predicted_s,omitempty"`
+	Note        string                   `json:"note,omitempty"`
+	Counts      *codegen.CountComparison `json:"counts,omitempty"`
+}
+
+// Run checks the kernel against the prediction for -m's machine.
+func (c *checkCmd) Run(e env) error { return c.check(e, machinePredictor{e: e, ma: c.machineArgs}) }
+
+// check generates, builds and runs the kernel's program, and compares.
+func (c *checkCmd) check(e env, pred Predictor) error {
+	k, err := loadKernel(e, c.kernelArgs)
+	if err != nil {
+		return err
+	}
+	p, err := codegen.Generate(k, codegen.Options{MemLimit: c.MemLimit})
+	if err != nil {
+		return err
+	}
+	dir, err := p.Prepare(c.CacheDir)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
+	defer cancel()
+	bin, err := codegen.Build(ctx, dir, false)
+	if err != nil {
+		return err
+	}
+	args := []string{"-samples", fmt.Sprint(c.Samples), "-min-time", c.MinTime.String()}
+	if c.Reps > 0 {
+		args = append(args, "-reps", fmt.Sprint(c.Reps))
+	}
+	m, err := codegen.Measure(ctx, bin, args...)
+	if err != nil {
+		return err
+	}
+	res := checkResult{Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction}
+	if pred != nil {
+		if res.Predicted, err = pred.PredictRegions(k); err != nil {
+			return err
+		}
+		res.Machine, res.Note = pred.Machine(), ""
+		if !strings.HasSuffix(res.Machine, ".yaml") && !strings.HasSuffix(res.Machine, ".yml") {
+			res.Note = "the prediction is for the built-in table " + res.Machine + ", not for this computer: the error says how far this host is from that machine; give -m a table of this host for a validation"
+		}
+	}
+	if c.Counts {
+		if res.Counts, err = compareCounts(ctx, k, p, dir); err != nil {
+			return err
+		}
+	}
+	if c.Output == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		printCheck(e.stdout, res)
+	}
+	if res.Counts != nil && !res.Counts.OK() {
+		return exitError{1}
+	}
+	return nil
+}
+
+// compareCounts builds and runs the counting program and compares what it
+// executed with the analyzer.
+func compareCounts(ctx context.Context, k *lang.Checked, p *codegen.Program, dir string) (*codegen.CountComparison, error) {
+	bin, err := codegen.Build(ctx, dir, true)
+	if err != nil {
+		return nil, err
+	}
+	ex, err := codegen.Count(ctx, bin)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := analyze.Analyze(k, analyze.Options{Rank: analyze.AllRanks})
+	if err != nil {
+		return nil, err
+	}
+	return codegen.CompareCounts(p, ex, rep)
+}
+
+// printCheck prints a check for people: measured times, the predicted
+// column or why it is missing, and the count comparison.
+func printCheck(w io.Writer, res checkResult) {
+	m := res.Measurement
+	var params []string
+	for _, p := range m.Params {
+		params = append(params, p.Name+" = "+p.Value)
+	}
+	fmt.Fprintf(w, "check of kernel %s (%s): %s; %s\n", m.Kernel, m.File, strings.Join(params, ", "), plural(int64(m.Ranks), "rank"))
+	fmt.Fprintf(w, "measured: wall clock per run of the slowest rank; %d measurements of %d runs each (TICK1 %.3f us)\n",
+		m.Samples, m.Runs, m.Tick1Us)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	header := "region\tmin us\tmedian us\tmax us\tspread\t"
+	if res.Predicted != nil {
+		header += "predicted us (" + res.Machine + ")\terror\t"
+	}
+	fmt.Fprintln(tw, header)
+	row := func(t spmd.Timing) {
+		spread := 0.0
+		if t.MedianUs > 0 {
+			spread = (t.MaxUs - t.MinUs) / t.MedianUs * 100
+		}
+		line := fmt.Sprintf("%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t", t.Name, t.MinUs, t.MedianUs, t.MaxUs, spread)
+		if res.Predicted != nil {
+			if s, ok := res.Predicted[t.Name]; ok && s > 0 {
+				// (measured - predicted) / predicted, as the papers report it.
+				line += fmt.Sprintf("%.3f\t%+.1f%%\t", s*1e6, (t.MedianUs*1e-6-s)/s*100)
+			} else if ok {
+				line += fmt.Sprintf("%.3f\t-\t", s*1e6)
+			} else {
+				line += "-\t-\t"
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	for _, t := range m.Regions {
+		row(t)
+	}
+	row(m.Total)
+	tw.Flush()
+	if res.Note != "" {
+		fmt.Fprintln(w, res.Note)
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	if res.Counts != nil {
+		printComparison(w, res.Counts)
+	}
+}
+
+// maxListed bounds the lines of each list in the table output; -o json
+// has them all.
+const maxListed = 20
+
+// printComparison prints the count comparison.
+func printComparison(w io.Writer, c *codegen.CountComparison) {
+	fmt.Fprintf(w, "\ncounts: what ran (counting build, one run) against perfc count (exact; expected values under prob)\n")
+	fmt.Fprintf(w, "  %d exact counts over %s: %d agree, %d differ; %d depend on data (shown for one rank per class)\n",
+		c.Compared, plural(int64(c.Ranks), "rank"), c.Compared-len(c.Diffs), len(c.Diffs), len(c.Data))
+	list := func(title string, ds []codegen.CountDiff) {
+		if len(ds) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "  %s:\n", title)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "    rank\tregion\tcount\tperfc count\texecuted")
+		for i, d := range ds {
+			if i == maxListed {
+				fmt.Fprintf(tw, "    …\t%d more (-o json lists them)\t\t\t\n", len(ds)-maxListed)
+				break
+			}
+			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t%d\n", d.Rank, d.Region, d.Count, d.Analyzer, d.Executed)
+		}
+		tw.Flush()
+	}
+	list("DIFFERENCES", c.Diffs)
+	list("counts that depend on data", c.Data)
+	for _, b := range c.Branches {
+		fmt.Fprintf(w, "  data condition %s (%s): assumed prob %g, observed %.3f (%d of %d evaluations true)\n",
+			b.Stmt, b.Region, b.Prob, b.Observed, b.Taken, b.Evaluated)
+	}
+}

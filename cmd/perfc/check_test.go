@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"perfc/lang"
+)
+
+// fixedPredictor predicts the same time for every region.
+type fixedPredictor struct{}
+
+func (fixedPredictor) Machine() string { return "test" }
+func (fixedPredictor) PredictRegions(k *lang.Checked) (map[string]float64, error) {
+	return map[string]float64{"round trips": 1e-6, "total": 2e-6}, nil
+}
+
+// TestCheck generates, builds and runs a small pingpong with its counts,
+// as text and as JSON, without and with a predictor.
+func TestCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip(err)
+	}
+	cache := t.TempDir()
+	args := []string{"check", "../../examples/pingpong.spmd", "-D", "n=16", "-D", "reps=3", "--reps", "1", "--samples", "2",
+		"--cache-dir", cache, "--counts"}
+	code, out, errOut := runCLI(t, "", args...)
+	for _, want := range []string{
+		"check of kernel pingpong (../../examples/pingpong.spmd): n = 16, reps = 3, P = 2; 2 ranks",
+		"measured: wall clock per run of the slowest rank; 2 measurements of 1 runs each",
+		"round trips", "predicted us (cm5-32)", "the prediction is for the built-in table cm5-32, not for this computer",
+		"exact counts over 2 ranks:", "agree, 0 differ; 0 depend on data",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, out, errOut = runCLI(t, "", append(args, "-o", "json")...)
+	var res checkResult
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s %s", code, err, out, errOut)
+	}
+	if res.Measurement == nil || len(res.Measurement.Regions) != 2 || res.Counts == nil || !res.Counts.OK() || res.Machine != "cm5-32" || res.Predicted["total"] <= 0 {
+		t.Errorf("JSON %+v", res)
+	}
+	var buf, errBuf bytes.Buffer
+	c := &checkCmd{kernelArgs: kernelArgs{File: "../../examples/pingpong.spmd", Define: []string{"n=16", "reps=3"}},
+		outputArg: outputArg{Output: "table"}, Reps: 1, Samples: 1, MinTime: 1, Timeout: 60e9, CacheDir: cache}
+	if err := c.check(env{stdout: &buf, stderr: &errBuf}, fixedPredictor{}); err != nil {
+		t.Fatal(err, errBuf.String())
+	}
+	if !strings.Contains(buf.String(), "predicted us (test)") || !strings.Contains(buf.String(), "1.000") || strings.Contains(buf.String(), noPrediction) {
+		t.Errorf("with a predictor:\n%s", buf.String())
+	}
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+
+	"perfc/codegen"
+	"perfc/codegen/spmd"
+)
+
+// genCmd is `perfc gen`: write a kernel as a Go program that runs it.
+type genCmd struct {
+	kernelArgs
+	Out      string `short:"o" required:"" type:"path" placeholder:"DIR" help:"Directory to write the program into (created; files perfc did not write are never overwritten)."`
+	MemLimit int64  `placeholder:"BYTES" help:"Refuse a kernel that needs more memory than this (default: 80% of the memory this machine has available)."`
+}
+
+// Run generates the program and says how to run it.
+func (c *genCmd) Run(e env) error {
+	k, err := loadKernel(e, c.kernelArgs)
+	if err != nil {
+		return err
+	}
+	p, err := codegen.Generate(k, codegen.Options{MemLimit: c.MemLimit})
+	if err != nil {
+		return err
+	}
+	if err := p.WriteDir(c.Out); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: kernel %s on %s, %d files; it needs %s of memory to run\n",
+		c.Out, p.Kernel, plural(k.NumRanks(), "rank"), len(p.Files), spmd.FormatBytes(p.MemBytes))
+	fmt.Fprintf(e.stdout, "time it:  cd %s && go run . [-json] [-reps N] [-samples N] [-min-time 0.2s]\n", c.Out)
+	fmt.Fprintf(e.stdout, "count it: cd %s && go run -tags perfc_count . -count [-json]\n", c.Out)
+	return nil
+}

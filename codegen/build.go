@@ -1,0 +1,166 @@
+package codegen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"perfc/codegen/spmd"
+)
+
+// Building and running generated programs, for perfc check and the tests.
+// Programs are built with the Go toolchain on PATH, in a directory keyed by
+// the hash of their source, so that a second check of the same kernel and
+// parameters reuses the binaries.
+
+// goEnv is the environment of the go command: the generated module stands
+// alone (no workspace), and the local toolchain builds it.
+func goEnv() []string {
+	return append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS=")
+}
+
+// goTool finds the go command.
+func goTool() (string, error) {
+	path, err := exec.LookPath("go")
+	if err != nil {
+		return "", errors.New("building the generated program needs the Go toolchain: put the go command on PATH (https://go.dev/dl)")
+	}
+	return path, nil
+}
+
+// Prepare writes the program into root/HASH (root "" means
+// os.UserCacheDir()/perfc) unless it is there already, and returns the
+// directory.
+func (p *Program) Prepare(root string) (string, error) {
+	if root == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("no cache directory for generated programs: %w", err)
+		}
+		root = filepath.Join(cache, "perfc")
+	}
+	name := p.Kernel
+	if !isIdent(name) {
+		name = "kernel" // a name from a program-built AST must not reach a path
+	}
+	dir := filepath.Join(root, name+"-"+p.Hash())
+	if _, err := os.Stat(filepath.Join(dir, "main.go")); err == nil {
+		return dir, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(root, ".tmp-")
+	if err != nil {
+		return "", err
+	}
+	if err := p.WriteDir(tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, statErr := os.Stat(filepath.Join(dir, "main.go")); statErr == nil {
+			return dir, nil // another perfc wrote it meanwhile
+		}
+		return "", err
+	}
+	return dir, nil
+}
+
+// BinaryName is the name of a program's binary in its directory: the
+// timed build, or the counting build.
+func BinaryName(counting bool) string {
+	if counting {
+		return "kernel-count"
+	}
+	return "kernel"
+}
+
+// Build compiles the program in dir (the timed build, or with counting the
+// instrumented one, -tags perfc_count) unless the binary exists, and
+// returns the binary's path.
+func Build(ctx context.Context, dir string, counting bool) (string, error) {
+	bin := filepath.Join(dir, BinaryName(counting)+"-"+strings.ReplaceAll(runtime.Version(), " ", "_"))
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	gocmd, err := goTool()
+	if err != nil {
+		return "", err
+	}
+	tmp := fmt.Sprintf("%s.tmp%d", bin, os.Getpid())
+	args := []string{"build", "-o", tmp}
+	if counting {
+		args = append(args, "-tags", "perfc_count")
+	}
+	cmd := exec.CommandContext(ctx, gocmd, append(args, ".")...)
+	cmd.Dir, cmd.Env = dir, goEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the generated program in %s failed (%v):\n%s", dir, err, out)
+	}
+	return bin, os.Rename(tmp, bin)
+}
+
+// Run runs a built program and returns what it printed on standard
+// output; when it fails, the error carries its standard error.
+func Run(ctx context.Context, bin string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("the generated program did not finish: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("the generated program failed (%v): %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.Bytes(), nil
+}
+
+// Measure runs the timed build with -json (and args) and decodes its
+// measurement.
+func Measure(ctx context.Context, bin string, args ...string) (*spmd.Measurement, error) {
+	out, err := Run(ctx, bin, append([]string{"-json"}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	var m spmd.Measurement
+	if err := decode(out, &m); err != nil {
+		return nil, err
+	}
+	if m.Schema != spmd.MeasurementSchema {
+		return nil, fmt.Errorf("the program printed schema %q, want %q", m.Schema, spmd.MeasurementSchema)
+	}
+	return &m, nil
+}
+
+// Count runs the counting build with -count -json and decodes what it
+// counted.
+func Count(ctx context.Context, bin string) (*spmd.Executed, error) {
+	out, err := Run(ctx, bin, "-count", "-json")
+	if err != nil {
+		return nil, err
+	}
+	var ex spmd.Executed
+	if err := decode(out, &ex); err != nil {
+		return nil, err
+	}
+	return &ex, nil
+}
+
+// decode reads one JSON value strictly.
+func decode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("the generated program's output is not the expected JSON: %v", err)
+	}
+	return nil
+}

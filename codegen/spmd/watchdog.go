@@ -1,0 +1,146 @@
+package spmd
+
+import (
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+)
+
+// watchPeriod is how often the watchdog looks at the ranks.
+const watchPeriod = 250 * time.Millisecond
+
+// watch reports a deadlock: every rank either waits in a rendezvous or
+// has finished its run, and no rendezvous has completed or been posted for
+// two periods. The slots tell it all: a posted operation names the rank
+// that waits (the slot's sender or receiver), its statement, and the
+// slot's generation moves with every completed rendezvous.
+//
+// It sleeps with pause rather than a Go timer: a pending timer makes the
+// scheduler read the clock at every goroutine switch, which a pingpong
+// between ranks would pay at every message.
+func (w *world) watch(stop <-chan struct{}, period time.Duration) {
+	var last []uint64
+	stuck := 0
+	for {
+		pause(period)
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		now, stalled := w.snapshot()
+		if stalled && slices.Equal(now, last) {
+			stuck++
+		} else {
+			stuck = 0
+		}
+		last = now
+		if stuck >= 2 {
+			w.fail("%s", w.deadlockReport(now))
+			return
+		}
+	}
+}
+
+// waiter is a posted operation: rank waits to send to or receive from
+// peer, at site.
+type waiter struct {
+	rank, peer, site int
+	send             bool
+}
+
+// snapshot returns the words of every slot (a rank's states at the end)
+// and whether no rank can make progress by itself: every rank waits in a
+// posted operation or has finished.
+func (w *world) snapshot() ([]uint64, bool) {
+	var words []uint64
+	waiting := make([]bool, w.size)
+	for _, wt := range w.waiters(&words) {
+		waiting[wt.rank] = true
+	}
+	stalled, any := true, false
+	for i, r := range w.ranks {
+		done := r.state.Load() == stateDone
+		words = append(words, uint64(r.state.Load()))
+		any = any || waiting[i]
+		stalled = stalled && (waiting[i] || done)
+	}
+	return words, stalled && any
+}
+
+// waiters lists the posted operations, appending every slot's word to
+// words.
+func (w *world) waiters(words *[]uint64) []waiter {
+	var out []waiter
+	for ctx := range w.slots {
+		for i := range w.slots[ctx] {
+			s := w.slots[ctx][i].Load()
+			if s == nil {
+				continue
+			}
+			word := s.word.Load()
+			*words = append(*words, word)
+			dst, src := i/w.size, i%w.size
+			site := int(int32(uint32(word >> siteShift)))
+			switch word & postedMask {
+			case slotSend:
+				out = append(out, waiter{rank: src, peer: dst, site: site, send: true})
+			case slotRecv:
+				out = append(out, waiter{rank: dst, peer: src, site: site})
+			}
+		}
+	}
+	return out
+}
+
+// deadlockReport says what every rank waits for.
+func (w *world) deadlockReport([]uint64) string {
+	var b strings.Builder
+	b.WriteString("deadlock: every rank waits for a message that no rank will send or receive")
+	byRank := map[int][]waiter{}
+	var words []uint64
+	for _, wt := range w.waiters(&words) {
+		byRank[wt.rank] = append(byRank[wt.rank], wt)
+	}
+	for i, r := range w.ranks {
+		if i == 16 {
+			fmt.Fprintf(&b, "\n  … and %d more ranks", len(w.ranks)-i)
+			break
+		}
+		if r.state.Load() == stateDone {
+			fmt.Fprintf(&b, "\n  rank %d has finished the run", r.id)
+			continue
+		}
+		for _, wt := range byRank[i] {
+			what := "to receive from"
+			if wt.send {
+				what = "to send to"
+			}
+			fmt.Fprintf(&b, "\n  rank %d waits %s rank %d (%s)", r.id, what, wt.peer, w.stmtOf(wt.site))
+		}
+	}
+	b.WriteString("\nsends and receives are blocking rendezvous: order them so that every send meets its receive (or use sendrecv)")
+	return b.String()
+}
+
+// fail prints an error and ends the program (in a test, exit returns).
+func (w *world) fail(format string, args ...any) {
+	w.once.Do(func() {
+		fmt.Fprintf(w.stderr, "error: "+format+"\n", args...)
+		w.exit(2)
+	})
+}
+
+// kernelFrame returns the line of the generated kernel body where a rank
+// stopped, from the stack of the recovering goroutine.
+func kernelFrame() string {
+	lines := strings.Split(string(debug.Stack()), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, ").run(") && i+1 < len(lines) {
+			return "in the kernel body at " + strings.TrimSpace(lines[i+1]) + " (each statement there carries its .spmd position in a comment)"
+		}
+	}
+	return ""
+}
