@@ -86,7 +86,7 @@ func TestPredictByHand(t *testing.T) {
 	memory := 24000 / 1e9               // 2000 loads and 1000 stores of 8 B at 1 GB/s
 	message := (2*0.5 + 1 + 79e-3) * us // LogGP 2o + L + (n-1)G for 80 B
 	barrier := 7 * us
-	allreduce := (2 + 32e-3) * us // MPICH recursive doubling on 2 ranks: α + nβ, α = L + 2o, β = G
+	allreduce := (2 + 32e-3) * us                                     // MPICH recursive doubling on 2 ranks: α + nβ, α = L + 2o, β = G
 	want := math.Max(compute, memory) + message + barrier + allreduce // the receive half overlaps the send
 	if math.Abs(p.Total-want) > 1e-12 {
 		t.Errorf("total %.6g s, want %.6g s", p.Total, want)
