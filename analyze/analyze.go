@@ -64,6 +64,7 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 		first, last = opts.Rank, opts.Rank
 	}
 	var classes []*classState
+	cacheMemo := cacheMemo{}
 	prev := -1
 	for r := first; r <= last; r++ {
 		if i := findClass(classes, prev, r); i >= 0 {
@@ -76,7 +77,7 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := ra.cacheLines(rt, opts.Cache); err != nil {
+		if err := cacheMemo.lines(ra, rt, opts.Cache); err != nil {
 			return nil, err
 		}
 		cs := &classState{ra: ra, rt: rt, shareable: !ra.untraceable && !rankDependentCounts(ra, rt)}
@@ -429,4 +430,57 @@ func ceilRat(x *big.Rat) *big.Int {
 		q.Add(q, big.NewInt(1))
 	}
 	return q
+}
+
+// cacheMemo reuses the cache-line model between rank classes whose memory
+// references are the same: a corner and an interior rank of a halo exchange
+// differ in their messages, not in the loops over their arrays, and the
+// model is the costliest part of an analysis.
+type cacheMemo map[string]map[string][]CacheLines
+
+// lines fills the cache lines of every region of rt, from a class with the
+// same references when there is one.
+func (m cacheMemo) lines(ra *rankAnalysis, rt *regionTotals, h cache.Hierarchy) error {
+	if len(h) == 0 {
+		return nil
+	}
+	key := refsKey(rt)
+	if prev, ok := m[key]; ok {
+		for name, lines := range prev {
+			rt.get(name).Cache = append([]CacheLines(nil), lines...)
+		}
+		return nil
+	}
+	if err := ra.cacheLines(rt, h); err != nil {
+		return err
+	}
+	saved := map[string][]CacheLines{}
+	for name, c := range rt.counts {
+		if len(c.Cache) > 0 {
+			saved[name] = append([]CacheLines(nil), c.Cache...)
+		}
+	}
+	m[key] = saved
+	return nil
+}
+
+// refsKey describes what the cache model reads of a class: every region's
+// iterations, vector loops and array references with their counts.
+func refsKey(rt *regionTotals) string {
+	var b bytes.Buffer
+	for _, name := range rt.order {
+		c, ok := rt.counts[name]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "%s|%s|", name, c.Iterations.Exact())
+		for _, r := range c.Refs {
+			fmt.Fprintf(&b, "%s %v %s %s|", r.Pos, r.Store, r.Hoisted, r.Count.Exact())
+		}
+		for _, v := range c.Vectors {
+			fmt.Fprintf(&b, "%s %s %s|", v.Stmt, v.Entries.Exact(), v.Iterations.Exact())
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
