@@ -80,26 +80,27 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 			return v >= 0, err
 		}
 		reads := []lang.Node{peer, pl}
-		res, err := ra.sumChain(l.chain, weight{id: msg.Stmt + " " + kind + " count", reads: reads, why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
+		countOf := func(env *lang.Env) (int64, error) {
 			ok, err := live(env)
 			if err != nil || !ok {
-				return new(big.Rat), err
+				return 0, err
 			}
-			return ratOne(), nil
-		}})
+			return 1, nil
+		}
+		bytesOf := func(env *lang.Env) (int64, error) {
+			ok, err := live(env)
+			if err != nil || !ok {
+				return 0, err
+			}
+			return ra.payloadBytesAt(pl, env)
+		}
+		res, err := ra.sumChain(l.chain, intWeight(msg.Stmt+" "+kind+" count", reads, "peer "+msg.Peer+" depends on a loop index", countOf))
 		if err != nil {
 			return err
 		}
 		ra.note(res, l)
 		count = Count{Value: res.value, Formula: res.formula}
-		res, err = ra.sumChain(l.chain, weight{id: msg.Stmt + " " + kind + " bytes", reads: reads, why: "peer " + msg.Peer + " depends on a loop index", concrete: func(env *lang.Env) (*big.Rat, error) {
-			ok, err := live(env)
-			if err != nil || !ok {
-				return new(big.Rat), err
-			}
-			n, err := ra.payloadBytesAt(pl, env)
-			return new(big.Rat).SetInt64(n), err
-		}})
+		res, err = ra.sumChain(l.chain, intWeight(msg.Stmt+" "+kind+" bytes", reads, "peer "+msg.Peer+" depends on a loop index", bytesOf))
 		if err != nil {
 			return err
 		}
@@ -271,4 +272,13 @@ func (ra *rankAnalysis) payloadBytesAt(pl *lang.Payload, env *lang.Env) (int64, 
 		size *= d
 	}
 	return size, nil
+}
+
+// intWeight makes a concrete weight from an integer-valued function of the
+// iteration, traced once per value of the indices reads read.
+func intWeight(id string, reads []lang.Node, why string, f func(env *lang.Env) (int64, error)) weight {
+	return weight{id: id, reads: reads, why: why, integer: f, concrete: func(env *lang.Env) (*big.Rat, error) {
+		n, err := f(env)
+		return new(big.Rat).SetInt64(n), err
+	}}
 }

@@ -90,6 +90,9 @@ type weight struct {
 	// once per distinct value of those indices.
 	id    string
 	reads []lang.Node
+	// integer, when set, is the concrete weight as an integer: cheaper to
+	// replay on other ranks (concrete must agree with it).
+	integer func(env *lang.Env) (int64, error)
 }
 
 // sumChain sums w over every execution of a leaf enclosed by chain.
@@ -457,7 +460,11 @@ func (en *enumerator) leaf(env *lang.Env, vars map[string]*big.Rat, mult *big.Ra
 		ra := en.ra
 		if en.w.reads == nil || ra.firstTrace(en.w.id, nil, en.w.reads, env) {
 			if len(ra.traced) < maxTraced {
-				ra.traced = append(ra.traced, traced{weight: en.w.concrete, index: append([]int64(nil), env.Index...), value: new(big.Rat).Set(v)})
+				t := traced{weight: en.w.concrete, integer: en.w.integer, index: append([]int64(nil), env.Index...), value: new(big.Rat).Set(v)}
+				if t.integer != nil {
+					t.key = v.Num().Int64()
+				}
+				ra.traced = append(ra.traced, t)
 			} else {
 				ra.untraceable = true
 			}
@@ -507,11 +514,12 @@ const maxTraced = 100_000
 // traced is one rank-dependent evaluation made while enumerating: an
 // expression (or a concrete weight) at a concrete iteration, and its value.
 type traced struct {
-	expr   lang.Expr
-	weight func(env *lang.Env) (*big.Rat, error)
-	index  []int64
-	key    int64    // expr: the integer value, or 0/1 for a bool
-	value  *big.Rat // weight
+	expr    lang.Expr
+	weight  func(env *lang.Env) (*big.Rat, error)
+	integer func(env *lang.Env) (int64, error) // the weight as an integer (key holds its value)
+	index   []int64
+	key     int64    // expr: the integer value, or 0/1 for a bool
+	value   *big.Rat // weight
 }
 
 // trace records the evaluation of a rank-dependent expression, once per
@@ -546,6 +554,13 @@ func (ra *rankAnalysis) replay(r int64) bool {
 	}
 	for _, t := range ra.traced {
 		env := &lang.Env{Rank: r, Index: t.index}
+		if t.integer != nil {
+			v, err := t.integer(env)
+			if err != nil || v != t.key {
+				return false
+			}
+			continue
+		}
 		if t.weight != nil {
 			v, err := t.weight(env)
 			if err != nil || v.Cmp(t.value) != 0 {
