@@ -38,6 +38,7 @@ type classState struct {
 	rt        *regionTotals
 	shareable bool
 	ranks     RankSet
+	scratch   map[string]*big.Rat // symbol values while matching other ranks
 }
 
 // Analyze counts what every rank of a checked kernel does.
@@ -110,17 +111,30 @@ func findClass(classes []*classState, prev int, r int64) int {
 // matches reports whether rank r makes every decision the class's
 // representative made, so that it has the same counts.
 func (c *classState) matches(r int64) bool {
-	return c.shareable && c.ra.sameDecisions(r) != nil
+	if !c.shareable {
+		return false
+	}
+	if c.scratch == nil {
+		c.scratch = c.ra.cloneEnv()
+	}
+	return c.ra.sameDecisionsIn(r, c.scratch) != nil
 }
 
 // sameDecisions returns an analysis of rank r that shares this one's
 // results (symbols rebound for r) when r makes every decision this rank
 // made, or nil when it does not.
 func (ra *rankAnalysis) sameDecisions(r int64) *rankAnalysis {
+	return ra.sameDecisionsIn(r, ra.cloneEnv())
+}
+
+// sameDecisionsIn is sameDecisions with the symbol values of the other rank
+// written into env, which the caller may reuse between calls (matching
+// thousands of ranks must not copy the environment each time).
+func (ra *rankAnalysis) sameDecisionsIn(r int64, env map[string]*big.Rat) *rankAnalysis {
 	if !ra.replay(r) {
 		return nil
 	}
-	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: ra.cloneEnv(), rankSymbols: ra.rankSymbols,
+	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: env, rankSymbols: ra.rankSymbols,
 		atoms: ra.atoms, decisions: ra.decisions, traced: ra.traced, enumerated: ra.enumerated}
 	other.bindRank(r)
 	for _, a := range ra.atoms {
@@ -147,7 +161,7 @@ func (ra *rankAnalysis) sameDecisions(r int64) *rankAnalysis {
 		}
 		other.env[a.name] = v
 	}
-	env := &lang.Env{Rank: r}
+	lenv := &lang.Env{Rank: r}
 	for _, d := range ra.decisions {
 		var holds bool
 		switch {
@@ -158,13 +172,13 @@ func (ra *rankAnalysis) sameDecisions(r int64) *rankAnalysis {
 			}
 			holds = v.Sign() >= 0
 		case d.peer:
-			v, err := ra.k.EvalInt(d.expr, env)
+			v, err := ra.k.EvalInt(d.expr, lenv)
 			if err != nil || v < -1 || v >= ra.k.NumRanks() {
 				return nil // let the rank's own analysis report it
 			}
 			holds = v >= 0
 		default:
-			v, err := ra.k.Eval(d.expr, env)
+			v, err := ra.k.Eval(d.expr, lenv)
 			if err != nil {
 				return nil
 			}

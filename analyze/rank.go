@@ -26,6 +26,7 @@ type rankAnalysis struct {
 	traced      []traced
 	untraceable bool
 	traceSeen   map[traceKey]bool
+	execMemo    map[chainKey]sumResult // executions per chain (exec)
 }
 
 // newRankAnalysis binds the symbols for one rank: parameters, run-constant
@@ -106,9 +107,22 @@ var oneWeight = weight{poly: symbolic.Int(1)}
 
 // exec sums a leaf's executions.
 func (ra *rankAnalysis) exec(l *leaf, chain []level) (Count, error) {
-	res, err := ra.sumChain(chain, oneWeight)
-	if err != nil {
-		return Count{}, err
+	// Statements of one block share their chain (the same slice), so their
+	// execution counts are summed once.
+	var key chainKey
+	if len(chain) > 0 {
+		key = chainKey{&chain[0], len(chain)}
+	}
+	res, ok := ra.execMemo[key]
+	if !ok {
+		var err error
+		if res, err = ra.sumChain(chain, oneWeight); err != nil {
+			return Count{}, err
+		}
+		if ra.execMemo == nil {
+			ra.execMemo = map[chainKey]sumResult{}
+		}
+		ra.execMemo[key] = res
 	}
 	ra.note(res, l)
 	return Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}, nil
@@ -283,4 +297,11 @@ func addOpCount(list []OpCount, x OpCount) []OpCount {
 		return a.Pattern < b.Pattern
 	})
 	return list
+}
+
+// chainKey identifies a chain by its backing array and length: leaves
+// planned in one block share the slice.
+type chainKey struct {
+	first *level
+	n     int
 }

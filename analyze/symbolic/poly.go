@@ -340,6 +340,9 @@ func horner(cs []Poly, x Poly) Poly {
 // gives it. Variables env names but p does not mention are ignored; a variable
 // p mentions but env lacks is an error that lists every missing name.
 func (p Poly) Eval(env map[string]*big.Rat) (*big.Rat, error) {
+	if r, ok := p.evalSmall(env); ok {
+		return r.toBig(), nil
+	}
 	sum := new(big.Rat)
 	var product, power big.Rat
 	for _, t := range p.terms {
@@ -487,4 +490,39 @@ func (p Poly) Coefficients() []*big.Rat {
 		out[i] = t.coef.toBig()
 	}
 	return out
+}
+
+// evalSmall is Eval in int64 fractions, for the common case of small
+// coefficients and integer values that fit an int64; ok is false on a
+// missing variable, a large value or an overflow, and Eval then takes the
+// exact big.Rat path (which also reports a missing variable).
+func (p Poly) evalSmall(env map[string]*big.Rat) (rat, bool) {
+	sum := ratInt(0)
+	for _, t := range p.terms {
+		if t.coef.big != nil {
+			return rat{}, false
+		}
+		prod := t.coef
+		for _, f := range t.mono {
+			x := env[f.name]
+			if x == nil || !x.IsInt() || !x.Num().IsInt64() {
+				return rat{}, false
+			}
+			v := ratInt(x.Num().Int64())
+			if v.big != nil {
+				return rat{}, false
+			}
+			for range f.exp {
+				var ok bool
+				if prod, ok = mulSmall(prod, v); !ok {
+					return rat{}, false
+				}
+			}
+		}
+		var ok bool
+		if sum, ok = addSmall(sum, prod); !ok {
+			return rat{}, false
+		}
+	}
+	return sum, true
 }
