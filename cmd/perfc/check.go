@@ -32,9 +32,9 @@ type checkCmd struct {
 	MemLimit int64         `placeholder:"BYTES" help:"Refuse a kernel that needs more memory than this (default: 80% of the memory available)."`
 }
 
-// Predictor is the hook for the predicted column of perfc check: it
-// prices a checked kernel per region. The check verb runs without one
-// until perfc predict can price this machine, and says so.
+// Predictor is the predicted column of perfc check: it prices a checked
+// kernel per region (machinePredictor uses perfc predict's pricing; tests
+// use fixed values).
 type Predictor interface {
 	// Machine names what the prediction is for.
 	Machine() string
