@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 
 	"perfc/analyze/symbolic"
@@ -98,6 +99,9 @@ type weight struct {
 // sumChain sums w over every execution of a leaf enclosed by chain.
 func (ra *rankAnalysis) sumChain(chain []level, w weight) (sumResult, error) {
 	items := []item{{val: w.poly}}
+	if w.concrete != nil {
+		items = []item{{val: symbolic.Int(1)}} // multiplies the concrete weight
+	}
 	k := len(chain) - 1
 	why := w.why
 	if w.concrete == nil {
@@ -126,6 +130,27 @@ func (ra *rankAnalysis) sumChain(chain []level, w weight) (sumResult, error) {
 				return sumResult{}, err
 			}
 			return sumResult{value: v, formula: total, symbolic: true}, nil
+		}
+	} else if w.reads != nil {
+		// The weight depends only on the loop indices its nodes read: the
+		// levels inside the innermost such loop are counted in closed form,
+		// and only the levels down to it are enumerated.
+		slots := ra.p.slotsRead(w.reads)
+		last := -1
+		for i, l := range chain {
+			if l.kind == loopLevel && slices.Contains(slots, l.index.Slot) {
+				last = i
+			}
+		}
+		for ; k > last; k-- {
+			next, err := ra.symbolicLevel(chain[k], items)
+			if err != nil {
+				if isNonAffine(err) {
+					break
+				}
+				return sumResult{}, err
+			}
+			items = next
 		}
 	}
 	// Enumerate chain[0..k] concretely; items are polys in their indices.
@@ -453,6 +478,12 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 // leaf adds the partial sums at one concrete iteration of the outer levels.
 func (en *enumerator) leaf(env *lang.Env, vars map[string]*big.Rat, mult *big.Rat) error {
 	if en.w.concrete != nil {
+		// The inner levels summed in closed form multiply the weight.
+		inner, err := en.itemsSum(vars)
+		if err != nil || inner.Sign() == 0 {
+			return err
+		}
+		mult = new(big.Rat).Mul(mult, inner)
 		v, err := en.w.concrete(env)
 		if err != nil {
 			return err
@@ -645,4 +676,27 @@ func (p *plan) slotsRead(nodes []lang.Node) []int {
 		p.slotCache[nodes[0]] = out
 	}
 	return out
+}
+
+// itemsSum adds the partial sums whose guards hold at vars.
+func (en *enumerator) itemsSum(vars map[string]*big.Rat) (*big.Rat, error) {
+	total := new(big.Rat)
+next:
+	for _, it := range en.items {
+		for _, g := range it.guards {
+			v, err := g.Eval(vars)
+			if err != nil {
+				return nil, err
+			}
+			if v.Sign() < 0 {
+				continue next
+			}
+		}
+		v, err := it.val.Eval(vars)
+		if err != nil {
+			return nil, err
+		}
+		total.Add(total, v)
+	}
+	return total, nil
 }
