@@ -16,6 +16,9 @@ type Checked struct {
 	Info   *Info
 	Params []*Object // kernel parameters in order, then P (or Px, Py, then P); each with its Value
 	geom   rankGeometry
+	// compiled holds the int64 closures of the static expressions
+	// (compile.go); read-only after Check, so a Checked may be shared.
+	compiled map[Expr]fastFn
 }
 
 // NumRanks returns P, the number of ranks.
@@ -53,7 +56,8 @@ func Check(f *File, name string, overrides []Override) (*Checked, ErrorList) {
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
-	return &Checked{File: f, Kernel: c.kernel, Info: c.info, Params: c.params, geom: c.geom}, nil
+	return &Checked{File: f, Kernel: c.kernel, Info: c.info, Params: c.params, geom: c.geom,
+		compiled: compileAll(c.info, c.geom)}, nil
 }
 
 // checker holds the state of checking one kernel. Scopes, loop and

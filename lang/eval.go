@@ -45,22 +45,23 @@ func (g rankGeometry) neighbor(rank int64, dx, dy *big.Int) int64 {
 // evaluate to a rank or to -1 (none). Reading an array element or a var is
 // an error, as is an expression the checker has not seen.
 func (c *Checked) Eval(e Expr, env *Env) (Value, error) {
-	ev := evaluator{info: c.Info, src: c.File.Source, geom: c.geom, env: env}
-	if v, ok := ev.fast(e); ok {
-		if c.Info.Types[e] == BoolType {
-			return MakeBool(v != 0), nil
+	if f := c.compiled[e]; f != nil {
+		if v, ok := f(env); ok {
+			if c.Info.Types[e] == BoolType {
+				return MakeBool(v != 0), nil
+			}
+			return MakeInt(v), nil
 		}
-		return MakeInt(v), nil
 	}
+	ev := evaluator{info: c.Info, src: c.File.Source, geom: c.geom, env: env}
 	return ev.eval(e)
 }
 
 // EvalInt evaluates e in an integer context: the value must be an integer
 // that fits an int64.
 func (c *Checked) EvalInt(e Expr, env *Env) (int64, error) {
-	fast := evaluator{info: c.Info, src: c.File.Source, geom: c.geom, env: env}
-	if c.Info.Types[e] != BoolType {
-		if v, ok := fast.fast(e); ok {
+	if f := c.compiled[e]; f != nil && c.Info.Types[e] != BoolType {
+		if v, ok := f(env); ok {
 			return v, nil
 		}
 	}

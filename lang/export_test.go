@@ -13,3 +13,13 @@ func (c *Checked) EvalFast(e Expr, env *Env) (int64, bool) {
 	ev := evaluator{info: c.Info, src: c.File.Source, geom: c.geom, env: env}
 	return ev.fast(e)
 }
+
+// EvalCompiled evaluates with the compiled closures only; ok is false where
+// there is none or it gives up.
+func (c *Checked) EvalCompiled(e Expr, env *Env) (int64, bool) {
+	f := c.compiled[e]
+	if f == nil {
+		return 0, false
+	}
+	return f(env)
+}

@@ -75,6 +75,10 @@ func TestFastEvalAgrees(t *testing.T) {
 						return true
 					}
 					fast, ok := k.EvalFast(e, env)
+					compiled, cok := k.EvalCompiled(e, env)
+					if ok != cok || (ok && fast != compiled) {
+						t.Errorf("%s: %s at rank %d, index %d: fast path %d (%v), compiled %d (%v)", name, lang.ExprString(e), r, idx, fast, ok, compiled, cok)
+					}
 					if !ok {
 						return true
 					}
