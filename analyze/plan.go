@@ -66,6 +66,10 @@ type plan struct {
 	specs   map[*lang.Object]*lang.ArraySpec
 	// slotCache memoises the loop-index slots an expression reads (engine.go).
 	slotCache map[lang.Node][]int
+	// shared keeps closed-form execution counts for other ranks (rank.go).
+	shared map[chainKey]*sharedSum
+	// strideCache keeps every reference's strides (rank.go).
+	strideCache map[*refInfo][]Stride
 }
 
 // newPlan walks the kernel once.

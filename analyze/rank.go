@@ -116,7 +116,7 @@ func (ra *rankAnalysis) exec(l *leaf, chain []level) (Count, error) {
 	res, ok := ra.execMemo[key]
 	if !ok {
 		var err error
-		if res, err = ra.sumChain(chain, oneWeight); err != nil {
+		if res, err = ra.sharedExec(chain, key); err != nil {
 			return Count{}, err
 		}
 		if ra.execMemo == nil {
@@ -207,6 +207,23 @@ func (ra *rankAnalysis) ref(r *refInfo, n Count, c *Counts) error {
 // strides computes the byte stride of a reference per iteration of every
 // loop of its original statement's chain.
 func (ra *rankAnalysis) strides(r *refInfo) ([]Stride, error) {
+	// Strides are structural (the same on every rank): computed once.
+	if s, ok := ra.p.strideCache[r]; ok {
+		return s, nil
+	}
+	s, err := ra.computeStrides(r)
+	if err != nil {
+		return nil, err
+	}
+	if ra.p.strideCache == nil {
+		ra.p.strideCache = map[*refInfo][]Stride{}
+	}
+	ra.p.strideCache[r] = s
+	return s, nil
+}
+
+// computeStrides works the strides out from the reference's address.
+func (ra *rankAnalysis) computeStrides(r *refInfo) ([]Stride, error) {
 	addr, err := ra.linearAddress(r)
 	if err != nil {
 		return nil, err
@@ -304,4 +321,107 @@ func addOpCount(list []OpCount, x OpCount) []OpCount {
 type chainKey struct {
 	first *level
 	n     int
+}
+
+// sharedSum is a closed-form execution count computed for one rank, kept
+// in the plan for the other ranks: the rank-dependent decisions it made
+// and the atoms it created. Another rank that makes the same decisions has
+// the same formula, evaluated with its own symbols. Ranks of different
+// classes (a corner and an interior rank) share most of their leaves.
+type sharedSum struct {
+	res       sumResult
+	decisions []decision
+	atoms     []atom
+}
+
+// sharedExec sums the executions of a chain, reusing another rank's closed
+// form when this rank makes the same decisions.
+func (ra *rankAnalysis) sharedExec(chain []level, key chainKey) (sumResult, error) {
+	if s, ok := ra.p.shared[key]; ok {
+		if res, ok := ra.reuse(s); ok {
+			return res, nil
+		}
+	}
+	decisions, atoms := len(ra.decisions), len(ra.atoms)
+	res, err := ra.sumChain(chain, oneWeight)
+	if err != nil || !res.symbolic {
+		return res, err
+	}
+	if ra.p.shared == nil {
+		ra.p.shared = map[chainKey]*sharedSum{}
+	}
+	if _, exists := ra.p.shared[key]; !exists {
+		ra.p.shared[key] = &sharedSum{res: res,
+			decisions: append([]decision(nil), ra.decisions[decisions:]...),
+			atoms:     append([]atom(nil), ra.atoms[atoms:]...)}
+	}
+	return res, nil
+}
+
+// reuse evaluates a shared sum for this rank when the rank makes the same
+// decisions; the decisions and atoms become this rank's too.
+func (ra *rankAnalysis) reuse(s *sharedSum) (sumResult, bool) {
+	for _, a := range s.atoms {
+		if _, ok := ra.env[a.name]; ok {
+			continue
+		}
+		var v *big.Rat
+		if a.expr != nil {
+			x, err := ra.k.Eval(a.expr, &lang.Env{Rank: ra.rank})
+			if err != nil || x.Rat() == nil {
+				return sumResult{}, false
+			}
+			v = x.Rat()
+		} else {
+			x, err := a.poly.Eval(ra.env)
+			if err != nil {
+				return sumResult{}, false
+			}
+			if a.up {
+				v = new(big.Rat).SetInt(ceilRat(x))
+			} else {
+				v = new(big.Rat).SetInt(floorRat(x))
+			}
+		}
+		ra.env[a.name] = v
+		ra.atoms = append(ra.atoms, a)
+		if (a.expr != nil && ra.k.Info.Deps[a.expr]&lang.DepRank != 0) || (a.expr == nil && ra.rankDependentPoly(a.poly)) {
+			ra.rankSymbols[a.name] = true
+		}
+	}
+	env := &lang.Env{Rank: ra.rank}
+	for _, d := range s.decisions {
+		var holds bool
+		switch {
+		case d.hasPoly:
+			v, err := d.poly.Eval(ra.env)
+			if err != nil {
+				return sumResult{}, false
+			}
+			holds = v.Sign() >= 0
+		case d.peer:
+			v, err := ra.k.EvalInt(d.expr, env)
+			if err != nil || v < -1 || v >= ra.k.NumRanks() {
+				return sumResult{}, false
+			}
+			holds = v >= 0
+		default:
+			v, err := ra.k.Eval(d.expr, env)
+			if err != nil {
+				return sumResult{}, false
+			}
+			holds = v.Bool()
+		}
+		if holds != d.holds {
+			return sumResult{}, false
+		}
+	}
+	v, err := s.res.formula.Eval(ra.env)
+	if err != nil {
+		return sumResult{}, false
+	}
+	ra.decisions = append(ra.decisions, s.decisions...)
+	res := s.res
+	res.value = v
+	return res, true
 }
