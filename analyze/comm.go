@@ -94,13 +94,13 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 			}
 			return ra.payloadBytesAt(pl, env)
 		}
-		res, err := ra.sumChain(l.chain, intWeight(msg.Stmt+" "+kind+" count", reads, "peer "+msg.Peer+" depends on a loop index", countOf))
+		res, err := ra.sumShared(l.chain, intWeight(msg.Stmt+" "+kind+" count", reads, "peer "+msg.Peer+" depends on a loop index", countOf))
 		if err != nil {
 			return err
 		}
 		ra.note(res, l)
 		count = Count{Value: res.value, Formula: res.formula}
-		res, err = ra.sumChain(l.chain, intWeight(msg.Stmt+" "+kind+" bytes", reads, "peer "+msg.Peer+" depends on a loop index", bytesOf))
+		res, err = ra.sumShared(l.chain, intWeight(msg.Stmt+" "+kind+" bytes", reads, "peer "+msg.Peer+" depends on a loop index", bytesOf))
 		if err != nil {
 			return err
 		}

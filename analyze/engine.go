@@ -583,7 +583,19 @@ func (ra *rankAnalysis) replay(r int64) bool {
 	if ra.untraceable {
 		return false
 	}
-	for _, t := range ra.traced {
+	return replayTracesAt(ra.k, ra.traced, r)
+}
+
+// replayTraces reports whether this rank evaluates the traced expressions
+// of another rank alike.
+func (ra *rankAnalysis) replayTraces(ts []traced) bool {
+	return replayTracesAt(ra.k, ts, ra.rank)
+}
+
+// replayTracesAt reports whether rank r evaluates every traced expression
+// as it was recorded.
+func replayTracesAt(k *lang.Checked, ts []traced, r int64) bool {
+	for _, t := range ts {
 		env := &lang.Env{Rank: r, Index: t.index}
 		if t.integer != nil {
 			v, err := t.integer(env)
@@ -599,7 +611,7 @@ func (ra *rankAnalysis) replay(r int64) bool {
 			}
 			continue
 		}
-		v, err := ra.k.Eval(t.expr, env)
+		v, err := k.Eval(t.expr, env)
 		if err != nil || valueKey(v) != t.key {
 			return false
 		}

@@ -70,6 +70,8 @@ type plan struct {
 	shared map[chainKey]*sharedSum
 	// strideCache keeps every reference's strides (rank.go).
 	strideCache map[*refInfo][]Stride
+	// sharedTraces keeps enumerated sums for other ranks (rank.go).
+	sharedTraces map[sharedTraceKey]*sharedTrace
 }
 
 // newPlan walks the kernel once.

@@ -425,3 +425,48 @@ func (ra *rankAnalysis) reuse(s *sharedSum) (sumResult, bool) {
 	res.value = v
 	return res, true
 }
+
+// sharedTrace is an enumerated sum kept for other ranks with the
+// rank-dependent evaluations it traced: another rank that evaluates them
+// alike has the same sum (a peer that depends on a loop index, like the
+// octant's neighbour of a sweep, on an interior and a corner rank).
+type sharedTrace struct {
+	res         sumResult
+	traced      []traced
+	untraceable bool
+}
+
+// traceKeyOf identifies an enumerated sum: the chain and the weight.
+type sharedTraceKey struct {
+	chain chainKey
+	id    string
+}
+
+// sumShared is sumChain for a concrete weight with an id, reusing another
+// rank's enumeration when this rank replays its traced evaluations alike.
+func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
+	var key sharedTraceKey
+	if len(chain) > 0 {
+		key = sharedTraceKey{chainKey{&chain[0], len(chain)}, w.id}
+	}
+	if s, ok := ra.p.sharedTraces[key]; ok && !s.untraceable {
+		if ra.replayTraces(s.traced) {
+			ra.traced = append(ra.traced, s.traced...)
+			ra.enumerated = true
+			return s.res, nil
+		}
+	}
+	before, untraceable := len(ra.traced), ra.untraceable
+	res, err := ra.sumChain(chain, w)
+	if err != nil {
+		return res, err
+	}
+	if ra.p.sharedTraces == nil {
+		ra.p.sharedTraces = map[sharedTraceKey]*sharedTrace{}
+	}
+	if _, exists := ra.p.sharedTraces[key]; !exists {
+		ra.p.sharedTraces[key] = &sharedTrace{res: res, traced: append([]traced(nil), ra.traced[before:]...),
+			untraceable: ra.untraceable && !untraceable}
+	}
+	return res, nil
+}
