@@ -361,7 +361,22 @@ func (ra *rankAnalysis) sharedExec(chain []level, key chainKey) (sumResult, erro
 // reuse evaluates a shared sum for this rank when the rank makes the same
 // decisions; the decisions and atoms become this rank's too.
 func (ra *rankAnalysis) reuse(s *sharedSum) (sumResult, bool) {
-	for _, a := range s.atoms {
+	if !ra.adopt(s.decisions, s.atoms) {
+		return sumResult{}, false
+	}
+	v, err := s.res.formula.Eval(ra.env)
+	if err != nil {
+		return sumResult{}, false
+	}
+	res := s.res
+	res.value = v
+	return res, true
+}
+
+// adopt binds another rank's atoms for this rank and checks that this rank
+// makes the same decisions; when it does they become this rank's too.
+func (ra *rankAnalysis) adopt(decisions []decision, atoms []atom) bool {
+	for _, a := range atoms {
 		if _, ok := ra.env[a.name]; ok {
 			continue
 		}
@@ -369,13 +384,13 @@ func (ra *rankAnalysis) reuse(s *sharedSum) (sumResult, bool) {
 		if a.expr != nil {
 			x, err := ra.k.Eval(a.expr, &lang.Env{Rank: ra.rank})
 			if err != nil || x.Rat() == nil {
-				return sumResult{}, false
+				return false
 			}
 			v = x.Rat()
 		} else {
 			x, err := a.poly.Eval(ra.env)
 			if err != nil {
-				return sumResult{}, false
+				return false
 			}
 			if a.up {
 				v = new(big.Rat).SetInt(ceilRat(x))
@@ -390,40 +405,34 @@ func (ra *rankAnalysis) reuse(s *sharedSum) (sumResult, bool) {
 		}
 	}
 	env := &lang.Env{Rank: ra.rank}
-	for _, d := range s.decisions {
+	for _, d := range decisions {
 		var holds bool
 		switch {
 		case d.hasPoly:
 			v, err := d.poly.Eval(ra.env)
 			if err != nil {
-				return sumResult{}, false
+				return false
 			}
 			holds = v.Sign() >= 0
 		case d.peer:
 			v, err := ra.k.EvalInt(d.expr, env)
 			if err != nil || v < -1 || v >= ra.k.NumRanks() {
-				return sumResult{}, false
+				return false
 			}
 			holds = v >= 0
 		default:
 			v, err := ra.k.Eval(d.expr, env)
 			if err != nil {
-				return sumResult{}, false
+				return false
 			}
 			holds = v.Bool()
 		}
 		if holds != d.holds {
-			return sumResult{}, false
+			return false
 		}
 	}
-	v, err := s.res.formula.Eval(ra.env)
-	if err != nil {
-		return sumResult{}, false
-	}
-	ra.decisions = append(ra.decisions, s.decisions...)
-	res := s.res
-	res.value = v
-	return res, true
+	ra.decisions = append(ra.decisions, decisions...)
+	return true
 }
 
 // sharedTrace is an enumerated sum kept for other ranks with the
@@ -433,10 +442,12 @@ func (ra *rankAnalysis) reuse(s *sharedSum) (sumResult, bool) {
 type sharedTrace struct {
 	res         sumResult
 	traced      []traced
+	decisions   []decision // rank-dependent decisions made while summing
+	atoms       []atom
 	untraceable bool
 }
 
-// traceKeyOf identifies an enumerated sum: the chain and the weight.
+// sharedTraceKey identifies an enumerated sum: the chain and the weight.
 type sharedTraceKey struct {
 	chain chainKey
 	id    string
@@ -450,13 +461,14 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 		key = sharedTraceKey{chainKey{&chain[0], len(chain)}, w.id}
 	}
 	if s, ok := ra.p.sharedTraces[key]; ok && !s.untraceable {
-		if ra.replayTraces(s.traced) {
+		if ra.replayTraces(s.traced) && ra.adopt(s.decisions, s.atoms) {
 			ra.traced = append(ra.traced, s.traced...)
-			ra.enumerated = true
+			ra.enumerated = ra.enumerated || s.res.enumerated != ""
 			return s.res, nil
 		}
 	}
 	before, untraceable := len(ra.traced), ra.untraceable
+	decisions, atoms := len(ra.decisions), len(ra.atoms)
 	res, err := ra.sumChain(chain, w)
 	if err != nil {
 		return res, err
@@ -466,6 +478,8 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 	}
 	if _, exists := ra.p.sharedTraces[key]; !exists {
 		ra.p.sharedTraces[key] = &sharedTrace{res: res, traced: append([]traced(nil), ra.traced[before:]...),
+			decisions:   append([]decision(nil), ra.decisions[decisions:]...),
+			atoms:       append([]atom(nil), ra.atoms[atoms:]...),
 			untraceable: ra.untraceable && !untraceable}
 	}
 	return res, nil
