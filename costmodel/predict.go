@@ -214,7 +214,7 @@ func (p *machinePricer) collectiveTerms(c analyze.Counts) []Term {
 		}
 		bytes := col.Bytes.Float() / n
 		unit, how, src := p.collective(col.Kind, col.Op, col.Elem, bytes, col.Participants)
-		what := strings.TrimSpace(col.Kind + " " + col.Op + " " + col.Elem)
+		what := strings.Join(strings.Fields(col.Kind+" "+col.Op+" "+col.Elem), " ")
 		terms = append(terms, Term{Resource: "collective", What: fmt.Sprintf("%s (%s)", what, col.Stmt), Count: n,
 			Unit: fmt.Sprintf("call of %.6g B", bytes), UnitCost: unit, Time: n * unit, How: how, Source: src})
 	}
