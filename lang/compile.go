@@ -38,7 +38,7 @@ type compiler struct {
 }
 
 // compile returns e's closure, or nil when e is not an int, bool or peer
-// expression made of what the fast path supports.
+// expression made of what the int64 closures support.
 func (c *compiler) compile(e Expr) fastFn {
 	if f, ok := c.done[e]; ok {
 		return f
@@ -169,7 +169,7 @@ func (c *compiler) ident(id *Ident) fastFn {
 	return nil
 }
 
-// binary compiles x op y with the fast path's overflow rules.
+// binary compiles x op y, giving up on overflow and inexact division.
 func (c *compiler) binary(e *BinaryExpr) fastFn {
 	x, y := c.compile(e.X), c.compile(e.Y)
 	if x == nil || y == nil {
@@ -207,7 +207,7 @@ func (c *compiler) binary(e *BinaryExpr) fastFn {
 }
 
 // binaryInt returns the int64 operation for op, giving up on overflow and
-// inexact division (see fastBinary).
+// inexact division.
 func binaryInt(op BinaryOp) func(x, y int64) (int64, bool) {
 	switch op {
 	case Add:
@@ -388,4 +388,46 @@ func (c *compiler) call(e *CallExpr) fastFn {
 		}
 	}
 	return nil
+}
+
+const minInt64 = -1 << 63
+
+// fastValue converts an integer or bool Value that fits an int64.
+func fastValue(v Value) (int64, bool) {
+	switch v.kind {
+	case BoolValue:
+		if v.b {
+			return 1, true
+		}
+		return 0, true
+	case IntValue:
+		if v.rat.IsInt() && v.rat.Num().IsInt64() {
+			return v.rat.Num().Int64(), true
+		}
+	}
+	return 0, false
+}
+
+// neighborInt is neighbor for offsets that fit an int64.
+func (g rankGeometry) neighborInt(rank, dx, dy int64) int64 {
+	rx, ry := g.coords(rank)
+	x, y := rx+dx, ry+dy
+	if dx > g.px || dx < -g.px || dy > g.py || dy < -g.py || x < 0 || y < 0 || x >= g.px || y >= g.py {
+		return -1
+	}
+	return y*g.px + x
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -1,17 +1,10 @@
 package lang
 
 // EvalExact evaluates with the exact (big.Rat) evaluator only, so that
-// tests can compare it with the int64 fast path.
+// tests can compare it with the compiled int64 closures.
 func (c *Checked) EvalExact(e Expr, env *Env) (Value, error) {
 	ev := evaluator{info: c.Info, src: c.File.Source, geom: c.geom, env: env}
 	return ev.eval(e)
-}
-
-// EvalFast evaluates with the int64 fast path only; ok is false where it
-// gives up.
-func (c *Checked) EvalFast(e Expr, env *Env) (int64, bool) {
-	ev := evaluator{info: c.Info, src: c.File.Source, geom: c.geom, env: env}
-	return ev.fast(e)
 }
 
 // EvalCompiled evaluates with the compiled closures only; ok is false where
