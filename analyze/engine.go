@@ -595,8 +595,9 @@ func (ra *rankAnalysis) replayTraces(ts []traced) bool {
 // replayTracesAt reports whether rank r evaluates every traced expression
 // as it was recorded.
 func replayTracesAt(k *lang.Checked, ts []traced, r int64) bool {
+	env := &lang.Env{Rank: r}
 	for _, t := range ts {
-		env := &lang.Env{Rank: r, Index: t.index}
+		env.Index = t.index
 		if t.integer != nil {
 			v, err := t.integer(env)
 			if err != nil || v != t.key {

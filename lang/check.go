@@ -18,7 +18,7 @@ type Checked struct {
 	geom   rankGeometry
 	// compiled holds the int64 closures of the static expressions
 	// (compile.go); read-only after Check, so a Checked may be shared.
-	compiled map[Expr]fastFn
+	compiled map[Expr]compiledExpr
 }
 
 // NumRanks returns P, the number of ranks.

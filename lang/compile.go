@@ -14,16 +14,23 @@ import "math/bits"
 // fastFn evaluates one compiled expression.
 type fastFn func(env *Env) (int64, bool)
 
+// compiledExpr is one compiled expression; isBool says its value is a
+// bool (0 or 1), which EvalInt must not return as an integer.
+type compiledExpr struct {
+	fn     fastFn
+	isBool bool
+}
+
 // compileAll compiles every expression that can be compiled.
-func compileAll(info *Info, geom rankGeometry) map[Expr]fastFn {
+func compileAll(info *Info, geom rankGeometry) map[Expr]compiledExpr {
 	c := compiler{info: info, geom: geom, done: map[Expr]fastFn{}}
 	for e := range info.Types {
 		c.compile(e)
 	}
-	out := make(map[Expr]fastFn, len(c.done))
+	out := make(map[Expr]compiledExpr, len(c.done))
 	for e, f := range c.done {
 		if f != nil {
-			out[e] = f
+			out[e] = compiledExpr{fn: f, isBool: info.Types[e] == BoolType}
 		}
 	}
 	return out

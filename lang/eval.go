@@ -45,9 +45,9 @@ func (g rankGeometry) neighbor(rank int64, dx, dy *big.Int) int64 {
 // evaluate to a rank or to -1 (none). Reading an array element or a var is
 // an error, as is an expression the checker has not seen.
 func (c *Checked) Eval(e Expr, env *Env) (Value, error) {
-	if f := c.compiled[e]; f != nil {
-		if v, ok := f(env); ok {
-			if c.Info.Types[e] == BoolType {
+	if f, ok := c.compiled[e]; ok {
+		if v, ok := f.fn(env); ok {
+			if f.isBool {
 				return MakeBool(v != 0), nil
 			}
 			return MakeInt(v), nil
@@ -60,8 +60,8 @@ func (c *Checked) Eval(e Expr, env *Env) (Value, error) {
 // EvalInt evaluates e in an integer context: the value must be an integer
 // that fits an int64.
 func (c *Checked) EvalInt(e Expr, env *Env) (int64, error) {
-	if f := c.compiled[e]; f != nil && c.Info.Types[e] != BoolType {
-		if v, ok := f(env); ok {
+	if f, ok := c.compiled[e]; ok && !f.isBool {
+		if v, ok := f.fn(env); ok {
 			return v, nil
 		}
 	}

@@ -10,9 +10,9 @@ func (c *Checked) EvalExact(e Expr, env *Env) (Value, error) {
 // EvalCompiled evaluates with the compiled closures only; ok is false where
 // there is none or it gives up.
 func (c *Checked) EvalCompiled(e Expr, env *Env) (int64, bool) {
-	f := c.compiled[e]
-	if f == nil {
+	f, ok := c.compiled[e]
+	if !ok {
 		return 0, false
 	}
-	return f(env)
+	return f.fn(env)
 }
