@@ -469,7 +469,19 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 	}
 	before, untraceable := len(ra.traced), ra.untraceable
 	decisions, atoms := len(ra.decisions), len(ra.atoms)
+	// Trace afresh, so that every evaluation this sum depends on is in its
+	// own list even when an earlier sum traced the same one (a guard both
+	// enumerations pass through).
+	seen := ra.traceSeen
+	ra.traceSeen = nil
 	res, err := ra.sumChain(chain, w)
+	for k := range ra.traceSeen {
+		if seen == nil {
+			seen = map[traceKey]bool{}
+		}
+		seen[k] = true
+	}
+	ra.traceSeen = seen
 	if err != nil {
 		return res, err
 	}
