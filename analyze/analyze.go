@@ -81,7 +81,7 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 		if err := cacheMemo.lines(ra, rt, opts.Cache); err != nil {
 			return nil, err
 		}
-		cs := &classState{ra: ra, rt: rt, shareable: !ra.untraceable && !rankDependentCounts(ra, rt)}
+		cs := &classState{ra: ra, rt: rt, shareable: !ra.untraceable && !ra.rankFormula && !rankDependentCounts(ra, rt)}
 		cs.ranks.add(r)
 		classes = append(classes, cs)
 		prev = len(classes) - 1

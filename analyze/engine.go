@@ -129,6 +129,7 @@ func (ra *rankAnalysis) sumChain(chain []level, w weight) (sumResult, error) {
 			if err != nil {
 				return sumResult{}, err
 			}
+			ra.noteRankFormula(total)
 			return sumResult{value: v, formula: total, symbolic: true}, nil
 		}
 	} else if w.reads != nil {

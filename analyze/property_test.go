@@ -212,7 +212,7 @@ func (g *kernelGen) repeat(depth int) {
 // rank) and whether it depends on rank.
 func (g *kernelGen) condition() (string, bool) {
 	a, b, c := g.index(), g.index(), g.index()
-	switch g.rnd.IntN(12) {
+	switch g.rnd.IntN(13) {
 	case 0:
 		return a + " != " + b, false
 	case 1:
@@ -235,6 +235,10 @@ func (g *kernelGen) condition() (string, bool) {
 		return "!(" + a + " == " + b + " || " + c + " < 2)", false
 	case 10:
 		return a + " - " + b + " >= M - 2 && rank < P - 1", true
+	case 12:
+		// Not affine and rank-dependent: enumerated, and traced for
+		// other ranks.
+		return "(rank + " + a + ") % 3 == 0", true
 	case 11:
 		if g.grid {
 			return g.pick("rx == 0", "ry < Py - 1 && "+a+" != 1", "rx + "+a+" >= Px"), true
@@ -325,6 +329,8 @@ func (g *kernelGen) comm() {
 		"exchange s with (rank + " + a + ") % P",
 		"send s to rank == 0 ? none : rank - 1",
 		"recv B[" + a + "] from rank == P - 1 ? none : rank + 1",
+		"send A[0:2] to (rank + " + a + " + 1) % P",
+		"recv A[0:" + a + "] from (rank + 2*" + a + ") % P",
 	}
 	if g.grid {
 		p2p = append(p2p,

@@ -25,6 +25,7 @@ type rankAnalysis struct {
 	// marks an enumeration that cannot be replayed.
 	traced      []traced
 	untraceable bool
+	rankFormula bool // some closed form mentions a rank-dependent symbol
 	traceSeen   map[traceKey]bool
 	execMemo    map[chainKey]sumResult // executions per chain (exec)
 }
@@ -368,9 +369,19 @@ func (ra *rankAnalysis) reuse(s *sharedSum) (sumResult, bool) {
 	if err != nil {
 		return sumResult{}, false
 	}
+	ra.noteRankFormula(s.res.formula)
 	res := s.res
 	res.value = v
 	return res, true
+}
+
+// noteRankFormula remembers that a closed form depends on the rank: the
+// rank's counts then differ from another's that makes the same decisions,
+// even after the form is lost in a sum with an enumerated count.
+func (ra *rankAnalysis) noteRankFormula(p symbolic.Poly) {
+	if !ra.rankFormula && ra.rankDependentPoly(p) {
+		ra.rankFormula = true
+	}
 }
 
 // adopt binds another rank's atoms for this rank and checks that this rank
