@@ -15,7 +15,7 @@ import (
 // oracle's exactly. A failure prints the kernel.
 
 // propertyCases is the number of random kernels checked.
-const propertyCases = 300
+const propertyCases = 1000
 
 // TestPropertyRandomKernels checks Analyze against the oracle on random
 // kernels with fixed seeds.

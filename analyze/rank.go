@@ -478,7 +478,10 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 			return s.res, nil
 		}
 	}
+	// Whether this sum can be replayed is its own property: start clean and
+	// restore the rank's flag afterwards.
 	before, untraceable := len(ra.traced), ra.untraceable
+	ra.untraceable = false
 	decisions, atoms := len(ra.decisions), len(ra.atoms)
 	// Trace afresh, so that every evaluation this sum depends on is in its
 	// own list even when an earlier sum traced the same one (a guard both
@@ -493,6 +496,8 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 		seen[k] = true
 	}
 	ra.traceSeen = seen
+	own := ra.untraceable
+	ra.untraceable = untraceable || own
 	if err != nil {
 		return res, err
 	}
@@ -503,7 +508,7 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 		ra.p.sharedTraces[key] = &sharedTrace{res: res, traced: append([]traced(nil), ra.traced[before:]...),
 			decisions:   append([]decision(nil), ra.decisions[decisions:]...),
 			atoms:       append([]atom(nil), ra.atoms[atoms:]...),
-			untraceable: ra.untraceable && !untraceable}
+			untraceable: own}
 	}
 	return res, nil
 }
