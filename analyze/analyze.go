@@ -141,50 +141,15 @@ func (ra *rankAnalysis) sameDecisionsIn(r int64, env map[string]*big.Rat) *rankA
 		if !ra.rankSymbols[a.name] {
 			continue
 		}
-		var v *big.Rat
-		if a.expr != nil {
-			x, err := ra.k.Eval(a.expr, &lang.Env{Rank: r})
-			if err != nil || x.Rat() == nil {
-				return nil
-			}
-			v = x.Rat()
-		} else {
-			x, err := a.poly.Eval(other.env)
-			if err != nil {
-				return nil
-			}
-			if a.up {
-				v = new(big.Rat).SetInt(ceilRat(x))
-			} else {
-				v = new(big.Rat).SetInt(floorRat(x))
-			}
+		v, ok := ra.atomValue(a, r, other.env)
+		if !ok {
+			return nil
 		}
 		other.env[a.name] = v
 	}
 	lenv := &lang.Env{Rank: r}
 	for _, d := range ra.decisions {
-		var holds bool
-		switch {
-		case d.hasPoly:
-			v, err := d.poly.Eval(other.env)
-			if err != nil {
-				return nil
-			}
-			holds = v.Sign() >= 0
-		case d.peer:
-			v, err := ra.k.EvalInt(d.expr, lenv)
-			if err != nil || v < -1 || v >= ra.k.NumRanks() {
-				return nil // let the rank's own analysis report it
-			}
-			holds = v >= 0
-		default:
-			v, err := ra.k.Eval(d.expr, lenv)
-			if err != nil {
-				return nil
-			}
-			holds = v.Bool()
-		}
-		if holds != d.holds {
+		if !ra.decisionHolds(d, lenv, other.env) {
 			return nil
 		}
 	}
@@ -497,4 +462,51 @@ func refsKey(rt *regionTotals) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// atomValue computes an atom's value for rank r with the symbol values env.
+func (ra *rankAnalysis) atomValue(a atom, r int64, env map[string]*big.Rat) (*big.Rat, bool) {
+	if a.expr != nil {
+		x, err := ra.k.Eval(a.expr, &lang.Env{Rank: r})
+		if err != nil || x.Rat() == nil {
+			return nil, false
+		}
+		return x.Rat(), true
+	}
+	x, err := a.poly.Eval(env)
+	if err != nil {
+		return nil, false
+	}
+	if a.up {
+		return new(big.Rat).SetInt(ceilRat(x)), true
+	}
+	return new(big.Rat).SetInt(floorRat(x)), true
+}
+
+// decisionHolds reports whether a recorded decision comes out the same for
+// the rank of lenv (symbol values env). A peer outside the ranks does not
+// hold: the rank's own analysis must report it.
+func (ra *rankAnalysis) decisionHolds(d decision, lenv *lang.Env, env map[string]*big.Rat) bool {
+	var holds bool
+	switch {
+	case d.hasPoly:
+		v, err := d.poly.Eval(env)
+		if err != nil {
+			return false
+		}
+		holds = v.Sign() >= 0
+	case d.peer:
+		v, err := ra.k.EvalInt(d.expr, lenv)
+		if err != nil || v < -1 || v >= ra.k.NumRanks() {
+			return false
+		}
+		holds = v >= 0
+	default:
+		v, err := ra.k.Eval(d.expr, lenv)
+		if err != nil {
+			return false
+		}
+		holds = v.Bool()
+	}
+	return holds == d.holds
 }

@@ -391,23 +391,9 @@ func (ra *rankAnalysis) adopt(decisions []decision, atoms []atom) bool {
 		if _, ok := ra.env[a.name]; ok {
 			continue
 		}
-		var v *big.Rat
-		if a.expr != nil {
-			x, err := ra.k.Eval(a.expr, &lang.Env{Rank: ra.rank})
-			if err != nil || x.Rat() == nil {
-				return false
-			}
-			v = x.Rat()
-		} else {
-			x, err := a.poly.Eval(ra.env)
-			if err != nil {
-				return false
-			}
-			if a.up {
-				v = new(big.Rat).SetInt(ceilRat(x))
-			} else {
-				v = new(big.Rat).SetInt(floorRat(x))
-			}
+		v, ok := ra.atomValue(a, ra.rank, ra.env)
+		if !ok {
+			return false
 		}
 		ra.env[a.name] = v
 		ra.atoms = append(ra.atoms, a)
@@ -415,30 +401,9 @@ func (ra *rankAnalysis) adopt(decisions []decision, atoms []atom) bool {
 			ra.rankSymbols[a.name] = true
 		}
 	}
-	env := &lang.Env{Rank: ra.rank}
+	lenv := &lang.Env{Rank: ra.rank}
 	for _, d := range decisions {
-		var holds bool
-		switch {
-		case d.hasPoly:
-			v, err := d.poly.Eval(ra.env)
-			if err != nil {
-				return false
-			}
-			holds = v.Sign() >= 0
-		case d.peer:
-			v, err := ra.k.EvalInt(d.expr, env)
-			if err != nil || v < -1 || v >= ra.k.NumRanks() {
-				return false
-			}
-			holds = v >= 0
-		default:
-			v, err := ra.k.Eval(d.expr, env)
-			if err != nil {
-				return false
-			}
-			holds = v.Bool()
-		}
-		if holds != d.holds {
+		if !ra.decisionHolds(d, lenv, ra.env) {
 			return false
 		}
 	}
