@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 
 	"perfc/analyze/cache"
 	"perfc/analyze/symbolic"
@@ -223,15 +224,15 @@ func mergeClasses(states []*classState) []*Class {
 				c = &Counts{}
 			}
 			cl.Regions = append(cl.Regions, Region{Name: regionName(name), Counts: *c})
-			cl.Total = cl.Total.plus(c)
 		}
+		// The key is taken from the regions alone: equal regions make equal
+		// totals, so a class that merges never needs its own total.
 		key := classKey(cl)
 		merged := false
 		for i, k := range keys {
 			if bytes.Equal(k, key) {
 				into := out[i]
 				into.Ranks.merge(cl.Ranks)
-				demoteDiffering(&into.Total, &cl.Total)
 				for r := range into.Regions {
 					demoteDiffering(&into.Regions[r].Counts, &cl.Regions[r].Counts)
 				}
@@ -242,6 +243,11 @@ func mergeClasses(states []*classState) []*Class {
 		if !merged {
 			out = append(out, cl)
 			keys = append(keys, key)
+		}
+	}
+	for _, cl := range out {
+		for r := range cl.Regions {
+			cl.Total = cl.Total.plus(&cl.Regions[r].Counts)
 		}
 	}
 	return out
@@ -277,20 +283,24 @@ func regionName(name string) string {
 // than with encoding/json: merging hundreds of classes made the JSON
 // encoder the analyzer's hottest function.
 func classKey(cl *Class) []byte {
-	var b bytes.Buffer
+	var b []byte
 	write := func(parts ...string) {
 		for _, p := range parts {
-			b.WriteString(p)
-			b.WriteByte('|')
+			b = append(b, p...)
+			b = append(b, '|')
 		}
 	}
 	counts := func(c *Counts) {
 		c.forEachCount(func(n Count) {
-			if n.Value == nil {
-				write("0")
-			} else {
-				write(n.Value.RatString())
+			switch {
+			case n.Value == nil:
+				b = append(b, '0')
+			case n.Value.IsInt():
+				b = n.Value.Num().Append(b, 10)
+			default:
+				b = append(b, n.Value.RatString()...)
 			}
+			b = append(b, '|')
 		})
 		for _, o := range c.Ops {
 			write(o.Op.String(), string(o.Type), o.Pattern)
@@ -299,7 +309,7 @@ func classKey(cl *Class) []byte {
 			write(o.Op.String(), string(o.Type), o.Pattern)
 		}
 		for _, r := range c.Refs {
-			write(r.Pos, fmt.Sprint(r.Store), r.Hoisted, r.Pattern)
+			write(r.Pos, strconv.FormatBool(r.Store), r.Hoisted, r.Pattern)
 		}
 		for _, m := range c.Messages {
 			write(m.Kind, m.Stmt, m.Peer, m.Elem)
@@ -313,14 +323,13 @@ func classKey(cl *Class) []byte {
 		for _, l := range c.Cache {
 			write(l.Level)
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
-	counts(&cl.Total)
 	for i := range cl.Regions {
 		write(cl.Regions[i].Name)
 		counts(&cl.Regions[i].Counts)
 	}
-	return b.Bytes()
+	return b
 }
 
 // plus returns c + d: the counts of two regions together.

@@ -100,11 +100,18 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 		}
 		ra.note(res, l)
 		count = Count{Value: res.value, Formula: res.formula}
-		res, err = ra.sumShared(l.chain, intWeight(msg.Stmt+" "+kind+" bytes", reads, "peer "+msg.Peer+" depends on a loop index", bytesOf))
-		if err != nil {
-			return err
+		if size, ok := ra.fixedPayloadBytes(pl); ok {
+			// Every message has the same size: the bytes need no second
+			// enumeration.
+			v := new(big.Rat).Mul(count.Value, new(big.Rat).SetInt64(size))
+			bytes = Count{Value: v, Formula: symbolic.Const(v)}
+		} else {
+			res, err = ra.sumShared(l.chain, intWeight(msg.Stmt+" "+kind+" bytes", reads, "peer "+msg.Peer+" depends on a loop index", bytesOf))
+			if err != nil {
+				return err
+			}
+			bytes = Count{Value: res.value, Formula: res.formula}
 		}
-		bytes = Count{Value: res.value, Formula: res.formula}
 	}
 	if count.IsZero() {
 		return nil
@@ -240,6 +247,22 @@ func (ra *rankAnalysis) payloadBytes(pl *lang.Payload) (*symbolic.Poly, error) {
 		size = size.Mul(*dp)
 	}
 	return &size, nil
+}
+
+// fixedPayloadBytes returns a payload's size when it is the same at every
+// iteration and on every rank (its bounds read neither a loop index nor the
+// rank), and whether it is.
+func (ra *rankAnalysis) fixedPayloadBytes(pl *lang.Payload) (int64, bool) {
+	if pl == nil {
+		return 0, true
+	}
+	for _, e := range []lang.Expr{pl.Bytes, pl.Lo, pl.Hi} {
+		if e != nil && ra.k.Info.Deps[e]&(lang.DepIndex|lang.DepRank) != 0 {
+			return 0, false
+		}
+	}
+	n, err := ra.payloadBytesAt(pl, &lang.Env{Rank: ra.rank})
+	return n, err == nil
 }
 
 // payloadBytesAt evaluates a payload's size at one concrete iteration.

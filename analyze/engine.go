@@ -651,13 +651,16 @@ func (ra *rankAnalysis) firstTrace(id string, e lang.Expr, reads []lang.Node, en
 }
 
 // slotsRead returns the loop-index slots the nodes read, directly or
-// through lets, sorted; cached per first node, as the plan is shared.
+// through lets, sorted; cached for one or two nodes (a peer and its
+// payload), as the plan is shared and enumerations ask at every iteration.
 func (p *plan) slotsRead(nodes []lang.Node) []int {
-	if p.slotCache == nil {
-		p.slotCache = map[lang.Node][]int{}
-	}
-	if s, ok := p.slotCache[nodes[0]]; ok && len(nodes) == 1 {
-		return s
+	var key [2]lang.Node
+	cacheable := len(nodes) <= len(key)
+	if cacheable {
+		copy(key[:], nodes)
+		if s, ok := p.slotCache[key]; ok {
+			return s
+		}
 	}
 	seen := map[int]bool{}
 	var visit func(n lang.Node)
@@ -686,8 +689,11 @@ func (p *plan) slotsRead(nodes []lang.Node) []int {
 		out = append(out, s)
 	}
 	sort.Ints(out)
-	if len(nodes) == 1 {
-		p.slotCache[nodes[0]] = out
+	if cacheable {
+		if p.slotCache == nil {
+			p.slotCache = map[[2]lang.Node][]int{}
+		}
+		p.slotCache[key] = out
 	}
 	return out
 }

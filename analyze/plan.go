@@ -64,8 +64,9 @@ type plan struct {
 	leaves  []*leaf
 	regions []string // region names in order of first appearance; "" is outside every region
 	specs   map[*lang.Object]*lang.ArraySpec
-	// slotCache memoises the loop-index slots an expression reads (engine.go).
-	slotCache map[lang.Node][]int
+	// slotCache memoises the loop-index slots one or two nodes read
+	// (engine.go).
+	slotCache map[[2]lang.Node][]int
 	// shared keeps closed-form execution counts for other ranks (rank.go).
 	shared map[chainKey]*sharedSum
 	// strideCache keeps every reference's strides (rank.go).
