@@ -143,15 +143,9 @@ func (ra *rankAnalysis) sumChain(chain []level, w weight) (sumResult, error) {
 				last = i
 			}
 		}
-		for ; k > last; k-- {
-			next, err := ra.symbolicLevel(chain[k], items)
-			if err != nil {
-				if isNonAffine(err) {
-					break
-				}
-				return sumResult{}, err
-			}
-			items = next
+		var err error
+		if items, k, err = ra.innerSum(chain, last); err != nil {
+			return sumResult{}, err
 		}
 	}
 	// Enumerate chain[0..k] concretely; items are polys in their indices.
@@ -177,6 +171,78 @@ func (ra *rankAnalysis) sumChain(chain []level, w weight) (sumResult, error) {
 		return sumResult{}, err
 	}
 	return sumResult{value: en.total, formula: symbolic.Const(en.total), enumerated: why}, nil
+}
+
+// innerKey identifies the closed-form sum of one execution over the levels
+// of a chain inside level last.
+type innerKey struct {
+	chain chainKey
+	last  int
+}
+
+// innerSum is such a sum, kept for every rank and weight that needs it.
+type innerSum struct {
+	items []item
+	k     int
+}
+
+// innerSum sums one execution in closed form over the levels of chain
+// inside level last, as far as they are affine, and returns the partial
+// sums and the innermost level left to enumerate. Every enumerated peer and
+// payload of a sweep sums the same inner levels, on every rank: the sum is
+// kept in the plan when it made no rank-dependent decision.
+func (ra *rankAnalysis) innerSum(chain []level, last int) ([]item, int, error) {
+	var key innerKey
+	if len(chain) > 0 {
+		key = innerKey{chainKey{&chain[0], len(chain)}, last}
+		if s, ok := ra.p.innerSums[key]; ok && ra.bound(s.items, chain[:s.k+1]) {
+			return s.items, s.k, nil
+		}
+	}
+	decisions, atoms := len(ra.decisions), len(ra.atoms)
+	items := []item{{val: symbolic.Int(1)}}
+	k := len(chain) - 1
+	for ; k > last; k-- {
+		next, err := ra.symbolicLevel(chain[k], items)
+		if err != nil {
+			if isNonAffine(err) {
+				break
+			}
+			return nil, 0, err
+		}
+		items = next
+	}
+	if len(chain) == 0 || len(ra.decisions) != decisions || len(ra.atoms) != atoms {
+		return items, k, nil
+	}
+	for _, it := range items {
+		if ra.rankDependentPoly(it.val) || slices.ContainsFunc(it.guards, ra.rankDependentPoly) {
+			return items, k, nil
+		}
+	}
+	if ra.p.innerSums == nil {
+		ra.p.innerSums = map[innerKey]innerSum{}
+	}
+	ra.p.innerSums[key] = innerSum{items: items, k: k}
+	return items, k, nil
+}
+
+// bound reports whether every symbol the items mention has a value for
+// this rank, loop indices of outer aside (an atom another rank made may be
+// unknown here).
+func (ra *rankAnalysis) bound(items []item, outer []level) bool {
+	unbound := func(v string) bool {
+		if _, ok := ra.env[v]; ok {
+			return false
+		}
+		return !slices.ContainsFunc(outer, func(l level) bool { return l.kind == loopLevel && l.index.Name == v })
+	}
+	for _, it := range items {
+		if it.val.AnyVar(unbound) || slices.ContainsFunc(it.guards, func(g symbolic.Poly) bool { return g.AnyVar(unbound) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // symbolicLevel eliminates one level from every item.

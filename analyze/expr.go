@@ -57,23 +57,16 @@ func (ra *rankAnalysis) record(d decision) {
 // rankDependentPoly reports whether p mentions rank, rx, ry or an atom whose
 // value depends on the rank.
 func (ra *rankAnalysis) rankDependentPoly(p symbolic.Poly) bool {
-	for _, v := range p.Vars() {
-		if ra.rankSymbols[v] {
-			return true
-		}
-	}
-	return false
+	return len(ra.rankSymbols) > 0 && p.AnyVar(func(v string) bool { return ra.rankSymbols[v] })
 }
 
 // onlySymbols reports whether every variable of p has a concrete value,
 // i.e. p mentions no loop index.
 func (ra *rankAnalysis) onlySymbols(p symbolic.Poly) bool {
-	for _, v := range p.Vars() {
-		if _, ok := ra.env[v]; !ok {
-			return false
-		}
-	}
-	return true
+	return !p.AnyVar(func(v string) bool {
+		_, ok := ra.env[v]
+		return !ok
+	})
 }
 
 // pieces converts a static integer expression into a piecewise polynomial.

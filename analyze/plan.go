@@ -73,6 +73,13 @@ type plan struct {
 	strideCache map[*refInfo][]Stride
 	// sharedTraces keeps enumerated sums for other ranks (rank.go).
 	sharedTraces map[sharedTraceKey]*sharedTrace
+	// runs are the leaves in runs of one region, and runMemos one
+	// rank's counts of them for the others (leafrun.go).
+	runs     []*leafRun
+	runMemos map[*leafRun]*runMemo
+	// innerSums keeps closed-form sums of the levels inside enumerated
+	// ones (engine.go).
+	innerSums map[innerKey]innerSum
 }
 
 // newPlan walks the kernel once.
@@ -80,6 +87,7 @@ func newPlan(k *lang.Checked) *plan {
 	p := &plan{k: k, specs: map[*lang.Object]*lang.ArraySpec{}}
 	p.region("")
 	p.block(k.Kernel.Body, nil, "")
+	p.runs = p.leafRuns()
 	return p
 }
 

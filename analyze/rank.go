@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 
 	"perfc/analyze/symbolic"
@@ -95,8 +96,8 @@ func (rt *regionTotals) get(name string) *Counts {
 // run sums every leaf and returns the counts per region.
 func (ra *rankAnalysis) run() (*regionTotals, error) {
 	rt := &regionTotals{order: ra.p.regions, counts: map[string]*Counts{}}
-	for _, l := range ra.p.leaves {
-		if err := ra.leaf(l, rt.get(l.region)); err != nil {
+	for _, s := range ra.p.runs {
+		if err := ra.countRun(s, rt.get(s.region)); err != nil {
 			return nil, err
 		}
 	}
@@ -134,13 +135,14 @@ func (ra *rankAnalysis) note(res sumResult, l *leaf) {
 	if res.enumerated == "" {
 		return
 	}
-	msg := fmt.Sprintf("counted by enumerating outer loop levels: %s", res.enumerated)
-	for _, n := range ra.notes {
-		if n == msg {
-			return
-		}
+	ra.addNote(fmt.Sprintf("counted by enumerating outer loop levels: %s", res.enumerated))
+}
+
+// addNote appends a note once.
+func (ra *rankAnalysis) addNote(msg string) {
+	if !slices.Contains(ra.notes, msg) {
+		ra.notes = append(ra.notes, msg)
 	}
-	ra.notes = append(ra.notes, msg)
 }
 
 // leaf adds one leaf's contribution to c.

@@ -140,6 +140,19 @@ func (p Poly) Vars() []string {
 	return slices.Compact(names)
 }
 
+// AnyVar reports whether f holds for some variable p mentions; unlike Vars
+// it allocates nothing, for callers that ask of every count.
+func (p Poly) AnyVar(f func(name string) bool) bool {
+	for _, t := range p.terms {
+		for _, x := range t.mono {
+			if f(x.name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Has reports whether p mentions the variable v.
 func (p Poly) Has(v string) bool {
 	for _, t := range p.terms {

@@ -302,3 +302,18 @@ func TestCoeffs(t *testing.T) {
 		}
 	}
 }
+
+func TestAnyVar(t *testing.T) {
+	p := Var("N").Mul(Var("i")).Add(Int(3))
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{{"N", true}, {"i", true}, {"j", false}} {
+		if got := p.AnyVar(func(v string) bool { return v == tc.name }); got != tc.want {
+			t.Errorf("AnyVar(== %q) of %s = %v, want %v", tc.name, p, got, tc.want)
+		}
+	}
+	if Int(7).AnyVar(func(string) bool { return true }) {
+		t.Error("a constant mentions no variable")
+	}
+}
