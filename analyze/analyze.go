@@ -14,7 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"strconv"
+	"slices"
 
 	"perfc/analyze/cache"
 	"perfc/analyze/symbolic"
@@ -215,7 +215,6 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 // merged classes' formulas differ, the count keeps its value only.
 func mergeClasses(states []*classState) []*Class {
 	var out []*Class
-	var keys [][]byte
 	for _, cs := range states {
 		cl := &Class{Ranks: cs.ranks, Rank: cs.ranks.First()}
 		for _, name := range cs.rt.order {
@@ -225,13 +224,11 @@ func mergeClasses(states []*classState) []*Class {
 			}
 			cl.Regions = append(cl.Regions, Region{Name: regionName(name), Counts: *c})
 		}
-		// The key is taken from the regions alone: equal regions make equal
-		// totals, so a class that merges never needs its own total.
-		key := classKey(cl)
+		// Classes are compared by their regions alone: equal regions make
+		// equal totals, so a class that merges never needs its own total.
 		merged := false
-		for i, k := range keys {
-			if bytes.Equal(k, key) {
-				into := out[i]
+		for _, into := range out {
+			if sameValues(into, cl) {
 				into.Ranks.merge(cl.Ranks)
 				for r := range into.Regions {
 					demoteDiffering(&into.Regions[r].Counts, &cl.Regions[r].Counts)
@@ -242,7 +239,6 @@ func mergeClasses(states []*classState) []*Class {
 		}
 		if !merged {
 			out = append(out, cl)
-			keys = append(keys, key)
 		}
 	}
 	for _, cl := range out {
@@ -278,58 +274,67 @@ func regionName(name string) string {
 	return name
 }
 
-// classKey is the class's counts in values only, without formulas and
-// peer ranks, which differ between alike ranks. It is built by hand rather
-// than with encoding/json: merging hundreds of classes made the JSON
-// encoder the analyzer's hottest function.
-func classKey(cl *Class) []byte {
-	var b []byte
-	write := func(parts ...string) {
-		for _, p := range parts {
-			b = append(b, p...)
-			b = append(b, '|')
+// sameValues reports whether two classes' regions have equal counts in
+// value and shape (formulas and peer ranks aside, which differ between alike
+// ranks). It compares in place: building a key per class (first with
+// encoding/json, then by hand) was the analyzer's hottest code when
+// hundreds of classes merged.
+func sameValues(a, b *Class) bool {
+	if len(a.Regions) != len(b.Regions) {
+		return false
+	}
+	for i := range a.Regions {
+		if a.Regions[i].Name != b.Regions[i].Name || !sameCounts(&a.Regions[i].Counts, &b.Regions[i].Counts) {
+			return false
 		}
 	}
-	counts := func(c *Counts) {
-		c.forEachCount(func(n Count) {
-			switch {
-			case n.Value == nil:
-				b = append(b, '0')
-			case n.Value.IsInt():
-				b = n.Value.Num().Append(b, 10)
-			default:
-				b = append(b, n.Value.RatString()...)
-			}
-			b = append(b, '|')
-		})
-		for _, o := range c.Ops {
-			write(o.Op.String(), string(o.Type), o.Pattern)
-		}
-		for _, o := range c.Madds {
-			write(o.Op.String(), string(o.Type), o.Pattern)
-		}
-		for _, r := range c.Refs {
-			write(r.Pos, strconv.FormatBool(r.Store), r.Hoisted, r.Pattern)
-		}
-		for _, m := range c.Messages {
-			write(m.Kind, m.Stmt, m.Peer, m.Elem)
-		}
-		for _, m := range c.Collectives {
-			write(m.Kind, m.Op, m.Elem, m.Stmt, m.Root)
-		}
-		for _, v := range c.Vectors {
-			write(v.Stmt, v.Form)
-		}
-		for _, l := range c.Cache {
-			write(l.Level)
-		}
-		b = append(b, '\n')
+	return true
+}
+
+// sameCounts reports whether two regions' counts are equal in value and
+// shape.
+func sameCounts(a, b *Counts) bool {
+	if !slices.EqualFunc(a.Ops, b.Ops, sameOpKind) || !slices.EqualFunc(a.Madds, b.Madds, sameOpKind) ||
+		!slices.EqualFunc(a.Refs, b.Refs, func(x, y RefCount) bool {
+			return x.Pos == y.Pos && x.Store == y.Store && x.Hoisted == y.Hoisted && x.Pattern == y.Pattern
+		}) ||
+		!slices.EqualFunc(a.Messages, b.Messages, func(x, y Message) bool {
+			return x.Kind == y.Kind && x.Stmt == y.Stmt && x.Peer == y.Peer && x.Elem == y.Elem
+		}) ||
+		!slices.EqualFunc(a.Collectives, b.Collectives, func(x, y Collective) bool {
+			return x.Kind == y.Kind && x.Op == y.Op && x.Elem == y.Elem && x.Stmt == y.Stmt && x.Root == y.Root
+		}) ||
+		!slices.EqualFunc(a.Vectors, b.Vectors, func(x, y VectorLoop) bool { return x.Stmt == y.Stmt && x.Form == y.Form }) ||
+		!slices.EqualFunc(a.Cache, b.Cache, func(x, y CacheLines) bool { return x.Level == y.Level }) {
+		return false
 	}
-	for i := range cl.Regions {
-		write(cl.Regions[i].Name)
-		counts(&cl.Regions[i].Counts)
+	var values []*big.Rat
+	a.forEachCount(func(n Count) { values = append(values, n.Value) })
+	i, same := 0, true
+	b.forEachCount(func(n Count) {
+		if same && !equalValues(values[i], n.Value) {
+			same = false
+		}
+		i++
+	})
+	return same
+}
+
+// sameOpKind reports whether two operation counts are of one kind, type and
+// pattern.
+func sameOpKind(x, y OpCount) bool { return x.Op == y.Op && x.Type == y.Type && x.Pattern == y.Pattern }
+
+// equalValues compares two count values, nil being zero.
+func equalValues(x, y *big.Rat) bool {
+	switch {
+	case x == nil && y == nil:
+		return true
+	case x == nil:
+		return y.Sign() == 0
+	case y == nil:
+		return x.Sign() == 0
 	}
-	return b
+	return x.Cmp(y) == 0
 }
 
 // plus returns c + d: the counts of two regions together.

@@ -1,10 +1,10 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"slices"
-	"sort"
 
 	"perfc/analyze/symbolic"
 	"perfc/lang"
@@ -297,26 +297,26 @@ func (c *Counts) addOp(op OpKind, typ OpType, pattern string, n Count) {
 	}
 }
 
-// addOpCount adds x into a sorted list of operation counts.
+// addOpCount adds x into a list of operation counts sorted by kind, type
+// and pattern.
 func addOpCount(list []OpCount, x OpCount) []OpCount {
-	for i := range list {
-		if list[i].Op == x.Op && list[i].Type == x.Type && list[i].Pattern == x.Pattern {
-			list[i].Count = list[i].Count.add(x.Count)
-			return list
-		}
+	i, found := slices.BinarySearchFunc(list, x, compareOpKind)
+	if found {
+		list[i].Count = list[i].Count.add(x.Count)
+		return list
 	}
-	list = append(list, x)
-	sort.Slice(list, func(i, j int) bool {
-		a, b := list[i], list[j]
-		if a.Op != b.Op {
-			return a.Op < b.Op
-		}
-		if a.Type != b.Type {
-			return a.Type < b.Type
-		}
-		return a.Pattern < b.Pattern
-	})
-	return list
+	return slices.Insert(list, i, x)
+}
+
+// compareOpKind orders operation counts by kind, type and pattern.
+func compareOpKind(a, b OpCount) int {
+	if a.Op != b.Op {
+		return cmp.Compare(a.Op, b.Op)
+	}
+	if a.Type != b.Type {
+		return cmp.Compare(a.Type, b.Type)
+	}
+	return cmp.Compare(a.Pattern, b.Pattern)
 }
 
 // chainKey identifies a chain by its backing array and length: leaves
