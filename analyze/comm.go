@@ -118,6 +118,11 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 	}
 	msg.Count, msg.Bytes = count, bytes
 	c.Messages = append(c.Messages, msg)
+	if msg.Rank == peerVaries {
+		ra.peers = append(ra.peers, nil)
+	} else {
+		ra.peers = append(ra.peers, peer)
+	}
 	return nil
 }
 

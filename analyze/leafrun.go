@@ -1,6 +1,10 @@
 package analyze
 
-import "slices"
+import (
+	"slices"
+
+	"perfc/lang"
+)
 
 // Runs of leaves. Ranks that differ somewhere (a corner and an interior rank of a
 // halo exchange, the octants' neighbours of a sweep) are usually alike in
@@ -29,6 +33,10 @@ type runMemo struct {
 	traced     []traced
 	notes      []string
 	enumerated bool
+	// peers holds, per message of counts, the peer expression of a
+	// message to one rank (nil for a varying peer): the peer is
+	// evaluated anew for the rank that takes the counts.
+	peers []lang.Expr
 }
 
 // leafRuns splits the plan's leaves into runs of one region.
@@ -57,6 +65,15 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 	}
 	if m := ra.p.runMemos[s]; m != nil && ra.replayTraces(m.traced) && ra.adopt(m.decisions, m.atoms) {
 		*c = m.counts.clone()
+		for i, peer := range m.peers {
+			if peer != nil {
+				v, err := ra.k.EvalInt(peer, &lang.Env{Rank: ra.rank})
+				if err != nil {
+					return err
+				}
+				c.Messages[i].Rank = v
+			}
+		}
 		ra.traced = append(ra.traced, m.traced...)
 		ra.enumerated = ra.enumerated || m.enumerated
 		for _, n := range m.notes {
@@ -64,7 +81,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 		}
 		return nil
 	}
-	decisions, atoms, traced, notes := len(ra.decisions), len(ra.atoms), len(ra.traced), len(ra.notes)
+	decisions, atoms, traced, notes, peers := len(ra.decisions), len(ra.atoms), len(ra.traced), len(ra.notes), len(ra.peers)
 	untraceable, enumerated, rankFormula := ra.untraceable, ra.enumerated, ra.rankFormula
 	ra.untraceable, ra.enumerated, ra.rankFormula = false, false, false
 	// Record afresh: every evaluation and execution count the run
@@ -80,7 +97,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 	ra.rankFormula = rankFormula || ownRankFormula
 	ra.traceSeen = mergeMaps(seen, ra.traceSeen)
 	ra.execMemo = mergeMaps(memo, ra.execMemo)
-	if err != nil || ownUntraceable || ownRankFormula || ra.p.runMemos[s] != nil || !ra.shareableCounts(c) {
+	if err != nil || ownUntraceable || ownRankFormula || ra.p.runMemos[s] != nil || !ra.shareableCounts(c) || len(c.Messages) != len(ra.peers)-peers {
 		return err
 	}
 	own.counts = c.clone()
@@ -88,6 +105,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 	own.atoms = slices.Clone(ra.atoms[atoms:])
 	own.traced = slices.Clone(ra.traced[traced:])
 	own.notes = slices.Clone(ra.notes[notes:])
+	own.peers = slices.Clone(ra.peers[peers:])
 	if ra.p.runMemos == nil {
 		ra.p.runMemos = map[*leafRun]*runMemo{}
 	}
@@ -106,14 +124,8 @@ func (ra *rankAnalysis) leaves(ls []*leaf, c *Counts) error {
 }
 
 // shareableCounts reports whether counts found on this rank hold for any
-// rank that makes the same decisions: no formula mentions the rank, and no
-// message names this rank's own peer.
+// rank that makes the same decisions: no formula mentions the rank.
 func (ra *rankAnalysis) shareableCounts(c *Counts) bool {
-	for _, m := range c.Messages {
-		if m.Rank != peerVaries {
-			return false
-		}
-	}
 	ok := true
 	c.forEachCount(func(n Count) {
 		if ok && ra.rankDependentPoly(n.Formula) {

@@ -29,6 +29,9 @@ type rankAnalysis struct {
 	rankFormula bool // some closed form mentions a rank-dependent symbol
 	traceSeen   map[traceKey]bool
 	execMemo    map[chainKey]sumResult // executions per chain (exec)
+	// peers logs the peer expression of every message added, in order
+	// (nil for a varying peer), for runs kept for other ranks (leafrun.go).
+	peers []lang.Expr
 }
 
 // newRankAnalysis binds the symbols for one rank: parameters, run-constant
