@@ -46,7 +46,7 @@ func (ra *rankAnalysis) comm(l *leaf, c *Counts) error {
 
 // p2p adds one direction of a point-to-point statement.
 func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, peer lang.Expr, l *leaf, c *Counts) error {
-	msg := Message{Kind: kind, Stmt: ra.position(s).String(), Peer: lang.ExprString(peer)}
+	msg := Message{Kind: kind, Stmt: ra.place(s), Peer: ra.source(peer)}
 	if e := ra.payloadElem(pl); e != lang.NoElem {
 		msg.Elem = e.String()
 	}
@@ -146,7 +146,7 @@ func (ra *rankAnalysis) collective(s *lang.CommStmt, l *leaf, c *Counts) error {
 		return err
 	}
 	col := Collective{
-		Kind: s.Kind.String(), Stmt: ra.position(s).String(),
+		Kind: s.Kind.String(), Stmt: ra.place(s),
 		Participants: ra.k.NumRanks(), Count: n, Bytes: bytes,
 	}
 	if s.Op != lang.NoReduce {
@@ -156,7 +156,7 @@ func (ra *rankAnalysis) collective(s *lang.CommStmt, l *leaf, c *Counts) error {
 		col.Elem = e.String()
 	}
 	if s.Peer != nil {
-		col.Root = lang.ExprString(s.Peer)
+		col.Root = ra.source(s.Peer)
 	}
 	c.Collectives = append(c.Collectives, col)
 	return nil
@@ -167,6 +167,26 @@ func (ra *rankAnalysis) bytesOver(l *leaf, pl *lang.Payload) (Count, error) {
 	size, err := ra.payloadBytes(pl)
 	if err != nil {
 		return Count{}, err
+	}
+	if size != nil && ra.onlySymbols(*size) {
+		// The same size at every execution: executions times size, with
+		// no second sum over the loops.
+		n, err := ra.exec(l, l.chain)
+		if err != nil {
+			return Count{}, err
+		}
+		v, err := size.Eval(ra.env)
+		if err != nil {
+			return Count{}, err
+		}
+		ra.noteRankFormula(*size)
+		out := Count{Value: new(big.Rat).Mul(n.Value, v), Symbolic: n.Symbolic}
+		if n.Symbolic {
+			out.Formula = n.Formula.Mul(*size)
+		} else {
+			out.Formula = symbolic.Const(out.Value)
+		}
+		return out, nil
 	}
 	var w weight
 	if size == nil {

@@ -609,3 +609,30 @@ func (ra *rankAnalysis) position(n lang.Node) lang.Position {
 
 // text returns the canonical source form of an expression.
 func (ra *rankAnalysis) text(e lang.Expr) string { return lang.ExprString(e) }
+
+// place returns a node's position as file:line:col, formatted once per
+// plan: every rank's counts name their references and statements by it.
+func (ra *rankAnalysis) place(n lang.Node) string {
+	if s, ok := ra.p.places[n]; ok {
+		return s
+	}
+	s := ra.position(n).String()
+	if ra.p.places == nil {
+		ra.p.places = map[lang.Node]string{}
+	}
+	ra.p.places[n] = s
+	return s
+}
+
+// source returns an expression's canonical form, formatted once per plan.
+func (ra *rankAnalysis) source(e lang.Expr) string {
+	if s, ok := ra.p.sources[e]; ok {
+		return s
+	}
+	s := lang.ExprString(e)
+	if ra.p.sources == nil {
+		ra.p.sources = map[lang.Expr]string{}
+	}
+	ra.p.sources[e] = s
+	return s
+}

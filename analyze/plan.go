@@ -77,6 +77,10 @@ type plan struct {
 	// rank's counts of them for the others (leafrun.go).
 	runs     []*leafRun
 	runMemos map[*leafRun]*runMemo
+	// places and sources keep formatted positions and expressions
+	// (expr.go).
+	places  map[lang.Node]string
+	sources map[lang.Expr]string
 	// innerSums keeps closed-form sums of the levels inside enumerated
 	// ones (engine.go).
 	innerSums map[innerKey]innerSum

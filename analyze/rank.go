@@ -203,7 +203,7 @@ func (ra *rankAnalysis) ref(r *refInfo, n Count, c *Counts) error {
 		return err
 	}
 	c.Refs = append(c.Refs, RefCount{
-		Array: r.array.Name, Pos: ra.position(r.ref).String(), Text: lang.ExprString(r.ref),
+		Array: r.array.Name, Pos: ra.place(r.ref), Text: ra.source(r.ref),
 		Store: r.store, Elem: r.array.Elem, Size: int(size), Count: n, Strides: strides,
 		Hoisted: r.hoisted, Pattern: r.pattern,
 	})

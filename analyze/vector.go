@@ -164,7 +164,7 @@ func (ra *rankAnalysis) vectorLeaf(l *leaf, c *Counts) error {
 	if entries.IsZero() {
 		return nil
 	}
-	v := VectorLoop{Stmt: ra.position(loop).String(), Form: l.vectorForm, Elem: l.vectorElem.String(), Entries: entries, Iterations: iters}
+	v := VectorLoop{Stmt: ra.place(loop), Form: l.vectorForm, Elem: l.vectorElem.String(), Entries: entries, Iterations: iters}
 	// The operands' pattern is the one the statement's own leaf got.
 	pattern := ""
 	for _, x := range ra.p.leaves {
