@@ -243,7 +243,7 @@ func mergeClasses(states []*classState) []*Class {
 	}
 	for _, cl := range out {
 		for r := range cl.Regions {
-			cl.Total = cl.Total.plus(&cl.Regions[r].Counts)
+			cl.Total.accumulate(&cl.Regions[r].Counts)
 		}
 	}
 	return out
@@ -335,6 +335,32 @@ func equalValues(x, y *big.Rat) bool {
 		return x.Sign() == 0
 	}
 	return x.Cmp(y) == 0
+}
+
+// accumulate adds d to c in place. c owns its slices (it starts empty and
+// only accumulate adds to it): a total built with plus, region by region,
+// copied every earlier region's references again.
+func (c *Counts) accumulate(d *Counts) {
+	c.Iterations = c.Iterations.add(d.Iterations)
+	c.Flop = c.Flop.add(d.Flop)
+	c.IntOps = c.IntOps.add(d.IntOps)
+	c.MaddPairs = c.MaddPairs.add(d.MaddPairs)
+	c.Loads = c.Loads.add(d.Loads)
+	c.Stores = c.Stores.add(d.Stores)
+	c.LoadBytes = c.LoadBytes.add(d.LoadBytes)
+	c.StoreBytes = c.StoreBytes.add(d.StoreBytes)
+	c.Barriers = c.Barriers.add(d.Barriers)
+	for _, o := range d.Ops {
+		c.Ops = addOpCount(c.Ops, o)
+	}
+	for _, o := range d.Madds {
+		c.Madds = addOpCount(c.Madds, o)
+	}
+	c.Vectors = append(c.Vectors, d.Vectors...)
+	c.Refs = append(c.Refs, d.Refs...)
+	c.Messages = append(c.Messages, d.Messages...)
+	c.Collectives = append(c.Collectives, d.Collectives...)
+	c.Cache = sumCacheLines(c.Cache, d.Cache)
 }
 
 // plus returns c + d: the counts of two regions together.

@@ -25,10 +25,10 @@ func zeroCount() Count { return Count{Value: new(big.Rat), Symbolic: true} }
 
 // add returns c + d.
 func (c Count) add(d Count) Count {
-	if c.Value == nil {
+	if c.isExactZero() {
 		return d
 	}
-	if d.Value == nil {
+	if d.isExactZero() {
 		return c
 	}
 	sum := new(big.Rat).Add(c.Value, d.Value)
@@ -38,6 +38,20 @@ func (c Count) add(d Count) Count {
 		return Count{Value: sum, Formula: symbolic.Const(sum)}
 	}
 	return Count{Value: sum, Formula: c.Formula.Add(d.Formula), Symbolic: true}
+}
+
+// isExactZero reports whether c is unset or a closed-form zero, which adds
+// nothing to a value or a formula.
+func (c Count) isExactZero() bool {
+	return c.Value == nil || (c.Symbolic && c.Value.Sign() == 0 && c.Formula.IsZero())
+}
+
+// times returns c × k; counts are immutable, so c × 1 is c itself.
+func (c Count) times(k int64) Count {
+	if k == 1 {
+		return c
+	}
+	return c.scale(new(big.Rat).SetInt64(k))
 }
 
 // scale returns c × k.

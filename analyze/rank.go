@@ -169,13 +169,13 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 		return err
 	}
 	if l.times > 1 {
-		n = n.scale(new(big.Rat).SetInt64(l.times))
+		n = n.times(l.times)
 	}
 	for _, t := range l.ops {
-		c.addOp(t.op, t.typ, l.pattern, n.scale(new(big.Rat).SetInt64(t.n)))
+		c.addOp(t.op, t.typ, l.pattern, n.times(t.n))
 	}
 	for _, t := range l.madd {
-		m := n.scale(new(big.Rat).SetInt64(t.n))
+		m := n.times(t.n)
 		c.MaddPairs = c.MaddPairs.add(m)
 		c.Madds = addOpCount(c.Madds, OpCount{Op: t.op, Type: t.typ, Pattern: l.pattern, Count: m})
 	}
@@ -190,7 +190,7 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 // ref adds one array reference executed n times.
 func (ra *rankAnalysis) ref(r *refInfo, n Count, c *Counts) error {
 	size := int64(r.array.Elem.Size())
-	bytes := n.scale(new(big.Rat).SetInt64(size))
+	bytes := n.times(size)
 	if r.store {
 		c.Stores = c.Stores.add(n)
 		c.StoreBytes = c.StoreBytes.add(bytes)
@@ -293,7 +293,7 @@ func (c *Counts) addOp(op OpKind, typ OpType, pattern string, n Count) {
 	c.Ops = addOpCount(c.Ops, OpCount{Op: op, Type: typ, Pattern: pattern, Count: n})
 	if isFloatType(typ) {
 		if w := op.NominalFlop(); w != 0 {
-			c.Flop = c.Flop.add(n.scale(new(big.Rat).SetInt64(w)))
+			c.Flop = c.Flop.add(n.times(w))
 		}
 	} else if op != OpConv {
 		c.IntOps = c.IntOps.add(n)

@@ -173,10 +173,10 @@ func (ra *rankAnalysis) vectorLeaf(l *leaf, c *Counts) error {
 		}
 	}
 	for _, t := range l.ops {
-		v.Ops = addOpCount(v.Ops, OpCount{Op: t.op, Type: t.typ, Pattern: pattern, Count: iters.scale(ratInt(t.n))})
+		v.Ops = addOpCount(v.Ops, OpCount{Op: t.op, Type: t.typ, Pattern: pattern, Count: iters.times(t.n)})
 	}
 	for _, t := range l.madd {
-		v.Madds = addOpCount(v.Madds, OpCount{Op: t.op, Type: t.typ, Pattern: pattern, Count: iters.scale(ratInt(t.n))})
+		v.Madds = addOpCount(v.Madds, OpCount{Op: t.op, Type: t.typ, Pattern: pattern, Count: iters.times(t.n)})
 	}
 	c.Vectors = append(c.Vectors, v)
 	return nil
