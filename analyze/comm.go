@@ -164,7 +164,7 @@ func (ra *rankAnalysis) collective(s *lang.CommStmt, l *leaf, c *Counts) error {
 
 // bytesOver sums a payload's size over every execution of leaf l.
 func (ra *rankAnalysis) bytesOver(l *leaf, pl *lang.Payload) (Count, error) {
-	size, err := ra.payloadBytes(pl)
+	size, err := ra.sharedPayloadBytes(pl, l.chain)
 	if err != nil {
 		return Count{}, err
 	}
@@ -214,6 +214,24 @@ func (ra *rankAnalysis) payloadElem(pl *lang.Payload) lang.ElemType {
 		return obj.Elem
 	}
 	return lang.NoElem
+}
+
+// sharedPayloadBytes is payloadBytes, kept in the plan for every rank when
+// working it out made no rank-dependent decision and no new symbol.
+func (ra *rankAnalysis) sharedPayloadBytes(pl *lang.Payload, chain []level) (*symbolic.Poly, error) {
+	if size, ok := ra.p.payloadSizes[pl]; ok && (size == nil || ra.bound([]item{{val: *size}}, chain)) {
+		return size, nil
+	}
+	decisions, atoms := len(ra.decisions), len(ra.atoms)
+	size, err := ra.payloadBytes(pl)
+	if err != nil || len(ra.decisions) != decisions || len(ra.atoms) != atoms || (size != nil && ra.rankDependentPoly(*size)) {
+		return size, err
+	}
+	if ra.p.payloadSizes == nil {
+		ra.p.payloadSizes = map[*lang.Payload]*symbolic.Poly{}
+	}
+	ra.p.payloadSizes[pl] = size
+	return size, nil
 }
 
 // payloadBytes returns a payload's size in bytes as a polynomial in the

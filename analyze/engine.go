@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -164,13 +165,17 @@ func (ra *rankAnalysis) sumChain(chain []level, w weight) (sumResult, error) {
 			}
 		}
 	}
-	en := enumerator{ra: ra, chain: chain[:k+1], items: items, w: w, total: new(big.Rat)}
+	en := ra.newEnumerator(chain[:k+1], items, w)
 	env := &lang.Env{Rank: ra.rank, Index: make([]int64, ra.k.Info.NumSlots)}
-	vars := ra.cloneEnv()
+	var vars map[string]*big.Rat // the items' symbols and indices, when they vary
+	if en.inner == nil || w.concrete == nil {
+		vars = ra.cloneEnv()
+	}
 	if err := en.walk(0, env, vars, big.NewRat(1, 1)); err != nil {
 		return sumResult{}, err
 	}
-	return sumResult{value: en.total, formula: symbolic.Const(en.total), enumerated: why}, nil
+	total := en.sum()
+	return sumResult{value: total, formula: symbolic.Const(total), enumerated: why}, nil
 }
 
 // innerKey identifies the closed-form sum of one execution over the levels
@@ -472,6 +477,70 @@ type enumerator struct {
 	w     weight
 	total *big.Rat
 	steps int64
+	// inner is the items' sum when it is the same at every iteration (no
+	// guards, no outer loop index, only symbols of the rank), worked out
+	// once; nil otherwise.
+	inner *big.Rat
+	// small accumulates integer weight × integer multiplier while it fits
+	// an int64 (the usual case: a peer's message count over octants and
+	// blocks); total takes the rest.
+	small int64
+	// slots are the loop-index slots the weight reads (w.reads).
+	slots []int
+	// indexes backs the index vectors of the traces the enumeration
+	// records.
+	indexes []int64
+}
+
+// newEnumerator prepares the enumeration of chain's levels with the items
+// that sum the levels inside them.
+func (ra *rankAnalysis) newEnumerator(chain []level, items []item, w weight) *enumerator {
+	en := &enumerator{ra: ra, chain: chain, items: items, w: w, total: new(big.Rat)}
+	if w.reads != nil {
+		en.slots = ra.p.slotsRead(w.reads)
+	}
+	inner := new(big.Rat)
+	for _, it := range items {
+		if len(it.guards) != 0 || !ra.onlySymbols(it.val) {
+			return en
+		}
+		v, err := it.val.Eval(ra.env)
+		if err != nil {
+			return en
+		}
+		inner.Add(inner, v)
+	}
+	en.inner = inner
+	return en
+}
+
+// sum returns the enumeration's total.
+func (en *enumerator) sum() *big.Rat {
+	return en.total.Add(en.total, new(big.Rat).SetInt64(en.small))
+}
+
+// addInt adds n × m to the total, in int64 while it fits.
+func (en *enumerator) addInt(n, m int64) {
+	if hi, lo := bits.Mul64(uint64(abs64(n)), uint64(abs64(m))); hi == 0 && lo < 1<<62 {
+		p := int64(lo)
+		if (n < 0) != (m < 0) {
+			p = -p
+		}
+		if s := en.small + p; (p >= 0 && s >= en.small) || (p < 0 && s < en.small) {
+			en.small = s
+			return
+		}
+	}
+	en.total.Add(en.total, new(big.Rat).Mul(big.NewRat(n, 1), big.NewRat(m, 1)))
+}
+
+// abs64 returns |x| (math.MinInt64 stays negative, and then the product
+// check in addInt fails, taking the exact path).
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // walk enumerates level i and everything inside it with the weight mult
@@ -533,7 +602,9 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 			return ra.errorf(l.loop, "cannot count this loop nest in closed form, and enumerating it would take more than %d iterations; make its bounds and conditions affine in the loop indices", maxEnumerated)
 		}
 		env.Index[slot] = x
-		vars[name] = new(big.Rat).SetInt64(x)
+		if vars != nil {
+			vars[name] = new(big.Rat).SetInt64(x)
+		}
 		if err := en.walk(i+1, env, vars, mult); err != nil {
 			return err
 		}
@@ -546,28 +617,25 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 func (en *enumerator) leaf(env *lang.Env, vars map[string]*big.Rat, mult *big.Rat) error {
 	if en.w.concrete != nil {
 		// The inner levels summed in closed form multiply the weight.
-		inner, err := en.itemsSum(vars)
-		if err != nil || inner.Sign() == 0 {
-			return err
+		inner := en.inner
+		if inner == nil {
+			var err error
+			if inner, err = en.itemsSum(vars); err != nil {
+				return err
+			}
 		}
-		mult = new(big.Rat).Mul(mult, inner)
+		if inner.Sign() == 0 {
+			return nil
+		}
+		if en.w.integer != nil {
+			return en.integerLeaf(env, mult, inner)
+		}
 		v, err := en.w.concrete(env)
 		if err != nil {
 			return err
 		}
-		ra := en.ra
-		if en.w.reads == nil || ra.firstTrace(en.w.id, nil, en.w.reads, env) {
-			if len(ra.traced) < maxTraced {
-				t := traced{weight: en.w.concrete, integer: en.w.integer, index: append([]int64(nil), env.Index...), value: new(big.Rat).Set(v)}
-				if t.integer != nil {
-					t.key = v.Num().Int64()
-				}
-				ra.traced = append(ra.traced, t)
-			} else {
-				ra.untraceable = true
-			}
-		}
-		en.total.Add(en.total, new(big.Rat).Mul(v, mult))
+		en.traceWeight(env, traced{weight: en.w.concrete, value: new(big.Rat).Set(v)})
+		en.total.Add(en.total, new(big.Rat).Mul(v, new(big.Rat).Mul(mult, inner)))
 		return nil
 	}
 next:
@@ -588,6 +656,43 @@ next:
 		en.total.Add(en.total, v.Mul(v, mult))
 	}
 	return nil
+}
+
+// integerLeaf adds an integer weight at one iteration, times the outer
+// multiplier and the inner sum.
+func (en *enumerator) integerLeaf(env *lang.Env, mult, inner *big.Rat) error {
+	n, err := en.w.integer(env)
+	if err != nil {
+		return err
+	}
+	en.traceWeight(env, traced{integer: en.w.integer, key: n})
+	if n == 0 {
+		return nil
+	}
+	if mult.IsInt() && inner.IsInt() && mult.Num().IsInt64() && inner.Num().IsInt64() && mult.Num().Int64() == 1 {
+		en.addInt(n, inner.Num().Int64())
+		return nil
+	}
+	en.total.Add(en.total, new(big.Rat).Mul(big.NewRat(n, 1), new(big.Rat).Mul(mult, inner)))
+	return nil
+}
+
+// traceWeight records the weight's evaluation at this iteration for replay
+// on other ranks, once per distinct value of the indices it reads.
+func (en *enumerator) traceWeight(env *lang.Env, t traced) {
+	ra := en.ra
+	if en.w.reads != nil && !ra.firstTraceSlots(en.w.id, nil, en.slots, env) {
+		return
+	}
+	if len(ra.traced) >= maxTraced {
+		ra.untraceable = true
+		return
+	}
+	// The indices of every trace share one growing array.
+	start := len(en.indexes)
+	en.indexes = append(en.indexes, env.Index...)
+	t.index = en.indexes[start:len(en.indexes):len(en.indexes)]
+	ra.traced = append(ra.traced, t)
 }
 
 // clonePolys returns a copy of ps that can be appended to freely.
@@ -698,7 +803,11 @@ type traceKey struct {
 // firstTrace reports whether the evaluation (id or expr, at the values of
 // the indices that reads read) has not been traced yet, and marks it.
 func (ra *rankAnalysis) firstTrace(id string, e lang.Expr, reads []lang.Node, env *lang.Env) bool {
-	slots := ra.p.slotsRead(reads)
+	return ra.firstTraceSlots(id, e, ra.p.slotsRead(reads), env)
+}
+
+// firstTraceSlots is firstTrace with the slots read already known.
+func (ra *rankAnalysis) firstTraceSlots(id string, e lang.Expr, slots []int, env *lang.Env) bool {
 	if len(slots) > 8 {
 		return true
 	}

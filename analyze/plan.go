@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"perfc/analyze/symbolic"
 	"perfc/lang"
 )
 
@@ -72,7 +73,7 @@ type plan struct {
 	// strideCache keeps every reference's strides (rank.go).
 	strideCache map[*refInfo][]Stride
 	// sharedTraces keeps enumerated sums for other ranks (rank.go).
-	sharedTraces map[sharedTraceKey]*sharedTrace
+	sharedTraces map[sharedTraceKey][]*sharedTrace
 	// runs are the leaves in runs of one region, and runMemos one
 	// rank's counts of them for the others (leafrun.go).
 	runs     []*leafRun
@@ -81,6 +82,8 @@ type plan struct {
 	// (expr.go).
 	places  map[lang.Node]string
 	sources map[lang.Expr]string
+	// payloadSizes keeps payload sizes that hold on every rank (comm.go).
+	payloadSizes map[*lang.Payload]*symbolic.Poly
 	// innerSums keeps closed-form sums of the levels inside enumerated
 	// ones (engine.go).
 	innerSums map[innerKey]innerSum

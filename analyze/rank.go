@@ -421,12 +421,17 @@ func (ra *rankAnalysis) adopt(decisions []decision, atoms []atom) bool {
 // alike has the same sum (a peer that depends on a loop index, like the
 // octant's neighbour of a sweep, on an interior and a corner rank).
 type sharedTrace struct {
-	res         sumResult
-	traced      []traced
-	decisions   []decision // rank-dependent decisions made while summing
-	atoms       []atom
-	untraceable bool
+	res       sumResult
+	traced    []traced
+	decisions []decision // rank-dependent decisions made while summing
+	atoms     []atom
 }
+
+// maxVariants bounds the enumerations of one sum kept for other ranks: a
+// neighbour in x has three (west edge, interior, east edge), the octants of
+// a sweep on a 2-D grid nine; beyond a few dozen, trying them all costs
+// more than enumerating.
+const maxVariants = 16
 
 // sharedTraceKey identifies an enumerated sum: the chain and the weight.
 type sharedTraceKey struct {
@@ -441,7 +446,8 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 	if len(chain) > 0 {
 		key = sharedTraceKey{chainKey{&chain[0], len(chain)}, w.id}
 	}
-	if s, ok := ra.p.sharedTraces[key]; ok && !s.untraceable {
+	variants := ra.p.sharedTraces[key]
+	for _, s := range variants {
 		if ra.replayTraces(s.traced) && ra.adopt(s.decisions, s.atoms) {
 			ra.traced = append(ra.traced, s.traced...)
 			ra.enumerated = ra.enumerated || s.res.enumerated != ""
@@ -471,14 +477,14 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 	if err != nil {
 		return res, err
 	}
+	if own || len(variants) >= maxVariants {
+		return res, nil
+	}
 	if ra.p.sharedTraces == nil {
-		ra.p.sharedTraces = map[sharedTraceKey]*sharedTrace{}
+		ra.p.sharedTraces = map[sharedTraceKey][]*sharedTrace{}
 	}
-	if _, exists := ra.p.sharedTraces[key]; !exists {
-		ra.p.sharedTraces[key] = &sharedTrace{res: res, traced: append([]traced(nil), ra.traced[before:]...),
-			decisions:   append([]decision(nil), ra.decisions[decisions:]...),
-			atoms:       append([]atom(nil), ra.atoms[atoms:]...),
-			untraceable: own}
-	}
+	ra.p.sharedTraces[key] = append(variants, &sharedTrace{res: res, traced: append([]traced(nil), ra.traced[before:]...),
+		decisions: append([]decision(nil), ra.decisions[decisions:]...),
+		atoms:     append([]atom(nil), ra.atoms[atoms:]...)})
 	return res, nil
 }
