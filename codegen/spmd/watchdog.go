@@ -74,22 +74,20 @@ func (w *world) snapshot() ([]uint64, bool) {
 // words.
 func (w *world) waiters(words *[]uint64) []waiter {
 	var out []waiter
-	for ctx := range w.slots {
-		for i := range w.slots[ctx] {
-			s := w.slots[ctx][i].Load()
-			if s == nil {
-				continue
-			}
-			word := s.word.Load()
-			*words = append(*words, word)
-			dst, src := i/w.size, i%w.size
-			site := int(int32(uint32(word >> siteShift)))
-			switch word & postedMask {
-			case slotSend:
-				out = append(out, waiter{rank: src, peer: dst, site: site, send: true})
-			case slotRecv:
-				out = append(out, waiter{rank: dst, peer: src, site: site})
-			}
+	for i := range w.slots {
+		s := w.slots[i].Load()
+		if s == nil {
+			continue
+		}
+		word := s.word.Load()
+		*words = append(*words, word)
+		pair := i / numContexts
+		dst, src := pair/w.size, pair%w.size
+		switch word & postedMask {
+		case slotSend:
+			out = append(out, waiter{rank: src, peer: dst, site: postedSite(word), send: true})
+		case slotRecv:
+			out = append(out, waiter{rank: dst, peer: src, site: postedSite(word)})
 		}
 	}
 	return out

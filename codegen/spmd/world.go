@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Message contexts: user point-to-point traffic and the collectives'
@@ -30,8 +31,8 @@ type world struct {
 	size   int
 	ranks  []*rank
 	progs  []rankProgram
-	slots  [numContexts][]atomic.Pointer[slot] // [ctx][dst*size+src], allocated on first use
-	gate   gate                                // synchronises the ranks between runs
+	slots  []atomic.Pointer[slot] // [(dst*size+src)*numContexts+ctx], allocated on first use
+	gate   gate                   // synchronises the ranks between runs
 	stderr io.Writer
 	// exit ends the program after a fatal error (os.Exit in a program; a
 	// test substitutes its own).
@@ -43,14 +44,14 @@ type world struct {
 // rank is one rank's view of the world: its identity, its wake-up
 // channel, its counters, timers and scratch buffers.
 type rank struct {
-	id   int
-	w    *world
-	wake chan struct{} // one token per completed operation this rank waits for
-
-	// The fields above are read by other ranks; those below are written by
-	// this one at every message. The padding keeps them on different cache
-	// lines, so that a partner's read does not miss.
-	_ [64]byte
+	// What every message reads, together at the start (one cache line):
+	// the 8 KiB copy of a pingpong evicts much of the first-level cache,
+	// and each line a message touches beyond it costs a miss.
+	id    int
+	size  int                    // ranks in the world
+	slots []atomic.Pointer[slot] // the world's slots
+	wake  chan struct{}          // one token per completed operation this rank waits for
+	w     *world
 
 	state atomic.Int32 // stateRunning or stateDone
 
@@ -88,12 +89,10 @@ const (
 // newWorld creates the ranks of kernel k and their programs.
 func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 	w := &world{k: k, size: k.ranks, stderr: stderr, exit: exit, period: watchPeriod}
-	for c := range w.slots {
-		w.slots[c] = make([]atomic.Pointer[slot], k.ranks*k.ranks)
-	}
+	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
 	w.gate.init(k.ranks)
 	for id := 0; id < k.ranks; id++ {
-		r := &rank{id: id, w: w, wake: make(chan struct{}, 2)}
+		r := &rank{id: id, size: k.ranks, slots: w.slots, w: w, wake: make(chan struct{}, 2)}
 		r.cnt = make([]int64, len(k.sites))
 		r.bytes = make([]int64, len(k.sites))
 		r.peer = make([]int64, len(k.sites))
@@ -128,13 +127,17 @@ func (w *world) stmtOf(site int) string {
 	return "an internal message"
 }
 
-// slot returns the rendezvous of messages from src to dst in context ctx.
-func (w *world) slot(ctx, src, dst int) *slot {
-	p := &w.slots[ctx][dst*w.size+src]
-	if s := p.Load(); s != nil {
-		return s
-	}
-	p.CompareAndSwap(nil, new(slot))
+// slotIndex is the index in world.slots of the slot of messages from src
+// to dst in context ctx: both contexts of a pair are adjacent.
+func slotIndex(size, ctx, src, dst int) int { return (dst*size+src)*numContexts + ctx }
+
+// newSlot allocates the slot at p, of messages from src to dst, on first
+// use (a kernel uses few of the P*P pairs); the first of the two ranks to
+// get there wins.
+func (w *world) newSlot(p *atomic.Pointer[slot], src, dst int) *slot {
+	s := &slot{}
+	s.wake[sendSide], s.wake[recvSide] = w.ranks[src].wake, w.ranks[dst].wake
+	p.CompareAndSwap(nil, s)
 	return p.Load()
 }
 
@@ -150,83 +153,118 @@ const (
 	genShift   = 34
 )
 
+// The two sides of a slot: indices of its fields.
+const (
+	sendSide = iota
+	recvSide
+)
+
 // slot is the rendezvous of one ordered pair of ranks in one context.
 // Sends and receives are blocking, so at most one of each is posted; each
-// side writes only its own fields, then publishes them with one atomic
-// operation on word, and the side that arrives second claims them with
-// one. Whoever arrives second copies and wakes the other.
+// side writes only its own bytes, then publishes them with one atomic
+// operation on word, which also carries its site. The side that arrives
+// second is then the only one that may touch the slot: it copies, marks
+// the rendezvous complete with a store and wakes the other.
+//
+// A slot is 56 bytes, allocated in the 64-byte size class, so it lies on
+// one cache line: hence the bytes as pointer and length rather than as
+// slices, and the wake-up channels of its two ranks (fixed when it is
+// made) copied here rather than read from the ranks.
 type slot struct {
 	word atomic.Uint64
-	// Written by the sender before it posts.
-	data       []byte
-	sender     *rank
-	senderSite int
-	// Written by the receiver before it posts.
-	buf          []byte
-	receiver     *rank
-	receiverSite int
+	// side[sendSide] is the sender's data, side[recvSide] the receiver's
+	// buffer, each written by its side before it posts.
+	side [2]payload
+	wake [2]chan struct{} // [sendSide] the sender's, [recvSide] the receiver's
 }
+
+// payload is a byte slice without its capacity.
+type payload struct {
+	p unsafe.Pointer
+	n int
+}
+
+// set makes the payload b.
+func (pl *payload) set(b []byte) { pl.p, pl.n = unsafe.Pointer(unsafe.SliceData(b)), len(b) }
+
+// bytes returns the payload as a slice.
+func (pl *payload) bytes() []byte { return unsafe.Slice((*byte)(pl.p), pl.n) }
 
 // posting is the word of a slot whose operation of kind is posted at site.
 func posting(word uint64, kind, site int) uint64 {
 	return word>>genShift<<genShift | uint64(uint32(site))<<siteShift | uint64(kind)
 }
 
+// postedSite is the site of the operation posted in word.
+func postedSite(word uint64) int { return int(int32(uint32(word >> siteShift))) }
+
 // claimed is the word of a slot after its posted operation completed.
 func claimed(word uint64) uint64 { return (word>>genShift + 1) << genShift }
 
 // offerSend delivers data to rank to if it waits in a receive, or posts
 // it. It reports whether the caller must wait for the receiver.
+//
+// A message is one pass through offerSend and one through offerRecv, with
+// one atomic read-modify-write each; beyond the copy and the wake-up (a
+// channel operation on each side, as a hand-written channel pingpong
+// makes), that is all a message costs, so they are written for the common
+// case: the slot exists and the other side's state is one load away.
 func (r *rank) offerSend(ctx, to int, data []byte, site int) bool {
-	s := r.w.slot(ctx, r.id, to)
-	for {
-		word := s.word.Load()
-		if word&postedMask == slotRecv {
-			if !s.word.CompareAndSwap(word, claimed(word)) {
-				continue
-			}
-			r.w.checkSizes(r.id, to, len(data), len(s.buf), site, s.receiverSite)
-			copy(s.buf, data)
-			s.receiver.wake <- struct{}{}
-			return false
-		}
-		s.data, s.sender, s.senderSite = data, r, site
+	p := &r.slots[slotIndex(r.size, ctx, r.id, to)]
+	s := p.Load()
+	if s == nil {
+		s = r.w.newSlot(p, r.id, to)
+	}
+	word := s.word.Load()
+	if word&postedMask != slotRecv {
+		s.side[sendSide].set(data)
 		if s.word.CompareAndSwap(word, posting(word, slotSend, site)) {
 			return true
 		}
-		// The receiver posted in between: take its buffer.
+		// The receiver posted in between: it waits now.
+		word = s.word.Load()
 	}
+	buf := s.side[recvSide].bytes()
+	if len(buf) != len(data) {
+		r.w.sizeError(r.id, to, len(data), len(buf), site, postedSite(word))
+	}
+	copy(buf, data)
+	s.word.Store(claimed(word))
+	s.wake[recvSide] <- struct{}{}
+	return false
 }
 
 // offerRecv takes data from rank from if it waits in a send, or posts
 // buf. It reports whether the caller must wait for the sender.
 func (r *rank) offerRecv(ctx, from int, buf []byte, site int) bool {
-	s := r.w.slot(ctx, from, r.id)
-	for {
-		word := s.word.Load()
-		if word&postedMask == slotSend {
-			if !s.word.CompareAndSwap(word, claimed(word)) {
-				continue
-			}
-			r.w.checkSizes(from, r.id, len(s.data), len(buf), s.senderSite, site)
-			copy(buf, s.data)
-			s.sender.wake <- struct{}{}
-			return false
-		}
-		s.buf, s.receiver, s.receiverSite = buf, r, site
+	p := &r.slots[slotIndex(r.size, ctx, from, r.id)]
+	s := p.Load()
+	if s == nil {
+		s = r.w.newSlot(p, from, r.id)
+	}
+	word := s.word.Load()
+	if word&postedMask != slotSend {
+		s.side[recvSide].set(buf)
 		if s.word.CompareAndSwap(word, posting(word, slotRecv, site)) {
 			return true
 		}
+		word = s.word.Load()
 	}
+	data := s.side[sendSide].bytes()
+	if len(data) != len(buf) {
+		r.w.sizeError(from, r.id, len(data), len(buf), postedSite(word), site)
+	}
+	copy(buf, data)
+	s.word.Store(claimed(word))
+	s.wake[sendSide] <- struct{}{}
+	return false
 }
 
-// checkSizes stops the program when a message does not fit: a send and
+// sizeError stops the program on a message that does not fit: a send and
 // the receive it meets must move the same number of bytes.
-func (w *world) checkSizes(src, dst, sent, room, sendSite, recvSite int) {
-	if sent != room {
-		w.fatalf("rank %d sends %d B to rank %d (%s), but rank %d receives %d B (%s); a send and its receive must move the same bytes",
-			src, sent, dst, w.stmtOf(sendSite), dst, room, w.stmtOf(recvSite))
-	}
+func (w *world) sizeError(src, dst, sent, room, sendSite, recvSite int) {
+	w.fatalf("rank %d sends %d B to rank %d (%s), but rank %d receives %d B (%s); a send and its receive must move the same bytes",
+		src, sent, dst, w.stmtOf(sendSite), dst, room, w.stmtOf(recvSite))
 }
 
 // wait blocks until n posted operations have completed.
@@ -238,9 +276,15 @@ func (r *rank) wait(n int) {
 
 // checkPeer stops the program on a peer that is not a rank.
 func (r *rank) checkPeer(peer, site int, what string) {
-	if peer < -1 || peer >= r.w.size {
-		r.w.fatalf("rank %d: %s %d at %s is not a rank (the ranks are 0..%d)", r.id, what, peer, r.w.stmtOf(site), r.w.size-1)
+	if peer < -1 || peer >= r.size {
+		r.peerError(peer, site, what)
 	}
+}
+
+// peerError reports a peer that is not a rank; apart from checkPeer so
+// that the check inlines into every message.
+func (r *rank) peerError(peer, site int, what string) {
+	r.w.fatalf("rank %d: %s %d at %s is not a rank (the ranks are 0..%d)", r.id, what, peer, r.w.stmtOf(site), r.w.size-1)
 }
 
 // count records one message of a point-to-point site.
@@ -251,32 +295,47 @@ func (r *rank) countMessage(site, peer, n int) {
 }
 
 // send is `send buf to peer`: blocking until the receiver has the bytes.
-// A peer of -1 (none) does nothing.
+// A peer of -1 (none) does nothing. send and recv are small enough to
+// inline into the kernel body, so that a rank that waits parks in the
+// body's own frame: after the wake-up it returns through no other frame,
+// whose stack lines the message's copy would have evicted.
 func (r *rank) send(site, to int, buf []byte) {
-	r.checkPeer(to, site, "the destination")
-	if to < 0 {
-		return
-	}
-	if counting {
-		r.countMessage(site, to, len(buf))
-	}
-	if r.offerSend(ctxUser, to, buf, site) {
-		r.wait(1)
+	if r.startSend(site, to, buf) {
+		<-r.wake
 	}
 }
 
 // recv is `recv buf from peer`: blocking until the bytes have arrived.
 func (r *rank) recv(site, from int, buf []byte) {
+	if r.startRecv(site, from, buf) {
+		<-r.wake
+	}
+}
+
+// startSend checks and counts a send and offers it; it reports whether
+// the caller must wait for the receiver.
+func (r *rank) startSend(site, to int, buf []byte) bool {
+	r.checkPeer(to, site, "the destination")
+	if to < 0 {
+		return false
+	}
+	if counting {
+		r.countMessage(site, to, len(buf))
+	}
+	return r.offerSend(ctxUser, to, buf, site)
+}
+
+// startRecv checks and counts a receive and offers it; it reports
+// whether the caller must wait for the sender.
+func (r *rank) startRecv(site, from int, buf []byte) bool {
 	r.checkPeer(from, site, "the source")
 	if from < 0 {
-		return
+		return false
 	}
 	if counting {
 		r.countMessage(site, from, len(buf))
 	}
-	if r.offerRecv(ctxUser, from, buf, site) {
-		r.wait(1)
-	}
+	return r.offerRecv(ctxUser, from, buf, site)
 }
 
 // sendrecv sends sbuf to `to` and receives rbuf from `from` at the same
