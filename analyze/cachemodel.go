@@ -1,8 +1,11 @@
 package analyze
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/big"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -178,6 +181,7 @@ type groupDim struct {
 // refGroup is the references of one array in one place whose addresses
 // differ by constants.
 type refGroup struct {
+	id        int // its place in cacheModel.groups
 	array     *lang.Object
 	region    string
 	node      *cacheNode
@@ -197,6 +201,20 @@ type cacheModel struct {
 	root   *cacheNode
 	nodes  map[lang.Stmt]*cacheNode
 	groups []*refGroup
+	// footprints memoises footprint: visiting a node, stating its
+	// condition and finding its reusers ask for the same sets again.
+	footprints map[footprintKey]est
+}
+
+// footprintKey identifies a footprint question: the groups (by their
+// numbers, in order), the node whose loops run, whether the node's own loop
+// runs too, stores only, and the line size.
+type footprintKey struct {
+	groups string
+	node   *cacheNode
+	self   bool
+	stores bool
+	line   int64
 }
 
 // cacheLines fills Counts.Cache of every region of rt for the levels of h.
@@ -325,7 +343,7 @@ func (m *cacheModel) addRef(r *refInfo, region string) error {
 		}
 	}
 	g := &refGroup{array: r.array, region: region, node: node, chain: r.chain, elem: int64(r.array.Elem.Size()),
-		members: []groupMember{mem}, strides: strides, irregular: !regular}
+		members: []groupMember{mem}, strides: strides, irregular: !regular, id: len(m.groups)}
 	node.items = append(node.items, cacheItem{group: g})
 	m.groups = append(m.groups, g)
 	return nil
@@ -833,7 +851,7 @@ func (m *cacheModel) visit(x *cacheNode, st *levelState, failed string) error {
 	if len(x.under) == 0 {
 		return nil
 	}
-	body := m.nodeFootprint(x, st.line, x.strictlyInside)
+	body := m.nodeFootprint(x, st.line)
 	fits := body.val.Cmp(st.capacity()) <= 0
 	cond := m.condition(x, st, body, fits)
 	if fits {
@@ -870,11 +888,11 @@ func (x *cacheNode) strictlyInside(n *cacheNode) bool { return n != x && n.insid
 func (x *cacheNode) insideOrSelf(n *cacheNode) bool { return n.inside(x) }
 
 // nodeFootprint is the number of lines the groups under x touch while the
-// loops selected by within run.
-func (m *cacheModel) nodeFootprint(x *cacheNode, line int64, within func(*cacheNode) bool) est {
+// loops strictly inside x run.
+func (m *cacheModel) nodeFootprint(x *cacheNode, line int64) est {
 	total := zeroEst()
 	for _, gs := range byArray(x.under) {
-		total = total.plus(m.footprint(gs, within, false, line))
+		total = total.plus(m.footprint(gs, x, false, false, line))
 	}
 	return total
 }
@@ -928,8 +946,8 @@ func (m *cacheModel) compulsory(x *cacheNode, st *levelState) error {
 	for _, gs := range byArray(x.under) {
 		prevAll, prevStore := zeroEst(), zeroEst()
 		for k, g := range gs {
-			all := m.footprint(gs[:k+1], x.insideOrSelf, false, st.line)
-			stored := m.footprint(gs[:k+1], x.insideOrSelf, true, st.line)
+			all := m.footprint(gs[:k+1], x, true, false, st.line)
+			stored := m.footprint(gs[:k+1], x, true, true, st.line)
 			touch := m.touch(g, x, st.line)
 			lines := all.minus(prevAll).scale(touch)
 			wbs := stored.minus(prevStore).scale(touch)
@@ -1003,7 +1021,7 @@ func (m *cacheModel) touch(g *refGroup, x *cacheNode, line int64) *big.Rat {
 	if phi.Cmp(one) == 0 {
 		return one
 	}
-	solo := m.footprint([]*refGroup{g}, x.insideOrSelf, false, line)
+	solo := m.footprint([]*refGroup{g}, x, true, false, line)
 	if solo.val.Sign() == 0 {
 		return one
 	}
@@ -1069,12 +1087,30 @@ func (m *cacheModel) perExecution(g *refGroup, x *cacheNode, stores bool, line i
 }
 
 // footprint is the number of distinct lines a set of groups of one array
-// touch while the loops selected by within run over their ranges and the
-// others stay at their first iteration; stores counts store members only.
+// touch while the loops inside x (and x's own when self) run over their
+// ranges and the others stay at their first iteration; stores counts store
+// members only.
 // Groups whose lattices agree are united exactly; others are added, and the
 // result is capped by the array's own lines.
-func (m *cacheModel) footprint(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64) est {
-	return m.footprintIn(groups, within, stores, line, nil)
+func (m *cacheModel) footprint(groups []*refGroup, x *cacheNode, self, stores bool, line int64) est {
+	ids := make([]byte, 0, 4*len(groups))
+	for _, g := range groups {
+		ids = binary.AppendUvarint(ids, uint64(g.id))
+	}
+	key := footprintKey{groups: string(ids), node: x, self: self, stores: stores, line: line}
+	if f, ok := m.footprints[key]; ok {
+		return f
+	}
+	within := x.strictlyInside
+	if self {
+		within = x.insideOrSelf
+	}
+	f := m.footprintIn(groups, within, stores, line, nil)
+	if m.footprints == nil {
+		m.footprints = map[footprintKey]est{}
+	}
+	m.footprints[key] = f
+	return f
 }
 
 // footprintIn is footprint on average (at == nil) or at the execution of
@@ -1418,29 +1454,11 @@ func boxLines(lat []latDim, ps []placedSeg, bps [][]symInt, idx []int, a0, line 
 	}
 	sort.SliceStable(cover, func(i, j int) bool { return cover[i].v.v < cover[j].v.v })
 	width := constSym(1)
-	hist := make([]*big.Int, line)
-	for r := range hist {
-		hist[r] = new(big.Int)
-	}
-	hist[residue(a0, line)].SetInt64(1)
 	for k := range lat {
 		lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
 		width = width.times(hi.minus(lo))
-		hist = convolve(hist, slotResidues(lo.v, hi.v, lat[k].stride.v, line))
 	}
-	total := new(big.Int)
-	first, constant := int64(-1), true
-	for r, c := range hist {
-		if c.Sign() == 0 {
-			continue
-		}
-		n := unionLines(cover, int64(r), line)
-		if first < 0 {
-			first = n
-		}
-		constant = constant && n == first
-		total.Add(total, new(big.Int).Mul(c, big.NewInt(n)))
-	}
+	total, first, constant := boxHistogramLines(lat, bps, idx, cover, a0, line)
 	out := est{val: new(big.Rat).SetInt(total)}
 	cands := slotCandidates(cover, first, constant, line)
 	for _, cand := range cands {
@@ -1458,6 +1476,102 @@ func boxLines(lat []latDim, ps []placedSeg, bps [][]symInt, idx []int, a0, line 
 	approx := mergedBytes(cover).plus(cover[0].slack)
 	out.p = approx.p.Scale(big.NewRat(1, line)).Mul(width.p)
 	return out
+}
+
+// boxHistogramLines counts a box's lines: the slots of the box by the
+// residue of their address modulo the line, each residue times the lines
+// the covering segments take from it. It also returns the line count of
+// the first residue present and whether every residue present has it. The
+// histogram is kept in int64 while it fits (the usual case, and tens of
+// times faster than big integers) and redone exactly when it would not.
+func boxHistogramLines(lat []latDim, bps [][]symInt, idx []int, cover []placedSeg, a0, line int64) (*big.Int, int64, bool) {
+	if total, first, constant, ok := boxHistogramSmall(lat, bps, idx, cover, a0, line); ok {
+		return big.NewInt(total), first, constant
+	}
+	hist := make([]*big.Int, line)
+	for r := range hist {
+		hist[r] = new(big.Int)
+	}
+	hist[residue(a0, line)].SetInt64(1)
+	for k := range lat {
+		lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
+		hist = convolve(hist, slotResidues(lo.v, hi.v, lat[k].stride.v, line))
+	}
+	total := new(big.Int)
+	first, constant := int64(-1), true
+	for r, c := range hist {
+		if c.Sign() == 0 {
+			continue
+		}
+		n := unionLines(cover, int64(r), line)
+		if first < 0 {
+			first = n
+		}
+		constant = constant && n == first
+		total.Add(total, new(big.Int).Mul(c, big.NewInt(n)))
+	}
+	return total, first, constant
+}
+
+// boxHistogramSmall is boxHistogramLines in int64; ok is false when a
+// product or sum would overflow.
+func boxHistogramSmall(lat []latDim, bps [][]symInt, idx []int, cover []placedSeg, a0, line int64) (total, first int64, constant, ok bool) {
+	hist := make([]int64, line)
+	hist[residue(a0, line)] = 1
+	next := make([]int64, line)
+	for k := range lat {
+		lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
+		d := slotResidues(lo.v, hi.v, lat[k].stride.v, line)
+		clear(next)
+		for a, x := range hist {
+			if x == 0 {
+				continue
+			}
+			for b, y := range d {
+				if y == 0 {
+					continue
+				}
+				r := (int64(a) + int64(b)) % line
+				var add bool
+				if next[r], add = mulAdd64(next[r], x, y); !add {
+					return 0, 0, false, false
+				}
+			}
+		}
+		hist, next = next, hist
+	}
+	first, constant = -1, true
+	for r, c := range hist {
+		if c == 0 {
+			continue
+		}
+		n := unionLines(cover, int64(r), line)
+		if first < 0 {
+			first = n
+		}
+		constant = constant && n == first
+		if total, ok = mulAdd64(total, c, n); !ok {
+			return 0, 0, false, false
+		}
+	}
+	return total, first, constant, true
+}
+
+// mulAdd64 returns s + x·y for non-negative operands, and false when the
+// result does not fit an int64.
+func mulAdd64(s, x, y int64) (int64, bool) {
+	if x < 0 || y < 0 || s < 0 {
+		return 0, false
+	}
+	hi, lo := bits.Mul64(uint64(x), uint64(y))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, false
+	}
+	sum := s + int64(lo)
+	if sum < s {
+		return 0, false
+	}
+	return sum, true
 }
 
 // slotCandidates are the per-slot formulas tried for a box: the constant
@@ -1635,8 +1749,8 @@ func (m *cacheModel) reusers(x *cacheNode, line int64) []string {
 				trip = d.trip.val
 			}
 		}
-		whole := m.footprint([]*refGroup{g}, x.insideOrSelf, false, line)
-		each := m.footprint([]*refGroup{g}, x.strictlyInside, false, line)
+		whole := m.footprint([]*refGroup{g}, x, true, false, line)
+		each := m.footprint([]*refGroup{g}, x, false, false, line)
 		if whole.val.Cmp(new(big.Rat).Mul(trip, each.val)) >= 0 {
 			continue
 		}
