@@ -204,6 +204,8 @@ type cacheModel struct {
 	// footprints memoises footprint: visiting a node, stating its
 	// condition and finding its reusers ask for the same sets again.
 	footprints map[footprintKey]est
+	// execs memoises executions.
+	execs map[chainLevels]est
 }
 
 // footprintKey identifies a footprint question: the groups (by their
@@ -648,11 +650,34 @@ func (m *cacheModel) nonRectangular(x *cacheNode) bool {
 
 // executions counts the executions of a chain.
 func (m *cacheModel) executions(chain []level) (est, error) {
+	var key chainLevels
+	memo := len(chain) <= len(key.levels)
+	if memo {
+		key.n = copy(key.levels[:], chain)
+		if e, ok := m.execs[key]; ok {
+			return e, nil
+		}
+	}
 	res, err := m.ra.sumChain(chain, oneWeight)
 	if err != nil {
 		return est{}, err
 	}
-	return countEst(Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}), nil
+	e := countEst(Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic})
+	if memo {
+		if m.execs == nil {
+			m.execs = map[chainLevels]est{}
+		}
+		m.execs[key] = e
+	}
+	return e, nil
+}
+
+// chainLevels is a chain of up to eight levels by value: the model sums the
+// prefixes of every group's chain, rebuilt without their prob levels, so the
+// same chain arrives in different slices.
+type chainLevels struct {
+	n      int
+	levels [8]level
 }
 
 // tripOf is the average trip count of level l: cur/prev executions, with the
