@@ -586,3 +586,53 @@ func TestCacheModelExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheLinesSharedBetweenClasses checks the cache model of rank
+// classes (one model per distinct set of references, kept for the classes
+// that share it): every class of every example, analysed with the others,
+// has the cache lines its representative has when analysed alone, with the
+// same conditions. classcache.spmd has classes that share one loop and
+// differ in another's.
+func TestCacheLinesSharedBetweenClasses(t *testing.T) {
+	h := mustCacheHierarchy(t, "L1=16KiB/32B/4,L2=256KiB/64B/8")
+	files, err := filepath.Glob("../examples/*.spmd")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	files = append(files, "testdata/oracle/classcache.spmd")
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".spmd")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := loadKernel(t, file, src, nil)
+			all, err := Analyze(k, Options{Cache: h, Rank: AllRanks})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cl := range all.Classes {
+				alone, err := Analyze(k, Options{Cache: h, Rank: cl.Rank})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, r := range cl.Regions {
+					want := alone.Classes[0].Regions[i].Counts.Cache
+					if diff := cmp.Diff(cacheText(want), cacheText(r.Counts.Cache)); diff != "" {
+						t.Errorf("rank %d, region %s: cache lines with the other classes differ from the rank's own (-alone +shared):\n%s", cl.Rank, r.Name, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// cacheText writes cache lines as comparable text: values and conditions.
+func cacheText(cs []CacheLines) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, fmt.Sprintf("%s lines %s writebacks %s %q", c.Level, c.Lines.Exact(), c.WriteBacks.Exact(), c.Conditions))
+	}
+	return out
+}
