@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 
 	"perfc/analyze"
 	"perfc/lang"
@@ -178,6 +179,8 @@ type emulator struct {
 	eager   int64
 	inject  Injector
 	opts    EmulateOptions
+	until   float64 // opts.Until when positive, +Inf otherwise: a rank stops once its clock passes it
+	observe bool    // someone wants the intervals (a timeline or an observer)
 	ranks   []rankState
 	run1    []int32 // ranks that can move on
 	current int64   // the rank being advanced, or -1
@@ -194,42 +197,90 @@ type emulator struct {
 }
 
 // rankState is one rank's progress.
+//
+// With thousands of ranks the emulator is bound by memory: the ranks take
+// turns, and every turn brings a rank's state back into the cache. So the
+// state is laid out in cache lines (the ranks slice of a large emulation
+// is page-aligned, and a rankState is a whole number of lines): the fields
+// every event touches fill the first four lines (rankHot), the first
+// destinations the next two, then comes the cursor, placed so that each of
+// its 64-byte stack frames and caches sits in one line, and last what only
+// sendrecv, eager messages and talkative ranks need (rankCold).
 type rankState struct {
-	// The fields an event touches come first, so that they share cache
-	// lines: with thousands of ranks the emulator is bound by memory.
+	rankHead
+	_   [cursorPad]byte
+	cur analyze.Cursor
+	_   [tailPad]byte
+	rankCold
+}
+
+// rankHead is the part of a rankState before its cursor.
+type rankHead struct {
+	rankHot
+	peers [peersInline]peerEntry // the first destinations the rank sends to
+}
+
+// cursorAt is where a cursor starts in a cache line: an analyze.Cursor
+// begins with its 8-byte stack depth, then its 64-byte stack frames and
+// caches of static values. cursorPad puts it there, and tailPad makes a
+// rankState a whole number of lines (padding before rankCold, since a
+// struct ending in an empty array is padded further).
+const (
+	cacheLine = 64
+	cursorAt  = cacheLine - 8
+	cursorPad = (cursorAt + cacheLine - unsafe.Sizeof(rankHead{})%cacheLine) % cacheLine
+	cursorEnd = unsafe.Sizeof(rankHead{}) + cursorPad + unsafe.Sizeof(analyze.Cursor{})
+	tailPad   = (cacheLine - (cursorEnd+unsafe.Sizeof(rankCold{}))%cacheLine) % cacheLine
+)
+
+// rankHot is what an ordinary event touches, in four cache lines.
+type rankHot struct {
 	clock   float64 // when the rank is free
 	posted  float64 // when it reached its current communication event
 	stmt    *lang.CommStmt
 	kind    Activity
 	blocked bool
 	done    bool
-	pendVia pathVia // sendrecv: how the half that finished first was bound
 	send    half
 	recv    half
+	openID  int64      // open's id in the ring once another path continues from it; noNode before
 	pathTot PathTotals // the critical path ending at clock, summed
 	open    pathNode   // its last stretch, still growing unless openID is set
-	openID  int64      // open's id in the ring once another path continues from it; noNode before
-	stats   RankTime
-	pend    pathRef // sendrecv: the path that bound the half that finished first
-	seq     peerSeq
-	routes  routeCache
-	cur     analyze.Cursor
-	inbox   []eagerMsg // eager messages delivered to this rank and not yet received
+	// The rank's busy and idle times so far (RankTime's fields; End is
+	// the clock once done).
+	compute, comm, wait float64
+	events              int64
 	// lastWork and lastCost cache the price of the rank's last fixed
 	// compute segment.
 	lastWork *analyze.Work
 	lastCost float64
 }
 
+// rankCold is what only some events touch.
+type rankCold struct {
+	pend      pendingHalf     // sendrecv: the half that finished first
+	morePeers []peerEntry     // destinations beyond the first peersInline
+	peerIndex map[int64]int32 // destination → index in morePeers
+	inbox     []eagerMsg      // eager messages delivered to this rank and not yet received
+}
+
 // half is the send or the receive half of a rank's current event.
 type half struct {
-	peer    int64   // destination or source; -1: none (the half does nothing)
-	bytes   int64   // bytes sent or expected
-	wave    int64   // the message's sequence number on its pair
-	start   float64 // transfer start, once complete
-	end     float64 // completion, once complete
-	active  bool    // posted and not complete
-	matched bool    // paired with the other side (or queued for a link)
+	peer     int64   // destination or source; -1: none (the half does nothing)
+	bytes    int64   // bytes sent or expected
+	wave     int64   // the message's sequence number on its pair
+	cost     float64 // send: the message's price
+	boundary int32   // send: the node boundary whose links it needs, or −1
+	active   bool    // posted and not complete
+	matched  bool    // paired with the other side (or queued for a link)
+}
+
+// pendingHalf is the half of a sendrecv that completed while the other was
+// still outstanding: when it ran, and the path that bound it.
+type pendingHalf struct {
+	start, end float64
+	prev       pathRef
+	via        pathVia
 }
 
 // newEmulator builds the per-rank cursors, sharing schedules between alike
@@ -244,6 +295,11 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		path:    newPathRing(n),
 	}
 	em.inject, _ = p.(Injector)
+	em.until = math.Inf(1)
+	if opts.Until > 0 {
+		em.until = opts.Until
+	}
+	em.observe = opts.Timeline != nil || opts.Observe != nil
 	em.res = Emulation{Kernel: k.Kernel.Name.Name, Ranks: n}
 	if px, py, ok := k.Grid(); ok {
 		em.res.Grid = []int64{px, py}
@@ -263,9 +319,8 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		if err != nil {
 			return nil, err
 		}
-		rs := &em.ranks[r]
-		*rs = rankState{openID: noNode}
-		rs.stats.Rank = r
+		rs := &em.ranks[r] // zero from make
+		rs.openID = noNode
 		if alike >= 0 {
 			rs.cur.StartAlike(s, &em.ranks[alike].cur)
 		} else {
@@ -376,15 +431,13 @@ func (em *emulator) advance(r int64) error {
 		if err != nil {
 			return err
 		}
-		if ev == nil || (em.opts.Until > 0 && rs.clock > em.opts.Until) {
+		if ev == nil || rs.clock > em.until {
 			em.res.Truncated = em.res.Truncated || ev != nil
 			rs.done = true
-			rs.stats.End = rs.clock
 			em.done++
 			return nil
 		}
-		em.res.Events++
-		rs.stats.Events++
+		rs.events++
 		if ev.Kind == analyze.EvCompute {
 			em.compute(r, rs, ev)
 			continue
@@ -398,32 +451,35 @@ func (em *emulator) advance(r int64) error {
 
 // compute prices a compute segment and moves the rank's clock.
 func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) {
-	var cost float64
-	switch {
-	case ev.Work == rs.lastWork:
-		cost = rs.lastCost
-	case rs.cur.Fixed():
-		c, ok := em.works[ev.Work]
-		if !ok {
-			c = em.p.Compute(ev.Work)
-			em.works[ev.Work] = c
-		}
-		cost, rs.lastWork, rs.lastCost = c, ev.Work, c
-	default:
-		cost = em.p.Compute(ev.Work)
+	cost := rs.lastCost
+	if ev.Work != rs.lastWork {
+		cost = em.price(rs, ev.Work)
 	}
 	start := rs.clock
 	rs.clock += cost
-	rs.stats.Compute += cost
+	rs.compute += cost
 	em.path.extend(rs, r, start, rs.clock, ActCompute, nil)
-	if em.observing() {
+	if em.observe {
 		em.iv = Interval{Rank: r, Kind: ActCompute, Posted: start, Start: start, End: rs.clock, Peer: -1, From: -1, Region: ev.Work.Region}
 		em.emit()
 	}
 }
 
-// observing reports whether anyone wants the intervals.
-func (em *emulator) observing() bool { return em.tl != nil || em.opts.Observe != nil }
+// price returns the cost of a compute segment other than the rank's last
+// one. A fixed segment's price is cached, per emulation and as the rank's
+// last, since a pricer may take its time.
+func (em *emulator) price(rs *rankState, w *analyze.Work) float64 {
+	if !rs.cur.Fixed() {
+		return em.p.Compute(w)
+	}
+	c, ok := em.works[w]
+	if !ok {
+		c = em.p.Compute(w)
+		em.works[w] = c
+	}
+	rs.lastWork, rs.lastCost = w, c
+	return c
+}
 
 // emit hands em.iv to the timeline and the observer.
 func (em *emulator) emit() {
@@ -464,12 +520,12 @@ func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 		return rs.blocked, err
 	}
 	if !rs.send.active && !rs.recv.active {
-		em.finishEvent(r, rs, emptyPath, viaProgram)
+		em.finishEvent(r, rs, rs.posted, rs.posted, &emptyPath, viaProgram)
 		return false, nil
 	}
 	rs.blocked = true
 	if rs.send.active {
-		rs.send.wave = rs.seq.next(rs.send.peer)
+		em.route(r, rs)
 		if err := em.postSend(r, rs); err != nil {
 			return false, err
 		}
@@ -489,64 +545,67 @@ func (h *half) post(peer, bytes int64) {
 	h.peer, h.bytes, h.wave = peer, bytes, 0
 }
 
-// completeHalf records that one half of rank r's event is done, bound by
-// the path prev, and finishes the event when no half is outstanding. It
-// reports whether the event finished.
-func (em *emulator) completeHalf(r int64, h *half, start, end float64, prev pathRef, via pathVia) bool {
+// completeHalf records that half h of rank r's event ran from start to
+// end, bound by the path prev; other is the event's other half. It
+// finishes the event when no half is outstanding and reports whether it
+// did.
+func (em *emulator) completeHalf(r int64, rs *rankState, h, other *half, start, end float64, prev *pathRef, via pathVia) bool {
 	h.active = false
-	h.start, h.end = start, end
-	rs := &em.ranks[r]
-	other := &rs.recv
-	if h == &rs.recv {
-		other = &rs.send
+	if other.peer < 0 {
+		em.finishEvent(r, rs, start, end, prev, via)
+		return true
 	}
+	return em.completePair(r, rs, other, start, end, prev, via)
+}
+
+// completePair is completeHalf for a sendrecv whose halves both do
+// something: the half that completes first waits for the other, the event
+// spans both, and the half that ended later bound it.
+func (em *emulator) completePair(r int64, rs *rankState, other *half, start, end float64, prev *pathRef, via pathVia) bool {
 	if other.active {
-		// sendrecv: remember what bound this half until the other is done.
-		rs.pend, rs.pendVia = prev, via
+		rs.pend = pendingHalf{start: start, end: end, prev: *prev, via: via}
 		return false
 	}
-	if other.peer >= 0 && other.end > end {
-		prev, via = rs.pend, rs.pendVia // the other half ended later: it bound the event
+	p := &rs.pend
+	if p.end > end {
+		prev, via = &p.prev, p.via
 	}
-	em.finishEvent(r, rs, prev, via)
+	start, end = min(p.start, start), max(p.end, end)
+	em.finishEvent(r, rs, start, end, prev, via)
 	return true
 }
 
-// finishEvent ends rank r's point-to-point event: its clock moves to the
-// later half's end, the critical path follows prev (what bound that half),
-// and the rank is no longer blocked.
-func (em *emulator) finishEvent(r int64, rs *rankState, prev pathRef, via pathVia) {
-	start, end := rs.posted, rs.posted
-	switch {
-	case rs.send.peer >= 0 && rs.recv.peer >= 0:
-		start, end = min(rs.send.start, rs.recv.start), max(rs.send.end, rs.recv.end)
-	case rs.send.peer >= 0:
-		start, end = rs.send.start, rs.send.end
-	case rs.recv.peer >= 0:
-		start, end = rs.recv.start, rs.recv.end
-	}
-	rs.stats.Wait += start - rs.posted
-	rs.stats.Comm += end - start
+// finishEvent ends rank r's point-to-point event, which ran from start to
+// end: its clock moves to end, the critical path follows prev (what bound
+// the event; with via viaProgram the rank's own path), and the rank is no
+// longer blocked.
+func (em *emulator) finishEvent(r int64, rs *rankState, start, end float64, prev *pathRef, via pathVia) {
+	rs.wait += start - rs.posted
+	rs.comm += end - start
 	rs.clock = end
-	em.path.follow(rs, r, start, end, rs.kind, rs.stmt, prev, via)
 	rs.blocked = false
-	if em.observing() {
-		em.iv = Interval{Rank: r, Kind: rs.kind, Posted: rs.posted, Start: start, End: end, Peer: rs.send.peer, From: -1,
-			Bytes: rs.send.bytes, Wave: rs.send.wave, Stmt: rs.stmt, Region: em.regions[rs.stmt]}
-		switch rs.kind {
-		case ActRecv:
-			em.iv.Peer, em.iv.Bytes, em.iv.Wave = rs.recv.peer, rs.recv.bytes, rs.recv.wave
-		case ActSendRecv:
-			em.iv.From = rs.recv.peer
-		}
-		em.emit()
+	if via == viaProgram {
+		em.path.extend(rs, r, start, end, rs.kind, rs.stmt)
+	} else {
+		em.path.join(rs, r, start, end, rs.kind, rs.stmt, prev, via)
+	}
+	if em.observe {
+		em.emitEvent(r, rs, start, end)
 	}
 }
 
-// wake makes a blocked rank runnable again.
-func (em *emulator) wake(r int64) {
-	em.run1 = append(em.run1, int32(r))
-	em.floor = min(em.floor, em.ranks[r].clock)
+// emitEvent hands rank r's finished point-to-point event to the timeline
+// and the observer.
+func (em *emulator) emitEvent(r int64, rs *rankState, start, end float64) {
+	em.iv = Interval{Rank: r, Kind: rs.kind, Posted: rs.posted, Start: start, End: end, Peer: rs.send.peer, From: -1,
+		Bytes: rs.send.bytes, Wave: rs.send.wave, Stmt: rs.stmt, Region: em.regions[rs.stmt]}
+	switch rs.kind {
+	case ActRecv:
+		em.iv.Peer, em.iv.Bytes, em.iv.Wave = rs.recv.peer, rs.recv.bytes, rs.recv.wave
+	case ActSendRecv:
+		em.iv.From = rs.recv.peer
+	}
+	em.emit()
 }
 
 // result assembles the Emulation once every rank is done.
@@ -555,8 +614,13 @@ func (em *emulator) result() (*Emulation, error) {
 	res.PerRank = make([]RankTime, len(em.ranks))
 	last := int64(0)
 	for r := range em.ranks {
-		st := em.ranks[r].stats
+		rs := &em.ranks[r]
+		st := RankTime{Rank: int64(r), Compute: rs.compute, Comm: rs.comm, Wait: rs.wait, Events: rs.events}
+		if rs.done {
+			st.End = rs.clock
+		}
 		res.PerRank[r] = st
+		res.Events += st.Events
 		if st.End > res.Total {
 			res.Total, last = st.End, int64(r)
 		}

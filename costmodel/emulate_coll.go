@@ -59,16 +59,16 @@ func (em *emulator) startCollective() {
 	lastHead := em.path.takeHead(&em.ranks[c.last], c.last)
 	for q := range em.ranks {
 		rs := &em.ranks[q]
-		rs.stats.Wait += start - rs.posted
-		rs.stats.Comm += cost
+		rs.wait += start - rs.posted
+		rs.comm += cost
 		rs.clock = end
-		prev, via := lastHead, viaCollective
+		prev, via := &lastHead, viaCollective
 		if int64(q) == c.last {
-			prev, via = emptyPath, viaProgram
+			prev, via = &emptyPath, viaProgram
 		}
 		em.path.follow(rs, int64(q), start, end, rs.kind, s, prev, via)
 		rs.blocked = false
-		if em.observing() {
+		if em.observe {
 			em.iv = Interval{Rank: int64(q), Kind: rs.kind, Posted: rs.posted, Start: start, End: end,
 				Peer: rs.send.peer, From: -1, Bytes: rs.send.bytes, Stmt: s, Region: em.regions[s]}
 			em.emit()

@@ -17,56 +17,64 @@ type eagerMsg struct {
 	via     pathVia
 }
 
-// peerSeq counts the messages a rank has sent to each destination, so that
-// every message knows its wave: its sequence number on its pair. A rank
-// has few partners in most kernels, so a short inline list scanned
-// linearly beats a map; the map takes over when a rank talks to many.
-type peerSeq struct {
-	n      int
-	peers  [4]int64
-	counts [4]int64
-	many   map[int64]int64
+// peerEntry is what a rank knows about one destination it sends to: how
+// many messages it has sent there, so that every message knows its wave
+// (its sequence number on its pair), and the route and price of the last
+// size sent there (a pricer may take its time, and may explain itself).
+// Two entries share a cache line.
+type peerEntry struct {
+	key      int32   // the destination + 1; 0: a free entry
+	boundary int32   // the node boundary the last size priced crosses, or −1
+	sent     int64   // messages sent so far
+	bytes    int64   // the size priced last; −1 before the first
+	cost     float64 // its price
 }
 
-// next returns the sequence number of the next message to dst, from 1.
-func (ps *peerSeq) next(dst int64) int64 {
-	for i := range ps.n {
-		if ps.peers[i] == dst {
-			ps.counts[i]++
-			return ps.counts[i]
+// peersInline is the number of destinations a rank keeps inline: a rank
+// has few partners in most kernels, so a short list scanned linearly beats
+// a map; the map takes over when a rank talks to many.
+const peersInline = 4
+
+// peer returns rank rs's entry for destination dst, adding one if needed.
+func (rs *rankState) peer(dst int64) *peerEntry {
+	key := int32(dst + 1)
+	for i := range rs.peers {
+		e := &rs.peers[i]
+		if e.key == key {
+			return e
+		}
+		if e.key == 0 {
+			*e = peerEntry{key: key, bytes: -1}
+			return e
 		}
 	}
-	if ps.n < len(ps.peers) {
-		ps.peers[ps.n], ps.counts[ps.n] = dst, 1
-		ps.n++
-		return 1
-	}
-	if ps.many == nil {
-		ps.many = map[int64]int64{}
-	}
-	ps.many[dst]++
-	return ps.many[dst]
+	return rs.morePeer(dst)
 }
 
-// routeCache remembers the route and price of a rank's last messages to a
-// few destinations: a pricer may take its time (it may explain itself),
-// and a rank sends to the same few peers over and over.
-type routeCache [4]struct {
-	peer, bytes int64
-	cost        float64
-	boundary    int32
-	valid       bool
+// morePeer is peer for a rank with more than peersInline destinations.
+func (rs *rankState) morePeer(dst int64) *peerEntry {
+	i, ok := rs.peerIndex[dst]
+	if !ok {
+		if rs.peerIndex == nil {
+			rs.peerIndex = map[int64]int32{}
+		}
+		i = int32(len(rs.morePeers))
+		rs.peerIndex[dst] = i
+		rs.morePeers = append(rs.morePeers, peerEntry{key: int32(dst + 1), bytes: -1})
+	}
+	return &rs.morePeers[i]
 }
 
-// route prices a message of n bytes from rank s to rank d and finds the
-// boundary it crosses, through s's cache.
-func (em *emulator) route(s int64, ss *rankState, d, n int64) (int32, float64) {
-	e := &ss.routes[d&3]
-	if !e.valid || e.peer != d || e.bytes != n {
-		e.boundary, e.cost = em.net.route(s, d, n)
-		e.peer, e.bytes, e.valid = d, n, true
+// route counts rank s's current send on its pair, giving it its wave, and
+// prices it, finding the boundary it crosses, through s's peer entry.
+func (em *emulator) route(s int64, ss *rankState) {
+	e := ss.peer(ss.send.peer)
+	e.sent++
+	if e.bytes != ss.send.bytes {
+		e.boundary, e.cost = em.net.route(s, ss.send.peer, ss.send.bytes)
+		e.bytes = ss.send.bytes
 	}
-	return e.boundary, e.cost
+	ss.send.wave, ss.send.boundary, ss.send.cost = e.sent, e.boundary, e.cost
 }
 
 // eagerSize reports whether a message of n bytes is sent eagerly.
@@ -90,11 +98,13 @@ func (em *emulator) postSend(s int64, ss *rankState) error {
 // from the source in its inbox, meets a sender already waiting, or waits.
 func (em *emulator) postRecv(d int64, ds *rankState) error {
 	s := ds.recv.peer
-	for i := range ds.inbox {
-		if ds.inbox[i].src == s {
-			m := ds.inbox[i]
-			ds.inbox = append(ds.inbox[:i], ds.inbox[i+1:]...)
-			return em.receiveEager(d, ds, &m)
+	if em.eager >= 0 { // the inbox is empty unless some message is eager
+		for i := range ds.inbox {
+			if ds.inbox[i].src == s {
+				m := ds.inbox[i]
+				ds.inbox = append(ds.inbox[:i], ds.inbox[i+1:]...)
+				return em.receiveEager(d, ds, &m)
+			}
 		}
 	}
 	ss := &em.ranks[s]
@@ -115,33 +125,37 @@ func (em *emulator) match(s, d int64) error {
 	ss.send.matched, ds.recv.matched = true, true
 	ds.recv.wave = ss.send.wave
 	ready := max(ss.posted, ds.posted)
-	b, cost := em.route(s, ss, d, ss.send.bytes)
+	b, cost := ss.send.boundary, ss.send.cost
 	if b >= 0 {
-		em.net.request(linkRequest{time: ready, ready: ready, wave: ss.send.wave, src: s, dst: d, boundary: b, cost: cost})
+		em.net.request(linkRequest{time: ready, ready: ready, wave: ss.send.wave, src: int32(s), dst: int32(d), boundary: b, cost: cost})
 		return nil
 	}
-	em.deliver(s, d, ready, ready+cost, emptyPath, viaProgram)
+	em.deliver(s, d, ready, ready+cost, &emptyPath, viaProgram)
 	return nil
 }
 
 // deliver completes a blocking message from s to d that started at start
-// and ends at end. linkPrev is the path of the message whose end freed the
-// link this one waited for (noNode when it did not wait).
-func (em *emulator) deliver(s, d int64, start, end float64, linkPrev pathRef, via pathVia) {
+// and ends at end. With via viaLink, linkPrev is the path of the message
+// whose end freed the link this one waited for; otherwise the side that
+// posted first continues the path of the side that posted last.
+func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, via pathVia) {
 	ss, ds := &em.ranks[s], &em.ranks[d]
-	sPrev, sVia := emptyPath, viaProgram
-	dPrev, dVia := emptyPath, viaProgram
+	sPrev, sVia := &emptyPath, viaProgram
+	dPrev, dVia := &emptyPath, viaProgram
+	var head pathRef
 	switch {
 	case via == viaLink:
 		sPrev, sVia, dPrev, dVia = linkPrev, viaLink, linkPrev, viaLink
 	case ss.posted > ds.posted:
-		dPrev, dVia = em.path.takeHead(ss, s), viaMessage
+		head = em.path.takeHead(ss, s)
+		dPrev, dVia = &head, viaMessage
 	case ds.posted > ss.posted:
-		sPrev, sVia = em.path.takeHead(ds, d), viaMessage
+		head = em.path.takeHead(ds, d)
+		sPrev, sVia = &head, viaMessage
 	}
 	em.res.Messages++
-	sDone := em.completeHalf(s, &ss.send, start, end, sPrev, sVia)
-	dDone := em.completeHalf(d, &ds.recv, start, end, dPrev, dVia)
+	sDone := em.completeHalf(s, ss, &ss.send, &ss.recv, start, end, sPrev, sVia)
+	dDone := em.completeHalf(d, ds, &ds.recv, &ds.send, start, end, dPrev, dVia)
 	if sDone {
 		em.wakeOther(s)
 	}
@@ -151,10 +165,15 @@ func (em *emulator) deliver(s, d int64, start, end float64, linkPrev pathRef, vi
 }
 
 // wakeOther makes rank r runnable unless it is the rank being advanced,
-// which simply carries on.
+// which simply carries on. While links are granted (no rank is being
+// advanced) it keeps the floor: the earliest clock of a woken rank.
 func (em *emulator) wakeOther(r int64) {
-	if r != em.current {
-		em.wake(r)
+	if r == em.current {
+		return
+	}
+	em.run1 = append(em.run1, int32(r))
+	if em.current < 0 {
+		em.floor = min(em.floor, em.ranks[r].clock)
 	}
 }
 
@@ -163,26 +182,25 @@ func (em *emulator) wakeOther(r int64) {
 // receiver if it is waiting). Across a limited node boundary the sender
 // first waits for a link.
 func (em *emulator) sendEager(s int64, ss *rankState) error {
-	d := ss.send.peer
-	b, cost := em.route(s, ss, d, ss.send.bytes)
+	b, cost := ss.send.boundary, ss.send.cost
 	ss.send.matched = true
 	if b >= 0 {
-		em.net.request(linkRequest{time: ss.posted, ready: ss.posted, wave: ss.send.wave, src: s, dst: d, boundary: b, cost: cost, eager: true})
+		em.net.request(linkRequest{time: ss.posted, ready: ss.posted, wave: ss.send.wave, src: int32(s), dst: int32(ss.send.peer), boundary: b, cost: cost, eager: true})
 		return nil
 	}
-	return em.injectEager(s, ss.posted, cost, emptyPath, viaProgram)
+	return em.injectEager(s, ss.posted, cost, &emptyPath, viaProgram)
 }
 
 // injectEager sends s's eager message at time t: the sender's half ends
 // after injection and the message arrives at t + cost.
-func (em *emulator) injectEager(s int64, t, cost float64, linkPrev pathRef, via pathVia) error {
+func (em *emulator) injectEager(s int64, t, cost float64, linkPrev *pathRef, via pathVia) error {
 	ss := &em.ranks[s]
 	d := ss.send.peer
 	// The message continues the sender's path (or the link's); the
 	// sender's own half follows its program.
-	prev, sendPrev := linkPrev, linkPrev
+	prev, sendPrev := *linkPrev, linkPrev
 	if via != viaLink {
-		prev, sendPrev = em.path.takeHead(ss, s), emptyPath
+		prev, sendPrev = em.path.takeHead(ss, s), &emptyPath
 	}
 	m := eagerMsg{src: s, bytes: ss.send.bytes, wave: ss.send.wave, sent: t, arrival: t + cost, stmt: ss.stmt, prev: prev, via: via}
 	if via != viaLink {
@@ -193,7 +211,7 @@ func (em *emulator) injectEager(s int64, t, cost float64, linkPrev pathRef, via 
 		inj = em.inject.Inject(s, d, ss.send.bytes)
 	}
 	em.res.Messages++
-	if em.completeHalf(s, &ss.send, t, t+inj, sendPrev, via) {
+	if em.completeHalf(s, ss, &ss.send, &ss.recv, t, t+inj, sendPrev, via) {
 		em.wakeOther(s)
 	}
 	ds := &em.ranks[d]
@@ -214,11 +232,11 @@ func (em *emulator) receiveEager(d int64, ds *rankState, m *eagerMsg) error {
 	ds.recv.wave = m.wave
 	start := max(ds.posted, m.sent)
 	end := max(ds.posted, m.arrival)
-	prev, via := emptyPath, viaProgram
+	prev, via := &emptyPath, viaProgram
 	if m.arrival > ds.posted {
-		prev, via = m.prev, m.via
+		prev, via = &m.prev, m.via
 	}
-	if em.completeHalf(d, &ds.recv, start, end, prev, via) {
+	if em.completeHalf(d, ds, &ds.recv, &ds.send, start, end, prev, via) {
 		em.wakeOther(d)
 	}
 	return nil
@@ -252,22 +270,23 @@ func (em *emulator) grantLink() error {
 		linkPrev, via = bd.freed, viaLink
 	}
 	em.current = -1
-	ss, ds := &em.ranks[req.src], &em.ranks[req.dst]
+	src, dst := int64(req.src), int64(req.dst)
+	ss, ds := &em.ranks[src], &em.ranks[dst]
 	var msgPrev pathRef
 	msgVia := viaProgram
 	switch {
 	case via == viaLink:
 		msgPrev, msgVia = linkPrev, viaLink
 	case !req.eager && ds.posted > ss.posted:
-		msgPrev, msgVia = em.path.takeHead(ds, req.dst), viaMessage
+		msgPrev, msgVia = em.path.takeHead(ds, dst), viaMessage
 	default:
-		msgPrev = em.path.takeHead(ss, req.src)
+		msgPrev = em.path.takeHead(ss, src)
 	}
-	node := em.path.message(msgPrev, msgVia, req.src, start, end, ss.stmt)
+	node := em.path.message(&msgPrev, msgVia, src, start, end, ss.stmt)
 	bd.flights = append(bd.flights, flight{end: end, node: node})
 	if req.eager {
-		return em.injectEager(req.src, start, req.cost, linkPrev, via)
+		return em.injectEager(src, start, req.cost, &linkPrev, via)
 	}
-	em.deliver(req.src, req.dst, start, end, linkPrev, via)
+	em.deliver(src, dst, start, end, &linkPrev, via)
 	return nil
 }

@@ -130,10 +130,10 @@ func (n *network) route(s, d, bytes int64) (int32, float64) {
 type linkRequest struct {
 	time     float64 // when it may cross: ready, or when a link frees
 	ready    float64 // when both sides (the sender, for an eager message) were ready
-	wave     int64
-	src, dst int64
-	boundary int32
 	cost     float64
+	wave     int64
+	src, dst int32
+	boundary int32
 	eager    bool
 }
 

@@ -78,34 +78,53 @@ type pathNode struct {
 // last stretch (its open stretch) lives in its rankState, where it grows
 // event by event without touching the ring; it enters the ring only when
 // another path continues from it (takeHead), and is frozen from then on.
+//
+// The ring keeps the newest size stretches. Its storage grows by doubling
+// up to size as stretches are added, so that a small kernel, which adds a
+// few hundred, does not pay for clearing a megabyte.
 type pathRing struct {
-	nodes []pathNode
-	mask  int64
-	next  int64 // id of the next stretch
+	nodes []pathNode // len(nodes) ≤ size; stretch id is at id & mask
+	mask  int64      // size − 1
+	next  int64      // id of the next stretch
 }
+
+// pathRingFirst is the storage a ring starts with.
+const pathRingFirst = 256
 
 // newPathRing returns a ring of 8 stretches per rank, at least 16,384 and
 // at most about a million.
 func newPathRing(ranks int64) pathRing {
 	size := min(max(int64(1)<<14, 8*ranks), int64(1)<<20)
 	size = int64(1) << bits.Len64(uint64(size-1))
-	return pathRing{nodes: make([]pathNode, size), mask: size - 1}
+	return pathRing{mask: size - 1}
 }
 
 // valid reports whether stretch id is still in the ring.
 func (pr *pathRing) valid(id int64) bool {
-	return id >= 0 && id >= pr.next-int64(len(pr.nodes))
+	return id >= 0 && id >= pr.next-(pr.mask+1)
 }
 
 // at returns stretch id, which must be valid.
 func (pr *pathRing) at(id int64) *pathNode { return &pr.nodes[id&pr.mask] }
 
-// alloc stores a new stretch and returns its id.
-func (pr *pathRing) alloc(n pathNode) int64 {
+// alloc stores a copy of stretch n and returns its id.
+func (pr *pathRing) alloc(n *pathNode) int64 {
 	id := pr.next
-	pr.next++
-	pr.nodes[id&pr.mask] = n
+	i := id & pr.mask
+	if i >= int64(len(pr.nodes)) {
+		pr.grow()
+	}
+	pr.nodes[i] = *n
+	pr.next = id + 1
 	return id
+}
+
+// grow doubles the ring's storage, up to its size. Until the storage has
+// reached the size, stretch id is at index id, so the stretches stay where
+// they are.
+func (pr *pathRing) grow() {
+	n := min(max(2*len(pr.nodes), pathRingFirst), int(pr.mask+1))
+	pr.nodes = slices.Grow(pr.nodes, n-len(pr.nodes))[:n]
 }
 
 // takeHead returns the path ending at rank r's clock for another path to
@@ -115,7 +134,7 @@ func (pr *pathRing) takeHead(rs *rankState, r int64) pathRef {
 		return emptyPath
 	}
 	if rs.openID == noNode {
-		rs.openID = pr.alloc(rs.open)
+		rs.openID = pr.alloc(&rs.open)
 	}
 	return pathRef{id: rs.openID, rank: r, tot: rs.pathTot}
 }
@@ -126,7 +145,7 @@ func (pr *pathRing) takeHead(rs *rankState, r int64) pathRef {
 func (pr *pathRing) extend(rs *rankState, r int64, start, end float64, kind Activity, stmt *lang.CommStmt) {
 	rs.pathTot.add(kind, end-start)
 	n := &rs.open
-	if n.events > 0 && rs.openID == noNode {
+	if rs.openID == noNode && n.events > 0 {
 		n.end = end
 		n.events++
 		if stmt != nil {
@@ -141,7 +160,7 @@ func (pr *pathRing) extend(rs *rankState, r int64, start, end float64, kind Acti
 	if n.events == 0 {
 		prev, via = noNode, viaStart
 	}
-	*n = pathNode{prev: prev, rank: int32(r), events: 1, start: start, end: end, kind: kind, via: via, first: stmt, last: stmt}
+	n.set(prev, r, start, end, kind, via, stmt)
 	rs.openID = noNode
 	rs.pathTot.Steps++
 }
@@ -149,33 +168,50 @@ func (pr *pathRing) extend(rs *rankState, r int64, start, end float64, kind Acti
 // follow appends an event whose start was bound by the path prev (taken
 // by the caller) to rank r's path; with via viaProgram prev is the rank's
 // own path and is not looked at.
-func (pr *pathRing) follow(rs *rankState, r int64, start, end float64, kind Activity, stmt *lang.CommStmt, prev pathRef, via pathVia) {
+func (pr *pathRing) follow(rs *rankState, r int64, start, end float64, kind Activity, stmt *lang.CommStmt, prev *pathRef, via pathVia) {
 	if via == viaProgram {
 		pr.extend(rs, r, start, end, kind, stmt)
 		return
 	}
-	tot := prev.tot
+	pr.join(rs, r, start, end, kind, stmt, prev, via)
+}
+
+// join is follow for an event bound by another path: rank r's path
+// becomes prev followed by a new stretch.
+func (pr *pathRing) join(rs *rankState, r int64, start, end float64, kind Activity, stmt *lang.CommStmt, prev *pathRef, via pathVia) {
+	tot := &rs.pathTot
+	*tot = prev.tot
 	tot.add(kind, end-start)
 	tot.Steps++
 	if prev.rank != r && prev.rank >= 0 {
 		tot.Hops++
 	}
-	rs.open = pathNode{prev: prev.id, rank: int32(r), events: 1, start: start, end: end, kind: kind, via: via, first: stmt, last: stmt}
+	rs.open.set(prev.id, r, start, end, kind, via, stmt)
 	rs.openID = noNode
-	rs.pathTot = tot
+}
+
+// set makes n a stretch of one event of rank r. It assigns field by field:
+// a composite literal would be built aside and copied.
+func (n *pathNode) set(prev, r int64, start, end float64, kind Activity, via pathVia, stmt *lang.CommStmt) {
+	n.prev, n.rank, n.events = prev, int32(r), 1
+	n.start, n.end = start, end
+	n.kind, n.via = kind, via
+	n.first, n.last = stmt, stmt
 }
 
 // message records the transfer of a message that crossed a limited node
 // boundary, so that a message that waits for the link can continue its
 // path.
-func (pr *pathRing) message(prev pathRef, via pathVia, r int64, start, end float64, stmt *lang.CommStmt) pathRef {
+func (pr *pathRing) message(prev *pathRef, via pathVia, r int64, start, end float64, stmt *lang.CommStmt) pathRef {
 	tot := prev.tot
 	tot.add(ActSend, end-start)
 	tot.Steps++
 	if prev.rank != r && prev.rank >= 0 {
 		tot.Hops++
 	}
-	id := pr.alloc(pathNode{prev: prev.id, rank: int32(r), events: 1, start: start, end: end, kind: ActSend, via: via, first: stmt, last: stmt})
+	var n pathNode
+	n.set(prev.id, r, start, end, ActSend, via, stmt)
+	id := pr.alloc(&n)
 	return pathRef{id: id, rank: r, tot: tot}
 }
 
