@@ -10,11 +10,11 @@
 package analyze
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math/big"
 	"slices"
+	"strconv"
 
 	"perfc/analyze/cache"
 	"perfc/analyze/symbolic"
@@ -486,22 +486,28 @@ func (m cacheMemo) lines(ra *rankAnalysis, rt *regionTotals, h cache.Hierarchy) 
 // refsKey describes what the cache model reads of a class: every region's
 // iterations, vector loops and array references with their counts.
 func refsKey(rt *regionTotals) string {
-	var b bytes.Buffer
+	var b []byte
 	for _, name := range rt.order {
 		c, ok := rt.counts[name]
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(&b, "%s|%s|", name, c.Iterations.Exact())
+		b = append(append(b, name...), '|')
+		b = append(append(b, c.Iterations.Exact()...), '|')
 		for _, r := range c.Refs {
-			fmt.Fprintf(&b, "%s %v %s %s|", r.Pos, r.Store, r.Hoisted, r.Count.Exact())
+			b = append(append(b, r.Pos...), ' ')
+			b = append(strconv.AppendBool(b, r.Store), ' ')
+			b = append(append(b, r.Hoisted...), ' ')
+			b = append(append(b, r.Count.Exact()...), '|')
 		}
 		for _, v := range c.Vectors {
-			fmt.Fprintf(&b, "%s %s %s|", v.Stmt, v.Entries.Exact(), v.Iterations.Exact())
+			b = append(append(b, v.Stmt...), ' ')
+			b = append(append(b, v.Entries.Exact()...), ' ')
+			b = append(append(b, v.Iterations.Exact()...), '|')
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
-	return b.String()
+	return string(b)
 }
 
 // atomValue computes an atom's value for rank r with the symbol values env.
