@@ -260,7 +260,7 @@ type rankHot struct {
 type rankCold struct {
 	pend      pendingHalf     // sendrecv: the half that finished first
 	morePeers []peerEntry     // destinations beyond the first peersInline
-	peerIndex map[int64]int32 // destination → index in morePeers
+	peerIndex map[int64]int32 // destination → index in morePeers, once there are manyPeers
 	inbox     []eagerMsg      // eager messages delivered to this rank and not yet received
 }
 

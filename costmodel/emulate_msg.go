@@ -52,18 +52,34 @@ func (rs *rankState) peer(dst int64) *peerEntry {
 }
 
 // morePeer is peer for a rank with more than peersInline destinations.
+// A few more are scanned too; past manyPeers a map finds them.
 func (rs *rankState) morePeer(dst int64) *peerEntry {
-	i, ok := rs.peerIndex[dst]
-	if !ok {
-		if rs.peerIndex == nil {
-			rs.peerIndex = map[int64]int32{}
+	key := int32(dst + 1)
+	if rs.peerIndex == nil {
+		for i := range rs.morePeers {
+			if rs.morePeers[i].key == key {
+				return &rs.morePeers[i]
+			}
 		}
-		i = int32(len(rs.morePeers))
-		rs.peerIndex[dst] = i
-		rs.morePeers = append(rs.morePeers, peerEntry{key: int32(dst + 1), bytes: -1})
+	} else if i, ok := rs.peerIndex[dst]; ok {
+		return &rs.morePeers[i]
 	}
-	return &rs.morePeers[i]
+	if len(rs.morePeers) == manyPeers {
+		rs.peerIndex = make(map[int64]int32, 2*manyPeers)
+		for i, e := range rs.morePeers {
+			rs.peerIndex[int64(e.key)-1] = int32(i)
+		}
+	}
+	if rs.peerIndex != nil {
+		rs.peerIndex[dst] = int32(len(rs.morePeers))
+	}
+	rs.morePeers = append(rs.morePeers, peerEntry{key: key, bytes: -1})
+	return &rs.morePeers[len(rs.morePeers)-1]
 }
+
+// manyPeers is the number of destinations beyond the inline ones that
+// morePeer scans before it builds a map.
+const manyPeers = 16
 
 // route counts rank s's current send on its pair, giving it its wave, and
 // prices it, finding the boundary it crosses, through s's peer entry.

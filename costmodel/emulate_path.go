@@ -79,24 +79,26 @@ type pathNode struct {
 // event by event without touching the ring; it enters the ring only when
 // another path continues from it (takeHead), and is frozen from then on.
 //
-// The ring keeps the newest size stretches. Its storage grows by doubling
-// up to size as stretches are added, so that a small kernel, which adds a
-// few hundred, does not pay for clearing a megabyte.
+// The ring keeps the newest size stretches. For fewer than size/16 ranks
+// its storage starts at 8 per rank and grows by doubling up to size as
+// stretches are added, so that a small kernel, which adds a few hundred,
+// does not pay for clearing the 16,384 a ring holds at least.
 type pathRing struct {
 	nodes []pathNode // len(nodes) ≤ size; stretch id is at id & mask
 	mask  int64      // size − 1
 	next  int64      // id of the next stretch
 }
 
-// pathRingFirst is the storage a ring starts with.
-const pathRingFirst = 256
-
 // newPathRing returns a ring of 8 stretches per rank, at least 16,384 and
 // at most about a million.
 func newPathRing(ranks int64) pathRing {
 	size := min(max(int64(1)<<14, 8*ranks), int64(1)<<20)
 	size = int64(1) << bits.Len64(uint64(size-1))
-	return pathRing{mask: size - 1}
+	first := size
+	if 16*ranks < size {
+		first = max(int64(1)<<bits.Len64(uint64(8*ranks-1)), 8)
+	}
+	return pathRing{nodes: make([]pathNode, first), mask: size - 1}
 }
 
 // valid reports whether stretch id is still in the ring.
@@ -123,7 +125,7 @@ func (pr *pathRing) alloc(n *pathNode) int64 {
 // reached the size, stretch id is at index id, so the stretches stay where
 // they are.
 func (pr *pathRing) grow() {
-	n := min(max(2*len(pr.nodes), pathRingFirst), int(pr.mask+1))
+	n := min(2*len(pr.nodes), int(pr.mask+1))
 	pr.nodes = slices.Grow(pr.nodes, n-len(pr.nodes))[:n]
 }
 
