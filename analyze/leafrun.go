@@ -135,8 +135,12 @@ func (ra *rankAnalysis) shareableCounts(c *Counts) bool {
 	return ok
 }
 
-// mergeMaps returns a with b's entries added (a may be nil).
+// mergeMaps returns the union of a and b (either may be nil), adding the
+// smaller into the larger.
 func mergeMaps[K comparable, V any](a, b map[K]V) map[K]V {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
 	if a == nil {
 		return b
 	}

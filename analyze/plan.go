@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"math/big"
+
 	"perfc/analyze/symbolic"
 	"perfc/lang"
 )
@@ -84,6 +86,8 @@ type plan struct {
 	sources map[lang.Expr]string
 	// payloadSizes keeps payload sizes that hold on every rank (comm.go).
 	payloadSizes map[*lang.Payload]*symbolic.Poly
+	// baseEnv holds the symbol values every rank shares (rank.go).
+	baseEnv map[string]*big.Rat
 	// innerSums keeps closed-form sums of the levels inside enumerated
 	// ones (engine.go).
 	innerSums map[innerKey]innerSum

@@ -38,25 +38,39 @@ type rankAnalysis struct {
 // integer lets, rank and the grid coordinates.
 func newRankAnalysis(p *plan, rank int64) *rankAnalysis {
 	k := p.k
-	ra := &rankAnalysis{p: p, k: k, rank: rank, env: map[string]*big.Rat{}, rankSymbols: map[string]bool{}}
+	if p.baseEnv == nil {
+		p.baseEnv = baseSymbols(k)
+	}
+	env := make(map[string]*big.Rat, len(p.baseEnv)+16)
+	for name, v := range p.baseEnv {
+		env[name] = v
+	}
+	ra := &rankAnalysis{p: p, k: k, rank: rank, env: env, rankSymbols: map[string]bool{}}
+	ra.bindRank(rank)
+	return ra
+}
+
+// baseSymbols returns the values every rank shares: parameters, run-constant
+// integer lets and P.
+func baseSymbols(k *lang.Checked) map[string]*big.Rat {
+	env := map[string]*big.Rat{}
 	for _, obj := range k.Params {
 		if r := obj.Value.Rat(); r != nil {
-			ra.env[obj.Name] = r
+			env[obj.Name] = r
 		}
 	}
 	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
 		if s, ok := n.(*lang.LetStmt); ok {
 			if obj := k.Info.Defs[s.Name]; obj != nil && obj.Dep == 0 && obj.Value.Kind() == lang.IntValue {
-				ra.env[obj.Name] = obj.Value.Rat()
+				env[obj.Name] = obj.Value.Rat()
 			}
 		}
 		return true
 	})
-	if _, ok := ra.env["P"]; !ok {
-		ra.env["P"] = new(big.Rat).SetInt64(k.NumRanks())
+	if _, ok := env["P"]; !ok {
+		env["P"] = new(big.Rat).SetInt64(k.NumRanks())
 	}
-	ra.bindRank(rank)
-	return ra
+	return env
 }
 
 // bindRank sets rank, rx and ry.
