@@ -47,11 +47,15 @@ type rank struct {
 	// What every message reads, together at the start (one cache line):
 	// the 8 KiB copy of a pingpong evicts much of the first-level cache,
 	// and each line a message touches beyond it costs a miss.
-	id    int
-	size  int                    // ranks in the world
-	slots []atomic.Pointer[slot] // the world's slots
-	wake  chan struct{}          // one token per completed operation this rank waits for
-	w     *world
+	id   int
+	size int           // ranks in the world
+	wake chan struct{} // one token per completed operation this rank waits for
+	// The slots of the last message this rank sent and received: a rank
+	// mostly talks to the same peers again, and then finds the slot here
+	// rather than in the world's slot array, a line further away.
+	out, in *slot
+
+	w *world
 
 	state atomic.Int32 // stateRunning or stateDone
 
@@ -92,7 +96,7 @@ func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
 	w.gate.init(k.ranks)
 	for id := 0; id < k.ranks; id++ {
-		r := &rank{id: id, size: k.ranks, slots: w.slots, w: w, wake: make(chan struct{}, 2)}
+		r := &rank{id: id, size: k.ranks, w: w, wake: make(chan struct{}, 2)}
 		r.cnt = make([]int64, len(k.sites))
 		r.bytes = make([]int64, len(k.sites))
 		r.peer = make([]int64, len(k.sites))
@@ -131,11 +135,20 @@ func (w *world) stmtOf(site int) string {
 // to dst in context ctx: both contexts of a pair are adjacent.
 func slotIndex(size, ctx, src, dst int) int { return (dst*size+src)*numContexts + ctx }
 
-// newSlot allocates the slot at p, of messages from src to dst, on first
-// use (a kernel uses few of the P*P pairs); the first of the two ranks to
-// get there wins.
-func (w *world) newSlot(p *atomic.Pointer[slot], src, dst int) *slot {
-	s := &slot{}
+// slotAt returns slot i, of messages from src to dst.
+func (w *world) slotAt(i, src, dst int) *slot {
+	if s := w.slots[i].Load(); s != nil {
+		return s
+	}
+	return w.newSlot(i, src, dst)
+}
+
+// newSlot allocates slot i, of messages from src to dst, on first use (a
+// kernel uses few of the P*P pairs); the first of the two ranks to get
+// there wins.
+func (w *world) newSlot(i, src, dst int) *slot {
+	p := &w.slots[i]
+	s := &slot{index: i}
 	s.wake[sendSide], s.wake[recvSide] = w.ranks[src].wake, w.ranks[dst].wake
 	p.CompareAndSwap(nil, s)
 	return p.Load()
@@ -166,16 +179,17 @@ const (
 // second is then the only one that may touch the slot: it copies, marks
 // the rendezvous complete with a store and wakes the other.
 //
-// A slot is 56 bytes, allocated in the 64-byte size class, so it lies on
+// A slot is 64 bytes, allocated in the 64-byte size class, so it lies on
 // one cache line: hence the bytes as pointer and length rather than as
-// slices, and the wake-up channels of its two ranks (fixed when it is
-// made) copied here rather than read from the ranks.
+// slices, and the wake-up channels of its two ranks and its index (fixed
+// when it is made) kept here rather than read from elsewhere.
 type slot struct {
 	word atomic.Uint64
 	// side[sendSide] is the sender's data, side[recvSide] the receiver's
 	// buffer, each written by its side before it posts.
-	side [2]payload
-	wake [2]chan struct{} // [sendSide] the sender's, [recvSide] the receiver's
+	side  [2]payload
+	wake  [2]chan struct{} // [sendSide] the sender's, [recvSide] the receiver's
+	index int              // in world.slots
 }
 
 // payload is a byte slice without its capacity.
@@ -202,7 +216,8 @@ func postedSite(word uint64) int { return int(int32(uint32(word >> siteShift))) 
 func claimed(word uint64) uint64 { return (word>>genShift + 1) << genShift }
 
 // offerSend delivers data to rank to if it waits in a receive, or posts
-// it. It reports whether the caller must wait for the receiver.
+// it. It reports whether the caller must wait for the receiver. A
+// destination of -1 (none) does nothing; a user message is counted.
 //
 // A message is one pass through offerSend and one through offerRecv, with
 // one atomic read-modify-write each; beyond the copy and the wake-up (a
@@ -210,10 +225,16 @@ func claimed(word uint64) uint64 { return (word>>genShift + 1) << genShift }
 // makes), that is all a message costs, so they are written for the common
 // case: the slot exists and the other side's state is one load away.
 func (r *rank) offerSend(ctx, to int, data []byte, site int) bool {
-	p := &r.slots[slotIndex(r.size, ctx, r.id, to)]
-	s := p.Load()
-	if s == nil {
-		s = r.w.newSlot(p, r.id, to)
+	if uint(to) >= uint(r.size) {
+		return r.noPeer(to, site, "the destination")
+	}
+	if counting && ctx == ctxUser {
+		r.countMessage(site, to, len(data))
+	}
+	s := r.out
+	if i := slotIndex(r.size, ctx, r.id, to); s == nil || s.index != i {
+		s = r.w.slotAt(i, r.id, to)
+		r.out = s
 	}
 	word := s.word.Load()
 	if word&postedMask != slotRecv {
@@ -235,12 +256,19 @@ func (r *rank) offerSend(ctx, to int, data []byte, site int) bool {
 }
 
 // offerRecv takes data from rank from if it waits in a send, or posts
-// buf. It reports whether the caller must wait for the sender.
+// buf. It reports whether the caller must wait for the sender. A source
+// of -1 (none) does nothing; a user message is counted.
 func (r *rank) offerRecv(ctx, from int, buf []byte, site int) bool {
-	p := &r.slots[slotIndex(r.size, ctx, from, r.id)]
-	s := p.Load()
-	if s == nil {
-		s = r.w.newSlot(p, from, r.id)
+	if uint(from) >= uint(r.size) {
+		return r.noPeer(from, site, "the source")
+	}
+	if counting && ctx == ctxUser {
+		r.countMessage(site, from, len(buf))
+	}
+	s := r.in
+	if i := slotIndex(r.size, ctx, from, r.id); s == nil || s.index != i {
+		s = r.w.slotAt(i, from, r.id)
+		r.in = s
 	}
 	word := s.word.Load()
 	if word&postedMask != slotSend {
@@ -281,8 +309,17 @@ func (r *rank) checkPeer(peer, site int, what string) {
 	}
 }
 
+// noPeer handles a peer outside the ranks: none (-1) does nothing (it
+// returns false: nothing to wait for), anything else stops the program.
+func (r *rank) noPeer(peer, site int, what string) bool {
+	if peer != -1 {
+		r.peerError(peer, site, what)
+	}
+	return false
+}
+
 // peerError reports a peer that is not a rank; apart from checkPeer so
-// that the check inlines into every message.
+// that the check inlines.
 func (r *rank) peerError(peer, site int, what string) {
 	r.w.fatalf("rank %d: %s %d at %s is not a rank (the ranks are 0..%d)", r.id, what, peer, r.w.stmtOf(site), r.w.size-1)
 }
@@ -300,65 +337,30 @@ func (r *rank) countMessage(site, peer, n int) {
 // body's own frame: after the wake-up it returns through no other frame,
 // whose stack lines the message's copy would have evicted.
 func (r *rank) send(site, to int, buf []byte) {
-	if r.startSend(site, to, buf) {
+	if r.offerSend(ctxUser, to, buf, site) {
 		<-r.wake
 	}
 }
 
 // recv is `recv buf from peer`: blocking until the bytes have arrived.
 func (r *rank) recv(site, from int, buf []byte) {
-	if r.startRecv(site, from, buf) {
+	if r.offerRecv(ctxUser, from, buf, site) {
 		<-r.wake
 	}
 }
 
-// startSend checks and counts a send and offers it; it reports whether
-// the caller must wait for the receiver.
-func (r *rank) startSend(site, to int, buf []byte) bool {
-	r.checkPeer(to, site, "the destination")
-	if to < 0 {
-		return false
-	}
-	if counting {
-		r.countMessage(site, to, len(buf))
-	}
-	return r.offerSend(ctxUser, to, buf, site)
-}
-
-// startRecv checks and counts a receive and offers it; it reports
-// whether the caller must wait for the sender.
-func (r *rank) startRecv(site, from int, buf []byte) bool {
-	r.checkPeer(from, site, "the source")
-	if from < 0 {
-		return false
-	}
-	if counting {
-		r.countMessage(site, from, len(buf))
-	}
-	return r.offerRecv(ctxUser, from, buf, site)
-}
-
 // sendrecv sends sbuf to `to` and receives rbuf from `from` at the same
-// time, so that a ring of sendrecvs cannot deadlock.
+// time, so that a ring of sendrecvs cannot deadlock. Both peers are
+// checked before either message is offered.
 func (r *rank) sendrecv(sendSite, recvSite, to int, sbuf []byte, from int, rbuf []byte) {
 	r.checkPeer(to, sendSite, "the destination")
 	r.checkPeer(from, recvSite, "the source")
 	pending := 0
-	if to >= 0 {
-		if counting {
-			r.countMessage(sendSite, to, len(sbuf))
-		}
-		if r.offerSend(ctxUser, to, sbuf, sendSite) {
-			pending++
-		}
+	if r.offerSend(ctxUser, to, sbuf, sendSite) {
+		pending++
 	}
-	if from >= 0 {
-		if counting {
-			r.countMessage(recvSite, from, len(rbuf))
-		}
-		if r.offerRecv(ctxUser, from, rbuf, recvSite) {
-			pending++
-		}
+	if r.offerRecv(ctxUser, from, rbuf, recvSite) {
+		pending++
 	}
 	r.wait(pending)
 }
@@ -379,13 +381,13 @@ func (r *rank) sendrecvReplace(sendSite, recvSite, to, from int, buf []byte) {
 // blocking rendezvous in the collective context, not counted.
 func (r *rank) xsend(to int, buf []byte) {
 	if r.offerSend(ctxColl, to, buf, r.site) {
-		r.wait(1)
+		<-r.wake
 	}
 }
 
 func (r *rank) xrecv(from int, buf []byte) {
 	if r.offerRecv(ctxColl, from, buf, r.site) {
-		r.wait(1)
+		<-r.wake
 	}
 }
 
