@@ -361,3 +361,36 @@ func TestPeerOutOfRange(t *testing.T) {
 		t.Errorf("report %q does not explain the peer", msg)
 	}
 }
+
+// TestManyRanks runs far more ranks than cores through rings of sendrecv
+// and chains of blocking sends and receives: the rendezvous parks a rank
+// that waits (it never spins), so hundreds of ranks take turns on a few
+// cores.
+func TestManyRanks(t *testing.T) {
+	const p, rounds = 500, 20
+	got := make([]int64, p)
+	start := time.Now()
+	testWorld(t, p, 4, func(r *rank) {
+		right, left := (r.id+1)%p, (r.id+p-1)%p
+		token := varBytes(r, 0, int64(r.id))
+		for range rounds {
+			r.sendrecvReplace(0, 1, right, left, token)
+		}
+		// Even ranks send to the next odd one, which returns the value.
+		if r.id%2 == 0 {
+			r.send(2, r.id+1, token)
+			r.recv(3, r.id+1, token)
+		} else {
+			in := make([]byte, 8)
+			r.recv(3, r.id-1, in)
+			r.send(2, r.id-1, in)
+		}
+		got[r.id] = varValue[int64](token)
+	}).runs(1)
+	for id := 0; id < p; id++ {
+		if want := int64((id - rounds + p) % p); got[id] != want {
+			t.Errorf("rank %d ends with %d, want %d", id, got[id], want)
+		}
+	}
+	t.Logf("%d ranks, %d messages each: %v", p, rounds*2+2, time.Since(start))
+}
