@@ -220,10 +220,12 @@ func claimed(word uint64) uint64 { return (word>>genShift + 1) << genShift }
 // destination of -1 (none) does nothing; a user message is counted.
 //
 // A message is one pass through offerSend and one through offerRecv, with
-// one atomic read-modify-write each; beyond the copy and the wake-up (a
-// channel operation on each side, as a hand-written channel pingpong
-// makes), that is all a message costs, so they are written for the common
-// case: the slot exists and the other side's state is one load away.
+// one atomic operation each (the first to arrive posts with a
+// compare-and-swap, the second completes with a store); beyond the copy
+// and the wake-up (a channel operation on each side, as a hand-written
+// channel pingpong makes), that is all a message costs, so they are
+// written for the common case: the slot is the one last used, and the
+// other side's state is one load away.
 func (r *rank) offerSend(ctx, to int, data []byte, site int) bool {
 	if uint(to) >= uint(r.size) {
 		return r.noPeer(to, site, "the destination")
