@@ -337,9 +337,9 @@ func equalValues(x, y *big.Rat) bool {
 	return x.Cmp(y) == 0
 }
 
-// accumulate adds d to c in place. c owns its slices (it starts empty and
-// only accumulate adds to it): a total built with plus, region by region,
-// copied every earlier region's references again.
+// accumulate adds d to c in place; c must own its slices (a new Counts, or
+// a clone). A class total built with plus, region by region, copied every
+// earlier region's references again.
 func (c *Counts) accumulate(d *Counts) {
 	c.Iterations = c.Iterations.add(d.Iterations)
 	c.Flop = c.Flop.add(d.Flop)
@@ -365,34 +365,8 @@ func (c *Counts) accumulate(d *Counts) {
 
 // plus returns c + d: the counts of two regions together.
 func (c Counts) plus(d *Counts) Counts {
-	out := Counts{
-		Iterations: c.Iterations.add(d.Iterations),
-		Flop:       c.Flop.add(d.Flop),
-		IntOps:     c.IntOps.add(d.IntOps),
-		MaddPairs:  c.MaddPairs.add(d.MaddPairs),
-		Loads:      c.Loads.add(d.Loads),
-		Stores:     c.Stores.add(d.Stores),
-		LoadBytes:  c.LoadBytes.add(d.LoadBytes),
-		StoreBytes: c.StoreBytes.add(d.StoreBytes),
-		Barriers:   c.Barriers.add(d.Barriers),
-	}
-	for _, o := range c.Ops {
-		out.Ops = addOpCount(out.Ops, o)
-	}
-	for _, o := range d.Ops {
-		out.Ops = addOpCount(out.Ops, o)
-	}
-	for _, o := range c.Madds {
-		out.Madds = addOpCount(out.Madds, o)
-	}
-	for _, o := range d.Madds {
-		out.Madds = addOpCount(out.Madds, o)
-	}
-	out.Vectors = append(append(out.Vectors, c.Vectors...), d.Vectors...)
-	out.Refs = append(append(out.Refs, c.Refs...), d.Refs...)
-	out.Messages = append(append(out.Messages, c.Messages...), d.Messages...)
-	out.Collectives = append(append(out.Collectives, c.Collectives...), d.Collectives...)
-	out.Cache = sumCacheLines(c.Cache, d.Cache)
+	out := c.clone()
+	out.accumulate(d)
 	return out
 }
 
