@@ -209,6 +209,56 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 	}
 }
 
+// forEachCountPair calls f on the counts of a and b side by side, in
+// forEachCountPtr's order, while f returns true. The two must have the same
+// shape (the same slices' lengths); it walks them without collecting either
+// side's counts first.
+func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
+	fixed := [...][2]*Count{{&a.Iterations, &b.Iterations}, {&a.Flop, &b.Flop}, {&a.IntOps, &b.IntOps},
+		{&a.MaddPairs, &b.MaddPairs}, {&a.Loads, &b.Loads}, {&a.Stores, &b.Stores},
+		{&a.LoadBytes, &b.LoadBytes}, {&a.StoreBytes, &b.StoreBytes}, {&a.Barriers, &b.Barriers}}
+	for _, p := range fixed {
+		if !f(p[0], p[1]) {
+			return
+		}
+	}
+	for i := range min(len(a.Ops), len(b.Ops)) {
+		if !f(&a.Ops[i].Count, &b.Ops[i].Count) {
+			return
+		}
+	}
+	for i := range min(len(a.Madds), len(b.Madds)) {
+		if !f(&a.Madds[i].Count, &b.Madds[i].Count) {
+			return
+		}
+	}
+	for i := range min(len(a.Refs), len(b.Refs)) {
+		if !f(&a.Refs[i].Count, &b.Refs[i].Count) {
+			return
+		}
+	}
+	for i := range min(len(a.Messages), len(b.Messages)) {
+		if !f(&a.Messages[i].Count, &b.Messages[i].Count) || !f(&a.Messages[i].Bytes, &b.Messages[i].Bytes) {
+			return
+		}
+	}
+	for i := range min(len(a.Collectives), len(b.Collectives)) {
+		if !f(&a.Collectives[i].Count, &b.Collectives[i].Count) || !f(&a.Collectives[i].Bytes, &b.Collectives[i].Bytes) {
+			return
+		}
+	}
+	for i := range min(len(a.Vectors), len(b.Vectors)) {
+		if !f(&a.Vectors[i].Entries, &b.Vectors[i].Entries) || !f(&a.Vectors[i].Iterations, &b.Vectors[i].Iterations) {
+			return
+		}
+	}
+	for i := range min(len(a.Cache), len(b.Cache)) {
+		if !f(&a.Cache[i].Lines, &b.Cache[i].Lines) || !f(&a.Cache[i].WriteBacks, &b.Cache[i].WriteBacks) {
+			return
+		}
+	}
+}
+
 // mergeClasses turns the classes into the report's, merging classes whose
 // counts are equal in value: ranks analysed apart (an edge piece of a block
 // distribution, an enumerated peer) may still do exactly the same. Where the
@@ -216,7 +266,7 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 func mergeClasses(states []*classState) []*Class {
 	var out []*Class
 	for _, cs := range states {
-		cl := &Class{Ranks: cs.ranks, Rank: cs.ranks.First()}
+		cl := &Class{Ranks: cs.ranks, Rank: cs.ranks.First(), Regions: make([]Region, 0, len(cs.rt.order))}
 		for _, name := range cs.rt.order {
 			c, ok := cs.rt.counts[name]
 			if !ok {
@@ -252,17 +302,14 @@ func mergeClasses(states []*classState) []*Class {
 // demoteDiffering drops the formula of every count of dst whose formula
 // differs from the same count of src (the two have equal shapes and values).
 func demoteDiffering(dst, src *Counts) {
-	var from []Count
-	src.forEachCount(func(c Count) { from = append(from, c) })
-	i := 0
-	dst.forEachCountPtr(func(c *Count) {
-		if i < len(from) && c.Symbolic && (!from[i].Symbolic || !c.Formula.Equal(from[i].Formula)) {
+	forEachCountPair(dst, src, func(c, from *Count) bool {
+		if c.Symbolic && (!from.Symbolic || !c.Formula.Equal(from.Formula)) {
 			c.Symbolic = false
 			if c.Value != nil {
 				c.Formula = symbolic.Const(c.Value)
 			}
 		}
-		i++
+		return true
 	})
 }
 
@@ -308,14 +355,10 @@ func sameCounts(a, b *Counts) bool {
 		!slices.EqualFunc(a.Cache, b.Cache, func(x, y CacheLines) bool { return x.Level == y.Level }) {
 		return false
 	}
-	var values []*big.Rat
-	a.forEachCount(func(n Count) { values = append(values, n.Value) })
-	i, same := 0, true
-	b.forEachCount(func(n Count) {
-		if same && !equalValues(values[i], n.Value) {
-			same = false
-		}
-		i++
+	same := true
+	forEachCountPair(a, b, func(x, y *Count) bool {
+		same = equalValues(x.Value, y.Value)
+		return same
 	})
 	return same
 }
@@ -333,6 +376,10 @@ func equalValues(x, y *big.Rat) bool {
 		return y.Sign() == 0
 	case y == nil:
 		return x.Sign() == 0
+	}
+	if x.IsInt() && y.IsInt() {
+		// Rat.Cmp multiplies across; integers compare without allocating.
+		return x.Num().Cmp(y.Num()) == 0
 	}
 	return x.Cmp(y) == 0
 }

@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"encoding/json"
+	"math"
 	"math/big"
+	"math/bits"
 
 	"perfc/analyze/symbolic"
 	"perfc/lang"
@@ -31,7 +33,7 @@ func (c Count) add(d Count) Count {
 	if d.isExactZero() {
 		return c
 	}
-	sum := new(big.Rat).Add(c.Value, d.Value)
+	sum := ratAdd(c.Value, d.Value)
 	if !c.Symbolic || !d.Symbolic {
 		// A sum with an enumerated part has no closed form: keep the
 		// constant, as Count documents.
@@ -59,7 +61,49 @@ func (c Count) scale(k *big.Rat) Count {
 	if c.Value == nil {
 		return c
 	}
-	return Count{Value: new(big.Rat).Mul(c.Value, k), Formula: c.Formula.Scale(k), Symbolic: c.Symbolic}
+	return Count{Value: ratMul(c.Value, k), Formula: c.Formula.Scale(k), Symbolic: c.Symbolic}
+}
+
+// ratAdd returns x + y in a new big.Rat. Nearly every count is an integer
+// that fits 64 bits, and big.Rat.Add on integers still copies both operands,
+// multiplies the denominators and reduces by a gcd: the counting benchmarks
+// spent a tenth of their time there.
+func ratAdd(x, y *big.Rat) *big.Rat {
+	if a, ok := smallInt(x); ok {
+		if b, ok := smallInt(y); ok {
+			if s := a + b; (s > a) == (b > 0) {
+				return new(big.Rat).SetInt64(s)
+			}
+		}
+	}
+	return new(big.Rat).Add(x, y)
+}
+
+// ratMul returns x × y in a new big.Rat, with ratAdd's fast path for
+// integers whose product fits 64 bits.
+func ratMul(x, y *big.Rat) *big.Rat {
+	if a, ok := smallInt(x); ok {
+		if b, ok := smallInt(y); ok {
+			if hi, lo := bits.Mul64(uint64(abs64(a)), uint64(abs64(b))); hi == 0 && lo <= math.MaxInt64 {
+				p := int64(lo)
+				if (a < 0) != (b < 0) {
+					p = -p
+				}
+				return new(big.Rat).SetInt64(p)
+			}
+		}
+	}
+	return new(big.Rat).Mul(x, y)
+}
+
+// smallInt returns x as an int64 when it is an integer strictly inside the
+// int64 range (so that its absolute value fits too).
+func smallInt(x *big.Rat) (int64, bool) {
+	if !x.IsInt() || !x.Num().IsInt64() {
+		return 0, false
+	}
+	v := x.Num().Int64()
+	return v, v != math.MinInt64
 }
 
 // IsZero reports whether the count is zero (or unset).
