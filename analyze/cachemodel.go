@@ -42,36 +42,110 @@ import (
 // one and written back once per time it is brought in.
 
 // symInt is an integer at the given parameters with its closed form in the
-// kernel's symbols; ok is false when no closed form is known.
+// kernel's symbols; ok is false when no closed form is known (the formula
+// may then still approximate v). Most of the model's integers are compared
+// and never printed, so formulas are built lazily: a constant keeps no Poly
+// until one is asked for (poly is false and the formula is v), and a bare
+// integer, from a computation whose value alone is wanted (see footprint),
+// keeps no formula at all.
 type symInt struct {
-	v  int64
-	p  symbolic.Poly
-	ok bool
+	v    int64
+	p    symbolic.Poly // the formula when poly is set
+	poly bool
+	ok   bool
+	bare bool
 }
 
 // constSym returns the constant v.
-func constSym(v int64) symInt { return symInt{v: v, p: symbolic.Int(v), ok: true} }
+func constSym(v int64) symInt { return symInt{v: v, ok: true} }
 
-func (a symInt) plus(b symInt) symInt  { return symInt{a.v + b.v, a.p.Add(b.p), a.ok && b.ok} }
-func (a symInt) minus(b symInt) symInt { return symInt{a.v - b.v, a.p.Sub(b.p), a.ok && b.ok} }
-func (a symInt) times(b symInt) symInt { return symInt{a.v * b.v, a.p.Mul(b.p), a.ok && b.ok} }
-func (a symInt) neg() symInt           { return symInt{-a.v, a.p.Neg(), a.ok} }
+// polySym returns v with the formula p.
+func polySym(v int64, p symbolic.Poly, ok bool) symInt {
+	return symInt{v: v, p: p, poly: true, ok: ok}
+}
+
+// stripped returns a without its formula.
+func (a symInt) stripped() symInt { return symInt{v: a.v, bare: true} }
+
+// formula is a's closed form (an approximate one when !ok).
+func (a symInt) formula() symbolic.Poly {
+	if a.bare {
+		panic("analyze: formula of a cache-model value computed without one")
+	}
+	if a.poly {
+		return a.p
+	}
+	return symbolic.Int(a.v)
+}
+
+// constFormula reports whether a's formula is a constant.
+func (a symInt) constFormula() bool { return !a.poly || a.p.IsConst() }
+
+func (a symInt) plus(b symInt) symInt {
+	s := a.v + b.v
+	return a.combine(b, s, (s > a.v) == (b.v > 0), symbolic.Poly.Add)
+}
+
+func (a symInt) minus(b symInt) symInt {
+	d := a.v - b.v
+	return a.combine(b, d, (d < a.v) == (b.v > 0), symbolic.Poly.Sub)
+}
+
+func (a symInt) times(b symInt) symInt {
+	hi, lo := bits.Mul64(uint64(absInt64(a.v)), uint64(absInt64(b.v)))
+	fits := hi == 0 && lo <= math.MaxInt64 && a.v != math.MinInt64 && b.v != math.MinInt64
+	return a.combine(b, a.v*b.v, fits, symbolic.Poly.Mul)
+}
+
+func (a symInt) neg() symInt {
+	switch {
+	case a.bare:
+		return symInt{v: -a.v, bare: true}
+	case !a.poly && a.v != math.MinInt64:
+		return symInt{v: -a.v, ok: a.ok}
+	}
+	return symInt{v: -a.v, p: a.formula().Neg(), poly: true, ok: a.ok}
+}
+
+// combine is the result v of an operation on a and b: bare when either is,
+// a constant when both are and v did not overflow (fits), else op on their
+// formulas, which stays exact when v wraps.
+func (a symInt) combine(b symInt, v int64, fits bool, op func(symbolic.Poly, symbolic.Poly) symbolic.Poly) symInt {
+	switch {
+	case a.bare || b.bare:
+		return symInt{v: v, bare: true}
+	case !a.poly && !b.poly && fits:
+		return symInt{v: v, ok: a.ok && b.ok}
+	}
+	return symInt{v: v, p: op(a.formula(), b.formula()), poly: true, ok: a.ok && b.ok}
+}
+
+// absInt64 is |x| (MinInt64 stays as it is; callers check it).
+func absInt64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
 
 // est is a (possibly fractional) number of lines or bytes with its closed
-// form; ok says the formula p equals val at the given parameters. When ok is
-// false, p may still hold an approximate formula, used only to state
-// conditions ("about 32*M B"); counts never carry it.
+// form; ok says the formula equals val at the given parameters. When ok is
+// false, the formula may still be an approximation, used only to state
+// conditions ("about 32*M B"); counts never carry it. As for symInt, a
+// constant formula is built only when asked for, and a bare est has none.
 type est struct {
-	val *big.Rat
-	p   symbolic.Poly
-	ok  bool
+	val  *big.Rat
+	p    symbolic.Poly // the formula when poly is set; else it is val
+	poly bool
+	ok   bool
+	bare bool
 }
 
 // zeroEst returns 0.
 func zeroEst() est { return est{val: new(big.Rat), ok: true} }
 
 // intEst returns the exact constant n.
-func intEst(n int64) est { return est{val: big.NewRat(n, 1), p: symbolic.Int(n), ok: true} }
+func intEst(n int64) est { return est{val: big.NewRat(n, 1), ok: true} }
 
 // countEst views a count as an estimate.
 func countEst(c Count) est {
@@ -79,30 +153,63 @@ func countEst(c Count) est {
 	if v == nil {
 		v = new(big.Rat)
 	}
-	return est{val: v, p: c.Formula, ok: c.Symbolic}
+	return est{val: v, p: c.Formula, poly: true, ok: c.Symbolic}
 }
 
+// formula is a's closed form (an approximate one when !ok).
+func (a est) formula() symbolic.Poly {
+	if a.bare {
+		panic("analyze: formula of a cache-model estimate computed without one")
+	}
+	if a.poly {
+		return a.p
+	}
+	return symbolic.Const(a.val)
+}
+
+// stripped returns a without its formula.
+func (a est) stripped() est { return est{val: a.val, bare: true} }
+
 func (a est) plus(b est) est {
-	return est{val: new(big.Rat).Add(a.val, b.val), p: a.p.Add(b.p), ok: a.ok && b.ok}
+	return a.combine(b, new(big.Rat).Add(a.val, b.val), symbolic.Poly.Add)
 }
 
 func (a est) minus(b est) est {
-	return est{val: new(big.Rat).Sub(a.val, b.val), p: a.p.Sub(b.p), ok: a.ok && b.ok}
+	return a.combine(b, new(big.Rat).Sub(a.val, b.val), symbolic.Poly.Sub)
 }
 
 func (a est) times(b est) est {
-	return est{val: new(big.Rat).Mul(a.val, b.val), p: a.p.Mul(b.p), ok: a.ok && b.ok}
+	return a.combine(b, new(big.Rat).Mul(a.val, b.val), symbolic.Poly.Mul)
 }
 
 func (a est) scale(r *big.Rat) est {
-	return est{val: new(big.Rat).Mul(a.val, r), p: a.p.Scale(r), ok: a.ok}
+	v := new(big.Rat).Mul(a.val, r)
+	switch {
+	case a.bare:
+		return est{val: v, bare: true}
+	case !a.poly:
+		return est{val: v, ok: a.ok}
+	}
+	return est{val: v, p: a.p.Scale(r), poly: true, ok: a.ok}
+}
+
+// combine is the result v of an operation on a and b (see symInt.combine;
+// rationals do not overflow).
+func (a est) combine(b est, v *big.Rat, op func(symbolic.Poly, symbolic.Poly) symbolic.Poly) est {
+	switch {
+	case a.bare || b.bare:
+		return est{val: v, bare: true}
+	case !a.poly && !b.poly:
+		return est{val: v, ok: a.ok && b.ok}
+	}
+	return est{val: v, p: op(a.formula(), b.formula()), poly: true, ok: a.ok && b.ok}
 }
 
 // count turns an estimate into a Count whose formula is kept only where it
 // is a closed form that gives the value.
 func (a est) count() Count {
 	if a.ok {
-		return Count{Value: a.val, Formula: a.p, Symbolic: true}
+		return Count{Value: a.val, Formula: a.formula(), Symbolic: true}
 	}
 	return Count{Value: a.val, Formula: symbolic.Const(a.val), Symbolic: false}
 }
@@ -110,11 +217,12 @@ func (a est) count() Count {
 // text prints the estimate as its formula, an approximate formula, or its
 // value when there is none.
 func (a est) text() string {
+	f := a.formula()
 	switch {
 	case a.ok:
-		return a.p.String()
-	case !a.p.IsConst():
-		return "about " + a.p.String()
+		return f.String()
+	case !f.IsConst():
+		return "about " + f.String()
 	}
 	return ratText(a.val)
 }
@@ -217,6 +325,7 @@ type footprintKey struct {
 	self   bool
 	stores bool
 	line   int64
+	bare   bool // without the formula
 }
 
 // cacheLines fills Counts.Cache of every region of rt for the levels of h.
@@ -444,7 +553,7 @@ func (m *cacheModel) finish(g *refGroup) error {
 			pos = append(pos, i)
 		}
 	}
-	prev := est{val: big.NewRat(1, 1), p: symbolic.Int(1), ok: true}
+	prev := intEst(1)
 	if len(pos) > 0 {
 		if prev, err = m.executions(withoutProb(g.chain[:pos[0]])); err != nil {
 			return err
@@ -596,7 +705,7 @@ func (m *cacheModel) viewAt(g *refGroup, within func(*cacheNode) bool, at *lang.
 		return []int64{floorQuo(r[0]+r[1], 2)}
 	}
 	for k, d := range g.dims {
-		v.trips[k] = symInt{v: d.n, p: symbolic.Int(d.n)}
+		v.trips[k] = symInt{v: d.n}
 		if d.loop == nil {
 			continue
 		}
@@ -614,7 +723,7 @@ func (m *cacheModel) viewAt(g *refGroup, within func(*cacheNode) bool, at *lang.
 		if n == 0 {
 			return groupView{}, false, nil
 		}
-		v.trips[k] = symInt{v: n, p: symbolic.Int(n)}
+		v.trips[k] = symInt{v: n}
 		ranges[k] = [2]int64{lo, lo + (n-1)*step}
 		env.Index[slot] = lo
 		vars[d.index] = new(big.Rat).SetInt64(lo)
@@ -624,7 +733,7 @@ func (m *cacheModel) viewAt(g *refGroup, within func(*cacheNode) bool, at *lang.
 		if err != nil || !x.IsInt() || !x.Num().IsInt64() {
 			return groupView{}, false, fmt.Errorf("address of %s at one iteration: %v", mem.text, err)
 		}
-		v.bases[i] = symInt{v: x.Num().Int64(), p: symbolic.Const(x)}
+		v.bases[i] = symInt{v: x.Num().Int64()}
 	}
 	return v, true, nil
 }
@@ -684,7 +793,7 @@ type chainLevels struct {
 // loop's own bounds as the formula when they give that value.
 func (m *cacheModel) tripOf(l level, cur, prev est) est {
 	val := new(big.Rat).Quo(cur.val, prev.val)
-	out := est{val: val, p: symbolic.Const(val)}
+	out := est{val: val}
 	var formula symbolic.Poly
 	var ok bool
 	switch l.kind {
@@ -695,7 +804,7 @@ func (m *cacheModel) tripOf(l level, cur, prev est) est {
 	}
 	if ok {
 		if v, err := formula.Eval(m.ra.env); err == nil && v.Cmp(val) == 0 {
-			out.p, out.ok = formula, true
+			out.p, out.poly, out.ok = formula, true, true
 		}
 	}
 	return out
@@ -756,7 +865,7 @@ func (m *cacheModel) symValue(p symbolic.Poly) (symInt, error) {
 	if !v.IsInt() || !v.Num().IsInt64() {
 		return symInt{}, fmt.Errorf("%s = %s is not a 64-bit integer", p, v.RatString())
 	}
-	return symInt{v: v.Num().Int64(), p: p, ok: true}, nil
+	return polySym(v.Num().Int64(), p, true), nil
 }
 
 // bases evaluates every member's address at the representative iteration,
@@ -799,7 +908,7 @@ func (m *cacheModel) bases(g *refGroup) {
 				p = p.Substitute(l.index.Name, los[l.index.Name])
 			}
 		}
-		mem.base = symInt{v: v.Num().Int64(), p: p, ok: losOK && ra.onlySymbols(p)}
+		mem.base = polySym(v.Num().Int64(), p, losOK && ra.onlySymbols(p))
 	}
 }
 
@@ -876,9 +985,8 @@ func (m *cacheModel) visit(x *cacheNode, st *levelState, failed string) error {
 	if len(x.under) == 0 {
 		return nil
 	}
-	body := m.nodeFootprint(x, st.line)
-	fits := body.val.Cmp(st.capacity()) <= 0
-	cond := m.condition(x, st, body, fits)
+	fits := m.nodeFootprint(x, st.line, true).val.Cmp(st.capacity()) <= 0
+	cond := m.condition(x, st, fits)
 	if fits {
 		if err := m.compulsory(x, st); err != nil {
 			return err
@@ -913,11 +1021,12 @@ func (x *cacheNode) strictlyInside(n *cacheNode) bool { return n != x && n.insid
 func (x *cacheNode) insideOrSelf(n *cacheNode) bool { return n.inside(x) }
 
 // nodeFootprint is the number of lines the groups under x touch while the
-// loops strictly inside x run.
-func (m *cacheModel) nodeFootprint(x *cacheNode, line int64) est {
+// loops strictly inside x run; bare leaves out the formula, which only a
+// condition that is reported needs.
+func (m *cacheModel) nodeFootprint(x *cacheNode, line int64, bare bool) est {
 	total := zeroEst()
 	for _, gs := range byArray(x.under) {
-		total = total.plus(m.footprint(gs, x, false, false, line))
+		total = total.plus(m.memoFootprint(gs, x, false, false, line, bare))
 	}
 	return total
 }
@@ -1004,8 +1113,8 @@ func (m *cacheModel) compulsoryEach(x *cacheNode, st *levelState) error {
 						// rank's symbols, so let that rank be analysed.
 						return nil, fmt.Errorf("cache footprint of rank %d replayed for rank %d", m.ra.rank, env.Rank)
 					}
-					cur := m.footprintIn(gs[:k+1], x.insideOrSelf, stores, st.line, env)
-					prev := m.footprintIn(gs[:k], x.insideOrSelf, stores, st.line, env)
+					cur := m.footprintIn(gs[:k+1], x.insideOrSelf, stores, st.line, env, true)
+					prev := m.footprintIn(gs[:k], x.insideOrSelf, stores, st.line, env, true)
 					d := new(big.Rat).Sub(cur.val, prev.val)
 					return d.Mul(d, touch), nil
 				}}
@@ -1013,7 +1122,7 @@ func (m *cacheModel) compulsoryEach(x *cacheNode, st *levelState) error {
 				if err != nil {
 					return err
 				}
-				shares[i] = est{val: res.value, p: symbolic.Const(res.value)}
+				shares[i] = est{val: res.value}
 			}
 			st.add(g, shares[0], shares[1])
 		}
@@ -1046,8 +1155,8 @@ func (m *cacheModel) touch(g *refGroup, x *cacheNode, line int64) *big.Rat {
 	if phi.Cmp(one) == 0 {
 		return one
 	}
-	solo := m.footprint([]*refGroup{g}, x, true, false, line)
-	if solo.val.Sign() == 0 {
+	solo := m.footprintValue([]*refGroup{g}, x, true, false, line)
+	if solo.Sign() == 0 {
 		return one
 	}
 	t := new(big.Rat).Mul(phi, big.NewRat(int64(len(g.members)), 1))
@@ -1056,7 +1165,7 @@ func (m *cacheModel) touch(g *refGroup, x *cacheNode, line int64) *big.Rat {
 			t.Mul(t, d.trip.val)
 		}
 	}
-	t.Quo(t, solo.val)
+	t.Quo(t, solo)
 	if t.Cmp(one) > 0 {
 		return one
 	}
@@ -1106,7 +1215,7 @@ func (m *cacheModel) perExecution(g *refGroup, x *cacheNode, stores bool, line i
 	if !perIter.val.IsInt() {
 		perIter.ok = false
 	} else {
-		perIter = est{val: perIter.val, p: symbolic.Const(perIter.val), ok: true}
+		perIter = est{val: perIter.val, ok: true}
 	}
 	return perIter
 }
@@ -1118,6 +1227,19 @@ func (m *cacheModel) perExecution(g *refGroup, x *cacheNode, stores bool, line i
 // Groups whose lattices agree are united exactly; others are added, and the
 // result is capped by the array's own lines.
 func (m *cacheModel) footprint(groups []*refGroup, x *cacheNode, self, stores bool, line int64) est {
+	return m.memoFootprint(groups, x, self, stores, line, false)
+}
+
+// footprintValue is footprint without its formula (a bare est): most
+// footprints are only compared (with a capacity, or whole against each
+// iteration), and building their formulas was most of the model's cost.
+func (m *cacheModel) footprintValue(groups []*refGroup, x *cacheNode, self, stores bool, line int64) *big.Rat {
+	return m.memoFootprint(groups, x, self, stores, line, true).val
+}
+
+// memoFootprint is footprint, with its formula unless bare; a footprint
+// with its formula also answers for the bare one.
+func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, stores bool, line int64, bare bool) est {
 	ids := make([]byte, 0, 4*len(groups))
 	for _, g := range groups {
 		ids = binary.AppendUvarint(ids, uint64(g.id))
@@ -1126,11 +1248,17 @@ func (m *cacheModel) footprint(groups []*refGroup, x *cacheNode, self, stores bo
 	if f, ok := m.footprints[key]; ok {
 		return f
 	}
+	if bare {
+		key.bare = true
+		if f, ok := m.footprints[key]; ok {
+			return f
+		}
+	}
 	within := x.strictlyInside
 	if self {
 		within = x.insideOrSelf
 	}
-	f := m.footprintIn(groups, within, stores, line, nil)
+	f := m.footprintIn(groups, within, stores, line, nil, bare)
 	if m.footprints == nil {
 		m.footprints = map[footprintKey]est{}
 	}
@@ -1139,8 +1267,18 @@ func (m *cacheModel) footprint(groups []*refGroup, x *cacheNode, self, stores bo
 }
 
 // footprintIn is footprint on average (at == nil) or at the execution of
-// the outer loops whose indices at holds.
-func (m *cacheModel) footprintIn(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64, at *lang.Env) est {
+// the outer loops whose indices at holds; bare leaves out the formula.
+func (m *cacheModel) footprintIn(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64, at *lang.Env, bare bool) est {
+	total := m.footprintSum(groups, within, stores, line, at, bare)
+	if bare {
+		return total.stripped()
+	}
+	return total
+}
+
+// footprintSum is footprintIn; bare computations may leave formulas of
+// constants in its result.
+func (m *cacheModel) footprintSum(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64, at *lang.Env, bare bool) est {
 	type class struct {
 		lat  []latDim
 		segs []segment
@@ -1170,7 +1308,7 @@ func (m *cacheModel) footprintIn(groups []*refGroup, within func(*cacheNode) boo
 			}
 			view = v
 		}
-		lat, segs := g.reduce(view, within, stores, line)
+		lat, segs := g.reduce(view, within, stores, line, bare)
 		if len(segs) == 0 {
 			continue
 		}
@@ -1309,7 +1447,7 @@ func (g *refGroup) averageView(within func(*cacheNode) bool) groupView {
 		v.trips[k] = tripSym(d)
 		for _, j := range d.deps {
 			if within(g.dims[j].node) && g.dims[j].stride.v == 0 && d.box != d.n {
-				v.trips[k] = symInt{v: d.box, p: symbolic.Int(d.box)}
+				v.trips[k] = symInt{v: d.box}
 			}
 		}
 	}
@@ -1324,12 +1462,16 @@ func (g *refGroup) averageView(within func(*cacheNode) bool) groupView {
 // increasing stride; while no lattice dimension exists, a loop whose stride
 // leaves no whole line untouched (stride < segment + line) stretches the
 // segment, and every other loop becomes a lattice dimension.
-func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores bool, line int64) ([]latDim, []segment) {
+func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores bool, line int64, bare bool) ([]latDim, []segment) {
 	type sdim struct{ stride, n symInt }
 	var sel []sdim
 	for k, d := range g.dims {
 		if within(d.node) && d.stride.v != 0 && view.trips[k].v > 1 {
-			sel = append(sel, sdim{d.stride, view.trips[k]})
+			if bare {
+				sel = append(sel, sdim{d.stride.stripped(), view.trips[k].stripped()})
+			} else {
+				sel = append(sel, sdim{d.stride, view.trips[k]})
+			}
 		}
 	}
 	shift := constSym(0)
@@ -1358,7 +1500,11 @@ func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores b
 		if stores && !mem.store {
 			continue
 		}
-		s := segment{off: view.bases[i].plus(shift), len: length, elem: g.elem, slack: slack}
+		base := view.bases[i]
+		if bare {
+			base = base.stripped()
+		}
+		s := segment{off: base.plus(shift), len: length, elem: g.elem, slack: slack}
 		dup := false
 		for _, t := range segs {
 			dup = dup || (t.off.v == s.off.v && t.len.v == s.len.v)
@@ -1372,11 +1518,13 @@ func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores b
 
 // tripSym is a dimension's integer trip count with its formula.
 func tripSym(d groupDim) symInt {
-	s := symInt{v: d.n, p: d.trip.p, ok: d.trip.ok && d.trip.val.IsInt()}
-	if !s.ok {
-		s.p = symbolic.Int(d.n)
+	switch {
+	case !d.trip.ok || !d.trip.val.IsInt():
+		return symInt{v: d.n}
+	case d.trip.poly:
+		return polySym(d.n, d.trip.p, true)
 	}
-	return s
+	return constSym(d.n) // an integer trip is n
 }
 
 // latticeLines counts exactly the lines of the union of the segments
@@ -1397,6 +1545,14 @@ func latticeLines(lat []latDim, segs []segment, line int64) est {
 		if s.off.v < a0.v {
 			a0 = s.off
 		}
+	}
+	// Bare segments (see footprint) want the value only.
+	bare := false
+	for _, s := range segs {
+		bare = bare || s.off.bare || s.len.bare
+	}
+	for _, d := range lat {
+		bare = bare || d.stride.bare || d.count.bare
 	}
 	K := len(lat)
 	ps := make([]placedSeg, len(segs))
@@ -1431,7 +1587,7 @@ func latticeLines(lat []latDim, segs []segment, line int64) est {
 	total := zeroEst()
 	idx := make([]int, K)
 	for {
-		total = total.plus(boxLines(lat, ps, bps, idx, a0.v, line))
+		total = total.plus(boxLines(lat, ps, bps, idx, a0.v, line, bare))
 		if !nextBox(idx, bps) {
 			break
 		}
@@ -1462,7 +1618,7 @@ func nextBox(idx []int, bps [][]symInt) bool {
 }
 
 // boxLines counts the lines of one box of slots.
-func boxLines(lat []latDim, ps []placedSeg, bps [][]symInt, idx []int, a0, line int64) est {
+func boxLines(lat []latDim, ps []placedSeg, bps [][]symInt, idx []int, a0, line int64, bare bool) est {
 	var cover []placedSeg
 	for _, p := range ps {
 		in := true
@@ -1478,28 +1634,27 @@ func boxLines(lat []latDim, ps []placedSeg, bps [][]symInt, idx []int, a0, line 
 		return zeroEst()
 	}
 	sort.SliceStable(cover, func(i, j int) bool { return cover[i].v.v < cover[j].v.v })
+	total, first, constant := boxHistogramLines(lat, bps, idx, cover, a0, line)
+	out := est{val: new(big.Rat).SetInt(total)}
+	if bare {
+		out.bare = true
+		return out
+	}
 	width := constSym(1)
 	for k := range lat {
 		lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
 		width = width.times(hi.minus(lo))
 	}
-	total, first, constant := boxHistogramLines(lat, bps, idx, cover, a0, line)
-	out := est{val: new(big.Rat).SetInt(total)}
-	cands := slotCandidates(cover, first, constant, line)
-	for _, cand := range cands {
-		if !cand.ok || !width.ok {
-			continue
-		}
-		v := new(big.Rat).Mul(cand.val, big.NewRat(width.v, 1))
-		if v.Cmp(out.val) == 0 {
-			out.p, out.ok = cand.p.Mul(width.p), true
+	if width.ok {
+		if p, ok := slotFormula(cover, first, constant, total, width.v, line); ok {
+			out.p, out.poly, out.ok = p.Mul(width.formula()), true, true
 			return out
 		}
 	}
 	// No exact formula: keep the stream's (bytes + slack)/line as an
 	// approximation for conditions.
 	approx := mergedBytes(cover).plus(cover[0].slack)
-	out.p = approx.p.Scale(big.NewRat(1, line)).Mul(width.p)
+	out.p, out.poly = approx.formula().Scale(big.NewRat(1, line)).Mul(width.formula()), true
 	return out
 }
 
@@ -1599,27 +1754,40 @@ func mulAdd64(s, x, y int64) (int64, bool) {
 	return sum, true
 }
 
-// slotCandidates are the per-slot formulas tried for a box: the constant
-// line count when every slot has the same and no segment length depends on
-// a symbol, then (bytes+slack)/line (a stream: accesses × stride / line),
-// bytes/line and (bytes+line-elem)/line for the merged bytes of the
-// segments.
-func slotCandidates(cover []placedSeg, first int64, constant bool, line int64) []est {
-	var out []est
+// slotFormula is the first per-slot formula that, times the width of a
+// box, gives its total lines: the constant line count when every slot has
+// the same and no segment length depends on a symbol, then (bytes+slack)/line
+// (a stream: accesses × stride / line), bytes/line and
+// (bytes+line-elem)/line for the merged bytes of the segments. Candidates
+// are compared by value; only the one chosen gets its formula built.
+func slotFormula(cover []placedSeg, first int64, constant bool, total *big.Int, width, line int64) (symbolic.Poly, bool) {
 	allConst := true
 	for _, p := range cover {
-		allConst = allConst && p.len.p.IsConst() && p.v.p.IsConst()
+		allConst = allConst && p.len.constFormula() && p.v.constFormula()
 	}
-	if constant && allConst {
-		out = append(out, intEst(first))
+	if constant && allConst && productIs(first, width, total, 1) {
+		return symbolic.Int(first), true
 	}
 	bytes := mergedBytes(cover)
-	inv := big.NewRat(1, line)
-	for _, extra := range []symInt{cover[0].slack, constSym(0), constSym(line - cover[0].elem)} {
-		b := bytes.plus(extra)
-		out = append(out, est{val: big.NewRat(b.v, line), p: b.p.Scale(inv), ok: b.ok})
+	for _, extra := range [...]symInt{cover[0].slack, constSym(0), constSym(line - cover[0].elem)} {
+		if b := bytes.plus(extra); b.ok && productIs(b.v, width, total, line) {
+			return b.formula().Scale(big.NewRat(1, line)), true
+		}
 	}
-	return out
+	return symbolic.Poly{}, false
+}
+
+// productIs reports whether a·b = total·line exactly.
+func productIs(a, b int64, total *big.Int, line int64) bool {
+	if total.IsInt64() {
+		x, okX := mulAdd64(0, a, b)
+		y, okY := mulAdd64(0, total.Int64(), line)
+		if okX && okY {
+			return x == y
+		}
+	}
+	x := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
+	return x.Cmp(new(big.Int).Mul(total, big.NewInt(line))) == 0
 }
 
 // mergedBytes is the number of bytes the union of sorted segments covers.
@@ -1731,17 +1899,17 @@ func gcd64(a, b int64) int64 {
 // condition states the layer condition of x at this level, or "" when no
 // reference reuses anything across x's iterations (the condition then
 // decides nothing worth reporting) or x is the kernel and it fails.
-func (m *cacheModel) condition(x *cacheNode, st *levelState, body est, fits bool) string {
+func (m *cacheModel) condition(x *cacheNode, st *levelState, fits bool) string {
 	outcome := "fails"
 	if fits {
 		outcome = "holds"
 	}
-	bytes := body.scale(big.NewRat(st.line, 1))
 	size := formatSize(int64(st.lv.Size))
 	if x.stmt == nil {
 		if !fits {
 			return ""
 		}
+		bytes := m.nodeFootprint(x, st.line, false).scale(big.NewRat(st.line, 1))
 		var names []string
 		for _, gs := range byArray(x.under) {
 			names = append(names, gs[0].array.Name)
@@ -1758,6 +1926,7 @@ func (m *cacheModel) condition(x *cacheNode, st *levelState, body est, fits bool
 		across = "repetitions"
 	}
 	pos := m.ra.position(x.stmt)
+	bytes := m.nodeFootprint(x, st.line, false).scale(big.NewRat(st.line, 1))
 	return fmt.Sprintf("%s reused across %s (line %d) from %s while %s B <= %s: %s (%s B)",
 		strings.Join(refs, ", "), across, pos.Line, st.lv.Name, bytes.text(), size, outcome, ratText(bytes.val))
 }
@@ -1774,9 +1943,9 @@ func (m *cacheModel) reusers(x *cacheNode, line int64) []string {
 				trip = d.trip.val
 			}
 		}
-		whole := m.footprint([]*refGroup{g}, x, true, false, line)
-		each := m.footprint([]*refGroup{g}, x, false, false, line)
-		if whole.val.Cmp(new(big.Rat).Mul(trip, each.val)) >= 0 {
+		whole := m.footprintValue([]*refGroup{g}, x, true, false, line)
+		each := m.footprintValue([]*refGroup{g}, x, false, false, line)
+		if whole.Cmp(new(big.Rat).Mul(trip, each)) >= 0 {
 			continue
 		}
 		for _, mem := range g.members {
