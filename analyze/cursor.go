@@ -24,29 +24,47 @@ import (
 // value in an array of per-rank states (Start initialises one in place),
 // and cursors of alike ranks share their compiled tree (StartAlike), which
 // keeps an emulator's working set compact.
+//
+// An emulator of thousands of ranks is bound by the cache lines each step
+// brings back, so the state a step touches is packed: the innermost frame,
+// the stack depth and the validity of the first caches fill one 64-byte
+// line (cursorTop), and each cached node keeps three numbers (24 bytes),
+// not a whole event; the rest of the stack and the caches beyond
+// memoInline are only touched when a loop is entered or left.
 type Cursor struct {
-	// What every step touches comes first, packed: the stack depth, the
-	// frames and the caches.
-	depth   int
-	inner   [cursorInline]cursorFrame // the first frames of the stack
-	memoIn  [memoInline]nodeMemo      // the first caches of static values
-	prog    *cursorProgram
-	fixed   bool
-	ev      Event
-	env     lang.Env
-	ra      *rankAnalysis
-	outer   []cursorFrame       // frames beyond cursorInline
-	memoOut []nodeMemo          // caches beyond memoInline
-	keys    []int64             // the index values the caches of index-dependent nodes were filled for
-	vars    map[string]*big.Rat // symbols for segments that depend on loop indices; built lazily
+	cursorTop                  // what every step touches, in one line
+	memoIn    [memoInline]memo // the first caches of static values
+	prog      *cursorProgram
+	env       lang.Env
+	ra        *rankAnalysis
+	outerIn   [outerInline]cursorFrame // the first frames below the innermost one, root first
+	outer     []cursorFrame            // the frames below those
+	memoOut   []memo                   // caches beyond memoInline
+	validOut  []bool                   // whether each of memoOut holds its values
+	keys      []int64                  // the index values the caches of index-dependent nodes were filled for
+	vars      map[string]*big.Rat      // symbols for segments that depend on loop indices; built lazily
+	ev        Event                    // the event Next returns
 }
 
-// cursorInline is the number of stack frames a Cursor holds inline: the
-// root and three nested loops cover most kernels. memoInline is the number
-// of nodes whose static values it caches inline.
+// cursorTop is the innermost frame with the stack depth (0: the schedule is
+// done), whether the last compute segment was fixed, and one bit per inline
+// cache saying whether it holds its values: 56 bytes, within one line
+// when the cursor starts one.
+type cursorTop struct {
+	cursorFrame
+	depth int32
+	fixed bool
+	valid uint8 // bit i: memoIn[i] holds its values
+}
+
+// memoInline is the number of nodes whose static values a Cursor caches
+// inline (one bit each in cursorTop.valid); outerInline is the number of
+// frames below the innermost one it holds inline: the root and two
+// nested loops around the innermost cover most kernels without an
+// allocation per rank.
 const (
-	cursorInline = 4
-	memoInline   = 6
+	memoInline  = 8
+	outerInline = 3
 )
 
 // cursorProgram is a schedule tree compiled for cursors: the same for every
@@ -69,35 +87,38 @@ type cnode struct {
 	slots []int
 	memo  int            // cache number; -1 for compute segments
 	key   int            // offset of its index values in Cursor.keys
+	slot  int32          // SLoop: the slot of its index in the environment
 	kind  EventKind      // SComm: the kind of its events
 	stmt  *lang.CommStmt // SComm: the statement
 }
 
 // cursorFrame is one list of nodes being walked, with the loop that owns it.
+// The list is held through the slice it is in (the program's root or a
+// node's body or else branch), to keep the frame small.
 type cursorFrame struct {
-	nodes []cnode
-	pos   int32
-	slot  int32  // SLoop: the index slot in env
-	loop  *SNode // SLoop or SRepeat owning the list; nil for the root and branches
+	list  *[]cnode
+	loop  *cnode // SLoop or SRepeat owning the list; nil for the root and branches
 	index int64  // SLoop: the current index; SRepeat: iterations left after this one
 	hi    int64  // SLoop: the exclusive upper bound
 	step  int64  // SLoop: the step
+	pos   int32
 }
 
-// nodeMemo caches the static values of one node for the cursor's rank. For
-// a communication statement it is the event itself, returned as it is (one
-// cache line, nothing copied per step). The other nodes keep their numbers
-// in the event's integer fields, through the accessors below: a loop its
-// bounds and step, a repeat its count, an if whether its condition holds.
-// valid says whether the cache is filled.
-type nodeMemo struct {
-	ev    Event
-	valid bool
-}
+// memo caches the static values of one node for the cursor's rank: a loop
+// its bounds and step, a repeat its count, an if whether its condition
+// holds (1 or 0); a communication statement its peer and source (two int32
+// halves of the first number, since both are ranks), its bytes sent and its
+// bytes received.
+type memo [3]int64
 
-// setInts and ints store and read the numbers of a loop, repeat or if.
-func (m *nodeMemo) setInts(a, b, c int64) { m.ev.Peer, m.ev.From, m.ev.Bytes = a, b, c }
-func (m *nodeMemo) ints() (a, b, c int64) { return m.ev.Peer, m.ev.From, m.ev.Bytes }
+// packPeers and peers store and read a communication node's peer and
+// source in one number.
+func packPeers(peer, from int64) int64 {
+	return int64(uint64(uint32(int32(from)))<<32 | uint64(uint32(int32(peer))))
+}
+func (m *memo) peers() (peer, from int64) {
+	return int64(int32(uint32(m[0]))), int64(int32(uint32(uint64(m[0]) >> 32)))
+}
 
 // Cursor returns a cursor at the start of the schedule.
 func (s *Schedule) Cursor() *Cursor {
@@ -124,7 +145,8 @@ func (c *Cursor) StartAlike(s *Schedule, alike *Cursor) {
 		c.prog.root = c.prog.compile(s.ra, s.Root)
 	}
 	if n := c.prog.memos - memoInline; n > 0 {
-		c.memoOut = make([]nodeMemo, n)
+		c.memoOut = make([]memo, n)
+		c.validOut = make([]bool, n)
 	}
 	if c.prog.keys > 0 {
 		c.keys = make([]int64, c.prog.keys)
@@ -150,9 +172,12 @@ func (p *cursorProgram) compile(ra *rankAnalysis, ns []*SNode) []cnode {
 			p.memos++
 			p.keys += len(out[i].slots)
 		}
-		if n.Kind == SComm {
+		switch n.Kind {
+		case SComm:
 			out[i].stmt = n.Stmt.(*lang.CommStmt)
 			out[i].kind = commEventKind(out[i].stmt.Kind)
+		case SLoop:
+			out[i].slot = int32(ra.k.Info.Defs[n.Stmt.(*lang.ForStmt).Var].Slot)
 		}
 	}
 	return out
@@ -177,25 +202,34 @@ func commEventKind(k lang.CommKind) EventKind {
 // values it has cached.
 func (c *Cursor) Reset() {
 	c.depth = 0
-	c.push(cursorFrame{nodes: c.prog.root})
+	c.push(cursorFrame{list: &c.prog.root})
 }
 
-// push adds a frame to the stack.
+// push makes f the innermost frame.
 func (c *Cursor) push(f cursorFrame) {
-	if c.depth < cursorInline {
-		c.inner[c.depth] = f
-	} else {
-		c.outer = append(c.outer[:c.depth-cursorInline], f)
+	if i := int(c.depth) - 1; i >= outerInline {
+		c.outer = append(c.outer[:i-outerInline], c.cursorFrame)
+	} else if i >= 0 {
+		c.outerIn[i] = c.cursorFrame
 	}
+	c.cursorFrame = f
 	c.depth++
 }
 
-// frame returns stack frame i (0 is the root).
-func (c *Cursor) frame(i int) *cursorFrame {
-	if i < cursorInline {
-		return &c.inner[i]
+// pop drops the innermost frame.
+func (c *Cursor) pop() {
+	c.depth--
+	if c.depth > 0 {
+		c.cursorFrame = *c.below(int(c.depth) - 1)
 	}
-	return &c.outer[i-cursorInline]
+}
+
+// below returns frame i of those below the innermost one (0 is the root).
+func (c *Cursor) below(i int) *cursorFrame {
+	if i < outerInline {
+		return &c.outerIn[i]
+	}
+	return &c.outer[i-outerInline]
 }
 
 // Rank returns the rank whose schedule the cursor walks.
@@ -210,74 +244,85 @@ func (c *Cursor) Fixed() bool { return c.fixed }
 // Next returns the next event, or nil at the end of the schedule. The event
 // is valid until the next call; the caller must not keep the pointer.
 func (c *Cursor) Next() (*Event, error) {
+	ok, err := c.Step(&c.ev)
+	if !ok {
+		return nil, err
+	}
+	return &c.ev, nil
+}
+
+// Step is Next writing the next event into *ev, which the caller owns (an
+// emulator of thousands of ranks keeps one for all of them, so that no
+// rank's state holds an event); ok is false at the end of the schedule or
+// on an error.
+func (c *Cursor) Step(ev *Event) (ok bool, err error) {
 	for c.depth > 0 {
-		f := c.frame(c.depth - 1)
-		if int(f.pos) == len(f.nodes) {
-			if !c.advanceLoop(f) {
-				c.depth--
+		nodes := *c.list
+		if int(c.pos) == len(nodes) {
+			if !c.advanceLoop() {
+				c.pop()
 			}
 			continue
 		}
-		n := &f.nodes[f.pos]
-		f.pos++
+		n := &nodes[c.pos]
+		c.pos++
 		switch n.n.Kind {
 		case SCompute:
-			return c.compute(n)
+			return c.compute(n, ev)
 		case SComm:
-			return c.comm(n)
+			return c.comm(n, ev)
 		case SIf:
-			if err := c.enterIf(n); err != nil {
-				return nil, err
-			}
+			err = c.enterIf(n)
 		case SRepeat:
-			if err := c.enterRepeat(n); err != nil {
-				return nil, err
-			}
+			err = c.enterRepeat(n)
 		case SLoop:
-			if err := c.enterLoop(n); err != nil {
-				return nil, err
-			}
+			err = c.enterLoop(n)
+		}
+		if err != nil {
+			return false, err
 		}
 	}
-	return nil, nil
+	return false, nil
 }
 
-// advanceLoop starts the next iteration of the loop owning f, reporting
-// false when the loop is done (or f belongs to no loop).
-func (c *Cursor) advanceLoop(f *cursorFrame) bool {
-	if f.loop == nil {
+// advanceLoop starts the next iteration of the loop owning the innermost
+// frame, reporting false when the loop is done (or the frame belongs to no
+// loop).
+func (c *Cursor) advanceLoop() bool {
+	l := c.loop
+	if l == nil {
 		return false
 	}
-	if f.loop.Kind == SRepeat {
-		if f.index == 0 {
+	if l.n.Kind == SRepeat {
+		if c.index == 0 {
 			return false
 		}
-		f.index--
-		f.pos = 0
+		c.index--
+		c.pos = 0
 		return true
 	}
-	next := f.index + f.step
-	if next >= f.hi {
+	next := c.index + c.step
+	if next >= c.hi {
 		return false
 	}
-	f.index = next
-	c.env.Index[f.slot] = next
-	f.pos = 0
+	c.index = next
+	c.env.Index[l.slot] = next
+	c.pos = 0
 	return true
 }
 
-// compute returns the event of a compute segment.
-func (c *Cursor) compute(cn *cnode) (*Event, error) {
+// compute writes the event of a compute segment.
+func (c *Cursor) compute(cn *cnode, ev *Event) (bool, error) {
 	w := cn.n.Seg.fixed
 	c.fixed = w != nil
 	if w == nil {
 		var err error
 		if w, err = cn.n.Seg.work(c.ra, &c.env, c.loopVars()); err != nil {
-			return nil, err
+			return false, err
 		}
 	}
-	c.ev = Event{Kind: EvCompute, Work: w}
-	return &c.ev, nil
+	*ev = Event{Kind: EvCompute, Work: w}
+	return true, nil
 }
 
 // loopVars returns the rank's symbols with the indices of the enclosing
@@ -287,33 +332,41 @@ func (c *Cursor) loopVars() map[string]*big.Rat {
 		c.vars = c.ra.cloneEnv()
 	}
 	info := c.ra.k.Info
-	for i := range c.depth {
-		f := c.frame(i)
-		if f.loop != nil && f.loop.Kind == SLoop {
-			obj := info.Defs[f.loop.Stmt.(*lang.ForStmt).Var]
+	bind := func(f *cursorFrame) {
+		if f.loop != nil && f.loop.n.Kind == SLoop {
+			obj := info.Defs[f.loop.n.Stmt.(*lang.ForStmt).Var]
 			c.vars[obj.Name] = new(big.Rat).SetInt64(f.index)
 		}
 	}
+	for i := range int(c.depth) - 1 {
+		bind(c.below(i))
+	}
+	bind(&c.cursorFrame)
 	return c.vars
 }
 
-// comm returns the event of a communication statement.
-func (c *Cursor) comm(cn *cnode) (*Event, error) {
+// comm writes the event of a communication statement.
+func (c *Cursor) comm(cn *cnode, ev *Event) (bool, error) {
 	m, fresh := c.memoFor(cn)
 	if !fresh {
 		x := expander{ra: c.ra, env: &c.env}
-		var ev *Event
-		x.yield = func(e *Event) bool { ev = e; return true }
+		var e *Event
+		x.yield = func(y *Event) bool { e = y; return true }
 		if _, err := x.comm(cn.stmt); err != nil {
-			return nil, err
+			return false, err
 		}
-		if err := c.checkPeers(ev); err != nil {
-			return nil, err
+		if err := c.checkPeers(e); err != nil {
+			return false, err
 		}
-		m.ev = Event{Kind: cn.kind, Stmt: cn.stmt, Peer: ev.Peer, From: ev.From, Bytes: ev.Bytes, RecvBytes: ev.RecvBytes}
-		m.valid = true
+		if int64(int32(e.Peer)) != e.Peer || int64(int32(e.From)) != e.From {
+			return false, c.ra.errorf(cn.stmt, "peer %d or source %d on rank %d does not fit a cursor, which takes up to 2^31 ranks", e.Peer, e.From, c.env.Rank)
+		}
+		*m = memo{packPeers(e.Peer, e.From), e.Bytes, e.RecvBytes}
+		c.setValid(cn.memo)
 	}
-	return &m.ev, nil
+	peer, from := m.peers()
+	*ev = Event{Kind: cn.kind, Stmt: cn.stmt, Peer: peer, From: from, Bytes: m[1], RecvBytes: m[2]}
+	return true, nil
 }
 
 // checkPeers rejects a peer or root that is neither none nor a rank.
@@ -343,15 +396,15 @@ func (c *Cursor) enterIf(cn *cnode) error {
 		if v.Bool() {
 			holds = 1
 		}
-		m.setInts(holds, 0, 0)
-		m.valid = true
+		*m = memo{holds, 0, 0}
+		c.setValid(cn.memo)
 	}
-	body := cn.els
-	if holds, _, _ := m.ints(); holds == 1 {
-		body = cn.body
+	body := &cn.els
+	if m[0] == 1 {
+		body = &cn.body
 	}
-	if len(body) > 0 {
-		c.push(cursorFrame{nodes: body})
+	if len(*body) > 0 {
+		c.push(cursorFrame{list: body})
 	}
 	return nil
 }
@@ -364,20 +417,20 @@ func (c *Cursor) enterRepeat(cn *cnode) error {
 		if err != nil {
 			return err
 		}
-		m.setInts(count, 0, 0)
-		m.valid = true
+		*m = memo{count, 0, 0}
+		c.setValid(cn.memo)
 	}
-	if count, _, _ := m.ints(); count > 0 && len(cn.body) > 0 {
-		c.push(cursorFrame{nodes: cn.body, loop: cn.n, index: count - 1})
+	if count := m[0]; count > 0 && len(cn.body) > 0 {
+		c.push(cursorFrame{list: &cn.body, loop: cn, index: count - 1})
 	}
 	return nil
 }
 
 // enterLoop pushes the body of a for loop when it runs at least once.
 func (c *Cursor) enterLoop(cn *cnode) error {
-	loop := cn.n.Stmt.(*lang.ForStmt)
 	m, fresh := c.memoFor(cn)
 	if !fresh {
+		loop := cn.n.Stmt.(*lang.ForStmt)
 		k := c.ra.k
 		lo, err := k.EvalInt(loop.Lo, &c.env)
 		if err != nil {
@@ -396,42 +449,70 @@ func (c *Cursor) enterLoop(cn *cnode) error {
 		if step < 1 {
 			return c.ra.errorf(loop.Step, "loop step %d is not positive; write a step of at least 1", step)
 		}
-		m.setInts(lo, hi, step)
-		m.valid = true
+		*m = memo{lo, hi, step}
+		c.setValid(cn.memo)
 	}
-	lo, hi, step := m.ints()
+	lo, hi, step := m[0], m[1], m[2]
 	if lo >= hi || len(cn.body) == 0 {
 		return nil
 	}
-	slot := c.ra.k.Info.Defs[loop.Var].Slot
-	c.env.Index[slot] = lo
-	c.push(cursorFrame{nodes: cn.body, loop: cn.n, slot: int32(slot), index: lo, hi: hi, step: step})
+	c.env.Index[cn.slot] = lo
+	c.push(cursorFrame{list: &cn.body, loop: cn, index: lo, hi: hi, step: step})
 	return nil
 }
 
 // memoFor returns the cache of node cn and whether it holds the values for
 // the current loop indices. When it does not, the key is already set to the
-// current indices: the caller fills the values and sets valid.
-func (c *Cursor) memoFor(cn *cnode) (*nodeMemo, bool) {
-	var m *nodeMemo
-	if cn.memo < memoInline {
-		m = &c.memoIn[cn.memo]
+// current indices: the caller fills the values and calls setValid.
+func (c *Cursor) memoFor(cn *cnode) (*memo, bool) {
+	i := cn.memo
+	var m *memo
+	var valid bool
+	if i < memoInline {
+		m, valid = &c.memoIn[i], c.valid&(1<<i) != 0
 	} else {
-		m = &c.memoOut[cn.memo-memoInline]
+		m, valid = &c.memoOut[i-memoInline], c.validOut[i-memoInline]
 	}
-	if len(cn.slots) == 0 {
-		return m, m.valid
+	if len(cn.slots) == 0 || !valid {
+		if len(cn.slots) > 0 {
+			c.setKey(cn)
+		}
+		return m, valid
 	}
 	key := c.keys[cn.key : cn.key+len(cn.slots)]
-	fresh := m.valid
-	for i, s := range cn.slots {
-		if v := c.env.Index[s]; v != key[i] {
-			key[i] = v
-			fresh = false
+	for j, s := range cn.slots {
+		if c.env.Index[s] != key[j] {
+			c.setKey(cn)
+			c.clearValid(i)
+			return m, false
 		}
 	}
-	m.valid = fresh
-	return m, fresh
+	return m, true
+}
+
+// setKey records the current indices as the key of cn's cache.
+func (c *Cursor) setKey(cn *cnode) {
+	key := c.keys[cn.key : cn.key+len(cn.slots)]
+	for j, s := range cn.slots {
+		key[j] = c.env.Index[s]
+	}
+}
+
+// setValid and clearValid mark cache i filled or not.
+func (c *Cursor) setValid(i int) {
+	if i < memoInline {
+		c.valid |= 1 << i
+	} else {
+		c.validOut[i-memoInline] = true
+	}
+}
+
+func (c *Cursor) clearValid(i int) {
+	if i < memoInline {
+		c.valid &^= 1 << i
+	} else {
+		c.validOut[i-memoInline] = false
+	}
 }
 
 // indexSlots lists the loop index slots the static values of node n read,

@@ -192,6 +192,7 @@ type emulator struct {
 	path    pathRing
 	coll    collectiveState
 	tl      *timelineWriter
+	ev      analyze.Event // the event the rank being advanced is at
 	iv      Interval
 	res     Emulation
 }
@@ -203,9 +204,10 @@ type emulator struct {
 // state is laid out in cache lines (the ranks slice of a large emulation
 // is page-aligned, and a rankState is a whole number of lines): the fields
 // every event touches fill the first four lines (rankHot), the first
-// destinations the next two, then comes the cursor, placed so that each of
-// its 64-byte stack frames and caches sits in one line, and last what only
-// sendrecv, eager messages and talkative ranks need (rankCold).
+// destinations the next two, then comes the cursor, starting a line so
+// that its innermost frame sits in one line and its caches of static values
+// in the next ones, and last what only sendrecv, eager messages and
+// talkative ranks need (rankCold).
 type rankState struct {
 	rankHead
 	_   [cursorPad]byte
@@ -220,15 +222,12 @@ type rankHead struct {
 	peers [peersInline]peerEntry // the first destinations the rank sends to
 }
 
-// cursorAt is where a cursor starts in a cache line: an analyze.Cursor
-// begins with its 8-byte stack depth, then its 64-byte stack frames and
-// caches of static values. cursorPad puts it there, and tailPad makes a
+// cursorPad starts the cursor on a cache line, and tailPad makes a
 // rankState a whole number of lines (padding before rankCold, since a
 // struct ending in an empty array is padded further).
 const (
 	cacheLine = 64
-	cursorAt  = cacheLine - 8
-	cursorPad = (cursorAt + cacheLine - unsafe.Sizeof(rankHead{})%cacheLine) % cacheLine
+	cursorPad = (cacheLine - unsafe.Sizeof(rankHead{})%cacheLine) % cacheLine
 	cursorEnd = unsafe.Sizeof(rankHead{}) + cursorPad + unsafe.Sizeof(analyze.Cursor{})
 	tailPad   = (cacheLine - (cursorEnd+unsafe.Sizeof(rankCold{}))%cacheLine) % cacheLine
 )
@@ -426,13 +425,14 @@ func (em *emulator) run() error {
 // advance runs rank r until it blocks or finishes.
 func (em *emulator) advance(r int64) error {
 	rs := &em.ranks[r]
+	ev := &em.ev
 	for {
-		ev, err := rs.cur.Next()
+		more, err := rs.cur.Step(ev)
 		if err != nil {
 			return err
 		}
-		if ev == nil || rs.clock > em.until {
-			em.res.Truncated = em.res.Truncated || ev != nil
+		if !more || rs.clock > em.until {
+			em.res.Truncated = em.res.Truncated || more
 			rs.done = true
 			em.done++
 			return nil
