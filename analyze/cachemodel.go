@@ -312,8 +312,9 @@ type cacheModel struct {
 	// footprints memoises footprint: visiting a node, stating its
 	// condition and finding its reusers ask for the same sets again.
 	footprints map[footprintKey]est
-	// execs memoises executions.
-	execs map[chainLevels]est
+	// execs memoises executions, chains chainInfo.
+	execs  map[chainLevels]est
+	chains map[chainLevels]*chainInfo
 }
 
 // footprintKey identifies a footprint question: the groups (by their
@@ -537,62 +538,16 @@ func samePolys(a, b []symbolic.Poly) bool {
 // the members' addresses at the representative iteration (every loop at its
 // first index).
 func (m *cacheModel) finish(g *refGroup) error {
-	ra := m.ra
-	res, err := ra.sumChain(g.chain, oneWeight)
+	info, err := m.chainInfo(g.chain)
 	if err != nil {
 		return err
 	}
-	g.count = Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}
-	if g.count.IsZero() {
+	g.count = info.count
+	if info.empty {
 		g.empty = true
 		return nil
 	}
-	var pos []int // chain positions of loops and repeats
-	for i, l := range g.chain {
-		if l.kind == loopLevel || l.kind == repeatLevel {
-			pos = append(pos, i)
-		}
-	}
-	prev := intEst(1)
-	if len(pos) > 0 {
-		if prev, err = m.executions(withoutProb(g.chain[:pos[0]])); err != nil {
-			return err
-		}
-	}
-	for k, p := range pos {
-		end := len(g.chain)
-		if k+1 < len(pos) {
-			end = pos[k+1]
-		}
-		// Static ifs narrow the range of the loop before them; data ifs
-		// do not (they pick iterations all over it; see touch).
-		cur, err := m.executions(withoutProb(g.chain[:end]))
-		if err != nil {
-			return err
-		}
-		if prev.val.Sign() == 0 || cur.val.Sign() == 0 {
-			g.empty = true
-			return nil
-		}
-		d := groupDim{node: m.container(g.chain[:p+1]), trip: m.tripOf(g.chain[p], cur, prev)}
-		d.n = roundTrip(d.trip.val)
-		d.box = d.n
-		if l := g.chain[p]; l.kind == loopLevel {
-			d.index, d.loop = l.index.Name, l.loop
-			for j, outer := range g.dims {
-				if outer.loop == nil {
-					continue
-				}
-				idx := ra.k.Info.Defs[outer.loop.Var]
-				if dependsOn(ra.k.Info, l.loop.Lo, idx) || dependsOn(ra.k.Info, l.loop.Hi, idx) {
-					d.deps = append(d.deps, j)
-				}
-			}
-		}
-		g.dims = append(g.dims, d)
-		prev = cur
-	}
-	m.boxes(g)
+	g.dims = append([]groupDim(nil), info.dims...)
 	if g.irregular {
 		return nil
 	}
@@ -608,20 +563,114 @@ func (m *cacheModel) finish(g *refGroup) error {
 	return nil
 }
 
-// boxes computes the bounding box of every loop of a group whose bounds
+// chainInfo is what a group's chain alone decides: its executions, and
+// each loop's and repeat's trip counts and bounding box (strides left
+// zero). The groups of one place share it.
+type chainInfo struct {
+	count Count
+	empty bool // the chain never executes
+	dims  []groupDim
+}
+
+// chainInfo returns the chain's information, computed once per chain of
+// up to eight levels.
+func (m *cacheModel) chainInfo(chain []level) (*chainInfo, error) {
+	var key chainLevels
+	memo := len(chain) <= len(key.levels)
+	if memo {
+		key.n = copy(key.levels[:], chain)
+		if c, ok := m.chains[key]; ok {
+			return c, nil
+		}
+	}
+	c, err := m.newChainInfo(chain)
+	if err != nil {
+		return nil, err
+	}
+	if memo {
+		if m.chains == nil {
+			m.chains = map[chainLevels]*chainInfo{}
+		}
+		m.chains[key] = c
+	}
+	return c, nil
+}
+
+// newChainInfo computes a chainInfo.
+func (m *cacheModel) newChainInfo(chain []level) (*chainInfo, error) {
+	ra := m.ra
+	res, err := ra.sumChain(chain, oneWeight)
+	if err != nil {
+		return nil, err
+	}
+	c := &chainInfo{count: Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}}
+	if c.count.IsZero() {
+		c.empty = true
+		return c, nil
+	}
+	var pos []int // chain positions of loops and repeats
+	for i, l := range chain {
+		if l.kind == loopLevel || l.kind == repeatLevel {
+			pos = append(pos, i)
+		}
+	}
+	prev := intEst(1)
+	if len(pos) > 0 {
+		if prev, err = m.executions(withoutProb(chain[:pos[0]])); err != nil {
+			return nil, err
+		}
+	}
+	for k, p := range pos {
+		end := len(chain)
+		if k+1 < len(pos) {
+			end = pos[k+1]
+		}
+		// Static ifs narrow the range of the loop before them; data ifs
+		// do not (they pick iterations all over it; see touch).
+		cur, err := m.executions(withoutProb(chain[:end]))
+		if err != nil {
+			return nil, err
+		}
+		if prev.val.Sign() == 0 || cur.val.Sign() == 0 {
+			c.empty = true
+			return c, nil
+		}
+		d := groupDim{node: m.container(chain[:p+1]), trip: m.tripOf(chain[p], cur, prev)}
+		d.n = roundTrip(d.trip.val)
+		d.box = d.n
+		if l := chain[p]; l.kind == loopLevel {
+			d.index, d.loop = l.index.Name, l.loop
+			for j, outer := range c.dims {
+				if outer.loop == nil {
+					continue
+				}
+				idx := ra.k.Info.Defs[outer.loop.Var]
+				if dependsOn(ra.k.Info, l.loop.Lo, idx) || dependsOn(ra.k.Info, l.loop.Hi, idx) {
+					d.deps = append(d.deps, j)
+				}
+			}
+		}
+		c.dims = append(c.dims, d)
+		prev = cur
+	}
+	m.boxes(c.dims)
+	return c, nil
+}
+
+// boxes computes the bounding box of every loop of a chain whose bounds
 // read an outer index: the values its index takes over the whole iteration
 // space, from its bounds at the corners of the outer indices' ranges. A
 // bound that cannot be evaluated there leaves the average trip count.
-func (m *cacheModel) boxes(g *refGroup) {
-	ranges := make([][2]int64, len(g.dims))
+func (m *cacheModel) boxes(dims []groupDim) {
+	ranges := make([][2]int64, len(dims))
 	env := &lang.Env{Rank: m.ra.rank, Index: make([]int64, m.ra.k.Info.NumSlots)}
 	corners := func(j int) []int64 { return []int64{ranges[j][0], ranges[j][1]} }
-	for k := range g.dims {
-		d := &g.dims[k]
+	for k := range dims {
+		d := &dims[k]
 		if d.loop == nil {
 			continue
 		}
-		lo, n, step, err := m.boundsOver(*d, g.dims, corners, env)
+		lo, n, step, err := m.boundsOver(*d, dims, corners, env)
 		if err != nil {
 			return
 		}
@@ -985,8 +1034,19 @@ func (m *cacheModel) visit(x *cacheNode, st *levelState, failed string) error {
 	if len(x.under) == 0 {
 		return nil
 	}
-	fits := m.nodeFootprint(x, st.line, true).val.Cmp(st.capacity()) <= 0
-	cond := m.condition(x, st, fits)
+	// The body's formula is wanted only for a condition that is reported:
+	// a loop whose iterations some reference reuses, or the kernel when it
+	// fits.
+	var refs []string
+	if x.stmt != nil {
+		refs = m.reusers(x, st.line)
+	}
+	body := m.nodeFootprint(x, st.line, x.stmt == nil || len(refs) == 0)
+	fits := body.val.Cmp(st.capacity()) <= 0
+	if x.stmt == nil && fits {
+		body = m.nodeFootprint(x, st.line, false)
+	}
+	cond := m.condition(x, st, body, fits, refs)
 	if fits {
 		if err := m.compulsory(x, st); err != nil {
 			return err
@@ -1896,10 +1956,11 @@ func gcd64(a, b int64) int64 {
 	return a
 }
 
-// condition states the layer condition of x at this level, or "" when no
-// reference reuses anything across x's iterations (the condition then
-// decides nothing worth reporting) or x is the kernel and it fails.
-func (m *cacheModel) condition(x *cacheNode, st *levelState, fits bool) string {
+// condition states the layer condition of x at this level whose body
+// footprint is body, or "" when no reference reuses anything across x's
+// iterations (refs, from reusers, is empty: the condition then decides
+// nothing worth reporting) or x is the kernel and it fails.
+func (m *cacheModel) condition(x *cacheNode, st *levelState, body est, fits bool, refs []string) string {
 	outcome := "fails"
 	if fits {
 		outcome = "holds"
@@ -1909,7 +1970,7 @@ func (m *cacheModel) condition(x *cacheNode, st *levelState, fits bool) string {
 		if !fits {
 			return ""
 		}
-		bytes := m.nodeFootprint(x, st.line, false).scale(big.NewRat(st.line, 1))
+		bytes := body.scale(big.NewRat(st.line, 1))
 		var names []string
 		for _, gs := range byArray(x.under) {
 			names = append(names, gs[0].array.Name)
@@ -1917,7 +1978,6 @@ func (m *cacheModel) condition(x *cacheNode, st *levelState, fits bool) string {
 		return fmt.Sprintf("all data (%s) stays in %s while %s B <= %s: %s (%s B)",
 			strings.Join(names, ", "), st.lv.Name, bytes.text(), size, outcome, ratText(bytes.val))
 	}
-	refs := m.reusers(x, st.line)
 	if len(refs) == 0 {
 		return ""
 	}
@@ -1926,7 +1986,7 @@ func (m *cacheModel) condition(x *cacheNode, st *levelState, fits bool) string {
 		across = "repetitions"
 	}
 	pos := m.ra.position(x.stmt)
-	bytes := m.nodeFootprint(x, st.line, false).scale(big.NewRat(st.line, 1))
+	bytes := body.scale(big.NewRat(st.line, 1))
 	return fmt.Sprintf("%s reused across %s (line %d) from %s while %s B <= %s: %s (%s B)",
 		strings.Join(refs, ", "), across, pos.Line, st.lv.Name, bytes.text(), size, outcome, ratText(bytes.val))
 }

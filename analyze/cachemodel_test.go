@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfc/analyze/cache"
+	"perfc/internal/cputime"
 	"perfc/lang"
 	"perfc/parser"
 )
@@ -635,4 +636,62 @@ func cacheText(cs []CacheLines) []string {
 		out = append(out, fmt.Sprintf("%s lines %s writebacks %s %q", c.Level, c.Lines.Exact(), c.WriteBacks.Exact(), c.Conditions))
 	}
 	return out
+}
+
+// BenchmarkCacheModel times the cache-line model alone, for every example
+// on the CM-5's cache (one 64 KiB level of 64 B lines, as `perfc predict`
+// uses it): one model per distinct set of references, as Analyze builds
+// them (halo2d's edge ranks skip halo loops: three models).
+func BenchmarkCacheModel(b *testing.B) {
+	h, err := cache.ParseHierarchy("L1=64KiB/64B/full")
+	if err != nil {
+		b.Fatal(err)
+	}
+	files, err := filepath.Glob("../examples/*.spmd")
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no examples found: %v", err)
+	}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k := loadKernel(b, file, src, nil)
+		p := newPlan(k)
+		type model struct {
+			ra *rankAnalysis
+			rt *regionTotals
+		}
+		var models []model
+		seen := map[string]bool{}
+		for r := int64(0); r < k.NumRanks(); r++ {
+			ra := newRankAnalysis(p, r)
+			rt, err := ra.run()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if key := refsKey(rt); !seen[key] {
+				seen[key] = true
+				models = append(models, model{ra, rt})
+			}
+		}
+		b.Run(strings.TrimSuffix(filepath.Base(file), ".spmd"), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0, ok := cputime.Process()
+			for b.Loop() {
+				for _, m := range models {
+					for _, c := range m.rt.counts {
+						c.Cache = nil
+					}
+					if err := m.ra.cacheLines(m.rt, h); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if cpu1, _ := cputime.Process(); ok {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+			}
+			b.ReportMetric(float64(len(models)), "models")
+		})
+	}
 }
