@@ -1329,6 +1329,11 @@ func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, store
 // footprintIn is footprint on average (at == nil) or at the execution of
 // the outer loops whose indices at holds; bare leaves out the formula.
 func (m *cacheModel) footprintIn(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64, at *lang.Env, bare bool) est {
+	if bare {
+		if n, ok := m.footprintCount(groups, within, stores, line, at); ok {
+			return est{val: big.NewRat(n, 1), bare: true}
+		}
+	}
 	total := m.footprintSum(groups, within, stores, line, at, bare)
 	if bare {
 		return total.stripped()

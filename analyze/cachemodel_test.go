@@ -695,3 +695,80 @@ func BenchmarkCacheModel(b *testing.B) {
 		})
 	}
 }
+
+// TestFootprintCountMatches holds footprintCount (the value alone, in
+// int64) to the general footprint computation: every node of the models
+// of the examples, the oracle kernels and the simulator cases, every
+// array's groups one by one and in program-order prefixes, with and
+// without the node's own loop, all members and stores only, on three line
+// sizes.
+func TestFootprintCountMatches(t *testing.T) {
+	type src struct {
+		name, text string
+		defs       []string
+	}
+	var srcs []src
+	files, _ := filepath.Glob("../examples/*.spmd")
+	more, _ := filepath.Glob("testdata/oracle/*.spmd")
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, src{f, string(b), nil})
+	}
+	for _, tc := range cacheCases() {
+		srcs = append(srcs, src{tc.name, tc.src, tc.defs})
+	}
+	fast := 0
+	for _, s := range srcs {
+		k := checkCacheKernel(t, s.text, s.defs...)
+		p := newPlan(k)
+		for _, r := range []int64{0, k.NumRanks() - 1} {
+			ra := newRankAnalysis(p, r)
+			if _, err := ra.run(); err != nil {
+				t.Fatal(err)
+			}
+			m, err := newCacheModel(ra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var walk func(x *cacheNode)
+			walk = func(x *cacheNode) {
+				for _, gs := range byArray(x.under) {
+					var sets [][]*refGroup
+					for i := range gs {
+						sets = append(sets, gs[:i+1], gs[i:i+1])
+					}
+					for _, set := range sets {
+						for _, line := range []int64{16, 64, 128} {
+							for _, within := range []func(*cacheNode) bool{x.strictlyInside, x.insideOrSelf} {
+								for _, stores := range []bool{false, true} {
+									n, ok := m.footprintCount(set, within, stores, line, nil)
+									if !ok {
+										continue
+									}
+									fast++
+									want := m.footprintSum(set, within, stores, line, nil, false)
+									if want.val.Cmp(big.NewRat(n, 1)) != 0 {
+										t.Errorf("%s rank %d, node %s, %d groups of %s, line %d, stores %v: footprintCount %d, footprint %s", s.name, r, x.name, len(set), set[0].array.Name, line, stores, n, want.val.RatString())
+									}
+								}
+							}
+						}
+					}
+				}
+				for _, it := range x.items {
+					if it.node != nil {
+						walk(it.node)
+					}
+				}
+			}
+			walk(m.root)
+		}
+	}
+	if fast < 1000 {
+		t.Errorf("only %d footprints compared", fast)
+	}
+	t.Logf("%d footprints compared", fast)
+}
