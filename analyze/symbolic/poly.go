@@ -65,8 +65,14 @@ func Const(r *big.Rat) Poly {
 	return Poly{terms: []term{{coef: ratOf(r)}}}
 }
 
-// Int returns the constant polynomial n.
-func Int(n int64) Poly { return Const(new(big.Rat).SetInt64(n)) }
+// Int returns the constant polynomial n. It is Const of n without the
+// big.Rat: callers build many small constants.
+func Int(n int64) Poly {
+	if n == 0 {
+		return Poly{}
+	}
+	return Poly{terms: []term{{coef: ratInt(n)}}}
+}
 
 // BigInt returns the constant polynomial n, for values beyond int64.
 func BigInt(n *big.Int) Poly { return Const(new(big.Rat).SetInt(n)) }

@@ -30,8 +30,14 @@ func ratInt(n int64) rat {
 	return rat{num: n, den: 1}
 }
 
-// ratOf returns r as a rat, copying it so that the caller keeps ownership.
-func ratOf(r *big.Rat) rat { return ownRat(new(big.Rat).Set(r)) }
+// ratOf returns r as a rat, copying it (when it does not fit int64s) so
+// that the caller keeps ownership.
+func ratOf(r *big.Rat) rat {
+	if num, den := r.Num(), r.Denom(); num.IsInt64() && den.IsInt64() && num.Int64() != math.MinInt64 {
+		return rat{num: num.Int64(), den: den.Int64()}
+	}
+	return rat{big: new(big.Rat).Set(r)}
+}
 
 // ownRat returns r as a rat, taking ownership of r: the caller must not
 // change it afterwards.
