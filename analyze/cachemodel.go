@@ -312,8 +312,8 @@ type cacheModel struct {
 	// footprints memoises footprint: visiting a node, stating its
 	// condition and finding its reusers ask for the same sets again.
 	footprints map[footprintKey]est
-	// execs memoises executions, chains chainInfo.
-	execs  map[chainLevels]est
+	// execs memoises chainCount, chains chainInfo.
+	execs  map[chainLevels]Count
 	chains map[chainLevels]*chainInfo
 }
 
@@ -599,11 +599,11 @@ func (m *cacheModel) chainInfo(chain []level) (*chainInfo, error) {
 // newChainInfo computes a chainInfo.
 func (m *cacheModel) newChainInfo(chain []level) (*chainInfo, error) {
 	ra := m.ra
-	res, err := ra.sumChain(chain, oneWeight)
+	count, err := m.chainCount(chain)
 	if err != nil {
 		return nil, err
 	}
-	c := &chainInfo{count: Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}}
+	c := &chainInfo{count: count}
 	if c.count.IsZero() {
 		c.empty = true
 		return c, nil
@@ -808,26 +808,35 @@ func (m *cacheModel) nonRectangular(x *cacheNode) bool {
 
 // executions counts the executions of a chain.
 func (m *cacheModel) executions(chain []level) (est, error) {
+	c, err := m.chainCount(chain)
+	if err != nil {
+		return est{}, err
+	}
+	return countEst(c), nil
+}
+
+// chainCount sums a chain (every level, prob levels too) once per model.
+func (m *cacheModel) chainCount(chain []level) (Count, error) {
 	var key chainLevels
 	memo := len(chain) <= len(key.levels)
 	if memo {
 		key.n = copy(key.levels[:], chain)
-		if e, ok := m.execs[key]; ok {
-			return e, nil
+		if c, ok := m.execs[key]; ok {
+			return c, nil
 		}
 	}
 	res, err := m.ra.sumChain(chain, oneWeight)
 	if err != nil {
-		return est{}, err
+		return Count{}, err
 	}
-	e := countEst(Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic})
+	c := Count{Value: res.value, Formula: res.formula, Symbolic: res.symbolic}
 	if memo {
 		if m.execs == nil {
-			m.execs = map[chainLevels]est{}
+			m.execs = map[chainLevels]Count{}
 		}
-		m.execs[key] = e
+		m.execs[key] = c
 	}
-	return e, nil
+	return c, nil
 }
 
 // chainLevels is a chain of up to eight levels by value: the model sums the
