@@ -1,12 +1,13 @@
 package analyze
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
-	"sort"
+	"slices"
 	"strings"
 
 	"perfc/analyze/cache"
@@ -1555,7 +1556,7 @@ func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores b
 			sel[i].stride = d.stride.neg()
 		}
 	}
-	sort.SliceStable(sel, func(i, j int) bool { return sel[i].stride.v < sel[j].stride.v })
+	slices.SortStableFunc(sel, func(a, b sdim) int { return cmp.Compare(a.stride.v, b.stride.v) })
 	length := constSym(g.elem)
 	slack := constSym(0)
 	var lat []latDim
@@ -1649,7 +1650,7 @@ func latticeLines(lat []latDim, segs []segment, line int64) est {
 		for _, p := range ps {
 			b = append(b, constSym(p.u[k]), constSym(p.u[k]).plus(lat[k].count))
 		}
-		sort.SliceStable(b, func(i, j int) bool { return b[i].v < b[j].v })
+		slices.SortStableFunc(b, func(x, y symInt) int { return cmp.Compare(x.v, y.v) })
 		var uniq []symInt
 		for _, x := range b {
 			if len(uniq) == 0 || uniq[len(uniq)-1].v != x.v {
@@ -1707,7 +1708,7 @@ func boxLines(lat []latDim, ps []placedSeg, bps [][]symInt, idx []int, a0, line 
 	if len(cover) == 0 {
 		return zeroEst()
 	}
-	sort.SliceStable(cover, func(i, j int) bool { return cover[i].v.v < cover[j].v.v })
+	slices.SortStableFunc(cover, func(a, b placedSeg) int { return cmp.Compare(a.v.v, b.v.v) })
 	total, first, constant := boxHistogramLines(lat, bps, idx, cover, a0, line)
 	out := est{val: new(big.Rat).SetInt(total)}
 	if bare {
@@ -1770,6 +1771,11 @@ func boxHistogramLines(lat []latDim, bps [][]symInt, idx []int, cover []placedSe
 // boxHistogramSmall is boxHistogramLines in int64; ok is false when a
 // product or sum would overflow.
 func boxHistogramSmall(lat []latDim, bps [][]symInt, idx []int, cover []placedSeg, a0, line int64) (total, first int64, constant, ok bool) {
+	if len(lat) == 0 {
+		// One slot, at a0.
+		n := unionLines(cover, residue(a0, line), line)
+		return n, n, true, true
+	}
 	hist := make([]int64, line)
 	hist[residue(a0, line)] = 1
 	next := make([]int64, line)
@@ -1842,13 +1848,33 @@ func slotFormula(cover []placedSeg, first int64, constant bool, total *big.Int, 
 	if constant && allConst && productIs(first, width, total, 1) {
 		return symbolic.Int(first), true
 	}
-	bytes := mergedBytes(cover)
+	bytes, ok := mergedBytesValue(cover)
 	for _, extra := range [...]symInt{cover[0].slack, constSym(0), constSym(line - cover[0].elem)} {
-		if b := bytes.plus(extra); b.ok && productIs(b.v, width, total, line) {
-			return b.formula().Scale(big.NewRat(1, line)), true
+		if ok && extra.ok && productIs(bytes+extra.v, width, total, line) {
+			return mergedBytes(cover).plus(extra).formula().Scale(big.NewRat(1, line)), true
 		}
 	}
 	return symbolic.Poly{}, false
+}
+
+// mergedBytesValue is the value of mergedBytes and whether its formula is
+// exact, without the formula.
+func mergedBytesValue(cover []placedSeg) (int64, bool) {
+	total, ok := int64(0), true
+	start, end := cover[0].v.v, cover[0].v.v+cover[0].len.v
+	okStart, okEnd := cover[0].v.ok, cover[0].v.ok && cover[0].len.ok
+	for _, p := range cover[1:] {
+		e, okE := p.v.v+p.len.v, p.v.ok && p.len.ok
+		if p.v.v <= end {
+			if e > end {
+				end, okEnd = e, okE
+			}
+			continue
+		}
+		total, ok = total+(end-start), ok && okEnd && okStart
+		start, end, okStart, okEnd = p.v.v, e, p.v.ok, okE
+	}
+	return total + (end - start), ok && okEnd && okStart
 }
 
 // productIs reports whether a·b = total·line exactly.

@@ -772,3 +772,25 @@ func TestFootprintCountMatches(t *testing.T) {
 	}
 	t.Logf("%d footprints compared", fast)
 }
+
+// TestMergedBytesValue checks mergedBytesValue against mergedBytes on
+// random sorted segments, some with formulas that are not exact.
+func TestMergedBytesValue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for range 2000 {
+		var cover []placedSeg
+		off := int64(rng.IntN(50))
+		for range 1 + rng.IntN(5) {
+			v := constSym(off)
+			v.ok = rng.IntN(4) > 0
+			l := constSym(int64(1 + rng.IntN(40)))
+			l.ok = rng.IntN(4) > 0
+			cover = append(cover, placedSeg{v: v, len: l})
+			off += int64(rng.IntN(60))
+		}
+		want := mergedBytes(cover)
+		if v, ok := mergedBytesValue(cover); v != want.v || ok != want.ok {
+			t.Fatalf("mergedBytesValue = %d, %v; mergedBytes = %d, %v", v, ok, want.v, want.ok)
+		}
+	}
+}
