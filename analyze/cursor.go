@@ -58,7 +58,8 @@ type cursorTop struct {
 }
 
 // memoInline is the number of nodes whose static values a Cursor caches
-// inline (one bit each in cursorTop.valid); outerInline is the number of
+// inline (one bit each in cursorTop.valid; a power of two, so that the
+// fast path of Step needs no bounds check); outerInline is the number of
 // frames below the innermost one it holds inline: the root and two
 // nested loops around the innermost cover most kernels without an
 // allocation per rank.
@@ -85,11 +86,16 @@ type cnode struct {
 	body  []cnode
 	els   []cnode
 	slots []int
-	memo  int            // cache number; -1 for compute segments
-	key   int            // offset of its index values in Cursor.keys
-	slot  int32          // SLoop: the slot of its index in the environment
-	kind  EventKind      // SComm: the kind of its events
-	stmt  *lang.CommStmt // SComm: the statement
+	memo  int       // cache number; -1 for compute segments
+	key   int       // offset of its index values in Cursor.keys
+	slot  int32     // SLoop: the slot of its index in the environment
+	nk    SNodeKind // n.Kind, kept here to spare a step a pointer
+	kind  EventKind // SComm: the kind of its events
+	// bit is 1<<memo for a node whose cache is inline and reads no loop
+	// index (0 otherwise): the cache is then good once its bit in
+	// cursorTop.valid is set, which is the fast path of Step.
+	bit  uint8
+	stmt *lang.CommStmt // SComm: the statement
 }
 
 // cursorFrame is one list of nodes being walked, with the loop that owns it.
@@ -164,11 +170,14 @@ func sameTree(a, b []*SNode) bool {
 func (p *cursorProgram) compile(ra *rankAnalysis, ns []*SNode) []cnode {
 	out := make([]cnode, len(ns))
 	for i, n := range ns {
-		out[i] = cnode{n: n, body: p.compile(ra, n.Body), els: p.compile(ra, n.Else), memo: -1}
+		out[i] = cnode{n: n, body: p.compile(ra, n.Body), els: p.compile(ra, n.Else), memo: -1, nk: n.Kind}
 		if n.Kind != SCompute {
 			out[i].slots = indexSlots(ra.k, n)
 			out[i].memo = p.memos
 			out[i].key = p.keys
+			if p.memos < memoInline && len(out[i].slots) == 0 {
+				out[i].bit = 1 << p.memos
+			}
 			p.memos++
 			p.keys += len(out[i].slots)
 		}
@@ -255,7 +264,26 @@ func (c *Cursor) Next() (*Event, error) {
 // emulator of thousands of ranks keeps one for all of them, so that no
 // rank's state holds an event); ok is false at the end of the schedule or
 // on an error.
+//
+// Most steps of a long run reach a communication statement whose values
+// are cached whatever the loop indices: Step does those itself, small
+// enough to stay cheap, and leaves everything else to walk.
 func (c *Cursor) Step(ev *Event) (ok bool, err error) {
+	if c.depth > 0 {
+		if nodes := *c.list; int(c.pos) < len(nodes) {
+			n := &nodes[c.pos]
+			if n.nk == SComm && c.valid&n.bit != 0 {
+				c.pos++
+				fill(ev, n, &c.memoIn[n.memo&(memoInline-1)])
+				return true, nil
+			}
+		}
+	}
+	return c.walk(ev)
+}
+
+// walk is Step's general case: it walks the tree to the next event.
+func (c *Cursor) walk(ev *Event) (ok bool, err error) {
 	for c.depth > 0 {
 		nodes := *c.list
 		if int(c.pos) == len(nodes) {
@@ -266,7 +294,7 @@ func (c *Cursor) Step(ev *Event) (ok bool, err error) {
 		}
 		n := &nodes[c.pos]
 		c.pos++
-		switch n.n.Kind {
+		switch n.nk {
 		case SCompute:
 			return c.compute(n, ev)
 		case SComm:
@@ -293,7 +321,7 @@ func (c *Cursor) advanceLoop() bool {
 	if l == nil {
 		return false
 	}
-	if l.n.Kind == SRepeat {
+	if l.nk == SRepeat {
 		if c.index == 0 {
 			return false
 		}
@@ -321,7 +349,8 @@ func (c *Cursor) compute(cn *cnode, ev *Event) (bool, error) {
 			return false, err
 		}
 	}
-	*ev = Event{Kind: EvCompute, Work: w}
+	ev.Kind, ev.Work, ev.Stmt = EvCompute, w, nil
+	ev.Peer, ev.From, ev.Bytes, ev.RecvBytes = 0, 0, 0, 0
 	return true, nil
 }
 
@@ -333,7 +362,7 @@ func (c *Cursor) loopVars() map[string]*big.Rat {
 	}
 	info := c.ra.k.Info
 	bind := func(f *cursorFrame) {
-		if f.loop != nil && f.loop.n.Kind == SLoop {
+		if f.loop != nil && f.loop.nk == SLoop {
 			obj := info.Defs[f.loop.n.Stmt.(*lang.ForStmt).Var]
 			c.vars[obj.Name] = new(big.Rat).SetInt64(f.index)
 		}
@@ -364,9 +393,16 @@ func (c *Cursor) comm(cn *cnode, ev *Event) (bool, error) {
 		*m = memo{packPeers(e.Peer, e.From), e.Bytes, e.RecvBytes}
 		c.setValid(cn.memo)
 	}
-	peer, from := m.peers()
-	*ev = Event{Kind: cn.kind, Stmt: cn.stmt, Peer: peer, From: from, Bytes: m[1], RecvBytes: m[2]}
+	fill(ev, cn, m)
 	return true, nil
+}
+
+// fill writes the event of communication node cn from its cache m, field
+// by field (a composite literal would be built aside and copied).
+func fill(ev *Event, cn *cnode, m *memo) {
+	ev.Kind, ev.Work, ev.Stmt = cn.kind, nil, cn.stmt
+	ev.Peer, ev.From = m.peers()
+	ev.Bytes, ev.RecvBytes = m[1], m[2]
 }
 
 // checkPeers rejects a peer or root that is neither none nor a rank.

@@ -207,11 +207,22 @@ func (n *network) pop() linkRequest {
 // expire takes the messages that have ended by time t off a boundary's
 // links, keeping the path of the one that ended last as the predecessor of
 // whoever waited for a link.
+//
+// Most calls find nothing ended: the flights are only copied from the
+// first one that has.
 func (n *network) expire(bd *boundary, t float64) {
-	kept := bd.flights[:0]
-	for _, f := range bd.flights {
+	i := 0
+	for i < len(bd.flights) && bd.flights[i].end > t {
+		i++
+	}
+	if i == len(bd.flights) {
+		return
+	}
+	kept := bd.flights[:i]
+	for j := i; j < len(bd.flights); j++ {
+		f := &bd.flights[j]
 		if f.end > t {
-			kept = append(kept, f)
+			kept = append(kept, *f)
 			continue
 		}
 		if bd.freed.id == noNode || f.end >= bd.freedTime {
