@@ -266,6 +266,7 @@ func (n *cacheNode) inside(x *cacheNode) bool {
 
 // groupMember is one reference of a group.
 type groupMember struct {
+	ref   *refInfo
 	text  string
 	store bool
 	addr  symbolic.Poly // byte offset in the array, in symbols and loop indices
@@ -302,6 +303,7 @@ type refGroup struct {
 	irregular bool  // an address that is not affine in the loop indices
 	count     Count // executions of the group's statement
 	empty     bool  // the group never executes
+	share     int   // its number among the groups models share, or -1
 }
 
 // cacheModel is the analytic model for one rank.
@@ -313,6 +315,8 @@ type cacheModel struct {
 	// footprints memoises footprint: visiting a node, stating its
 	// condition and finding its reusers ask for the same sets again.
 	footprints map[footprintKey]est
+	// share is what the models of the plan share (cachemodel_share.go).
+	share *cacheShare
 	// execs memoises chainCount, chains chainInfo.
 	execs  map[chainLevels]Count
 	chains map[chainLevels]*chainInfo
@@ -374,7 +378,7 @@ func (m *cacheModel) hasRegion(name string) bool {
 
 // newCacheModel builds the loop tree and the reference groups from the plan.
 func newCacheModel(ra *rankAnalysis) (*cacheModel, error) {
-	m := &cacheModel{ra: ra, root: &cacheNode{name: "kernel"}, nodes: map[lang.Stmt]*cacheNode{}}
+	m := &cacheModel{ra: ra, root: &cacheNode{name: "kernel"}, nodes: map[lang.Stmt]*cacheNode{}, share: ra.p.cacheShared()}
 	for _, l := range ra.p.leaves {
 		switch l.kind {
 		case leafIter:
@@ -388,7 +392,7 @@ func newCacheModel(ra *rankAnalysis) (*cacheModel, error) {
 		}
 	}
 	for _, g := range m.groups {
-		if err := m.finish(g); err != nil {
+		if err := m.finishShared(g); err != nil {
 			return nil, err
 		}
 	}
@@ -441,7 +445,7 @@ func (m *cacheModel) addRef(r *refInfo, region string) error {
 		return err
 	}
 	strides, regular := m.strides(r, addr)
-	mem := groupMember{text: lang.ExprString(r.ref), store: r.store}
+	mem := groupMember{ref: r, text: m.share.text(r), store: r.store}
 	if regular {
 		mem.addr = *addr
 	}
@@ -456,7 +460,7 @@ func (m *cacheModel) addRef(r *refInfo, region string) error {
 		}
 	}
 	g := &refGroup{array: r.array, region: region, node: node, chain: r.chain, elem: int64(r.array.Elem.Size()),
-		members: []groupMember{mem}, strides: strides, irregular: !regular, id: len(m.groups)}
+		members: []groupMember{mem}, strides: strides, irregular: !regular, id: len(m.groups), share: -1}
 	node.items = append(node.items, cacheItem{group: g})
 	m.groups = append(m.groups, g)
 	return nil
@@ -1324,11 +1328,31 @@ func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, store
 			return f
 		}
 	}
+	skey, shared := m.sharedKey(groups, x, self, stores, line, false)
+	if shared {
+		if f, ok := m.share.footprints[skey]; ok {
+			return m.remember(key, f)
+		}
+		if bare {
+			skey.bare = true
+			if f, ok := m.share.footprints[skey]; ok {
+				return m.remember(key, f)
+			}
+		}
+	}
 	within := x.strictlyInside
 	if self {
 		within = x.insideOrSelf
 	}
 	f := m.footprintIn(groups, within, stores, line, nil, bare)
+	if shared {
+		m.share.footprints[skey] = f
+	}
+	return m.remember(key, f)
+}
+
+// remember memoises a footprint in the model.
+func (m *cacheModel) remember(key footprintKey, f est) est {
 	if m.footprints == nil {
 		m.footprints = map[footprintKey]est{}
 	}

@@ -679,6 +679,7 @@ func BenchmarkCacheModel(b *testing.B) {
 			b.ReportAllocs()
 			cpu0, ok := cputime.Process()
 			for b.Loop() {
+				p.cacheShare = nil // as in a new Analyze
 				for _, m := range models {
 					for _, c := range m.rt.counts {
 						c.Cache = nil

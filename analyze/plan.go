@@ -91,6 +91,9 @@ type plan struct {
 	// innerSums keeps closed-form sums of the levels inside enumerated
 	// ones (engine.go).
 	innerSums map[innerKey]innerSum
+	// cacheShare keeps what the cache models of the rank classes share
+	// (cachemodel_share.go).
+	cacheShare *cacheShare
 }
 
 // newPlan walks the kernel once.

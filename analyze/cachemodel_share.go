@@ -1,0 +1,177 @@
+package analyze
+
+import (
+	"encoding/binary"
+
+	"perfc/lang"
+)
+
+// Analyze builds one cache model per rank class with its own set of
+// references (halo2d's west and east edge ranks skip a halo loop each:
+// three models), and the models have most of their groups in common. A
+// group whose chain and addresses do not depend on the rank, other than
+// through static ifs that the rank decides as a whole (if rx > 0), is the
+// same in every model where those ifs decide alike: its executions, trips,
+// strides and bases, and every footprint of such groups, are computed by
+// the first model and taken by the others. The test that every class's
+// cache lines equal its representative's analysed alone
+// (TestCacheLinesSharedBetweenClasses) holds this to account.
+
+// cacheShare is what the cache models of one plan share.
+type cacheShare struct {
+	refIDs map[*refInfo]int
+	texts  map[*refInfo]string
+	// groups maps a shareable group's key to its first finished copy,
+	// and ids to its share number.
+	groups map[string]*refGroup
+	ids    map[string]int
+	// footprints are the footprints of shareable groups, by share
+	// numbers and the node's statement.
+	footprints map[sharedFootprintKey]est
+}
+
+// sharedFootprintKey is footprintKey across models.
+type sharedFootprintKey struct {
+	groups string // share numbers
+	stmt   lang.Stmt
+	self   bool
+	stores bool
+	line   int64
+	bare   bool
+}
+
+// cacheShared returns the plan's cacheShare, made when first wanted.
+func (p *plan) cacheShared() *cacheShare {
+	if p.cacheShare == nil {
+		p.cacheShare = &cacheShare{refIDs: map[*refInfo]int{}, texts: map[*refInfo]string{}, groups: map[string]*refGroup{}, ids: map[string]int{}, footprints: map[sharedFootprintKey]est{}}
+	}
+	return p.cacheShare
+}
+
+// text is a reference's source text, formatted once per plan.
+func (s *cacheShare) text(r *refInfo) string {
+	t, ok := s.texts[r]
+	if !ok {
+		t = lang.ExprString(r.ref)
+		s.texts[r] = t
+	}
+	return t
+}
+
+// groupKey is the key under which g is shared, or false when g depends
+// on the rank in a way the key does not capture: a loop bound, step,
+// repeat count, index or array extent that reads the rank, or a static if
+// whose condition reads the rank and a loop index.
+func (m *cacheModel) groupKey(g *refGroup) (string, bool) {
+	info := m.ra.k.Info
+	rankFree := func(e lang.Expr) bool { return e == nil || info.Deps[e]&lang.DepRank == 0 }
+	var key []byte
+	key = append(key, g.region...)
+	key = append(key, 0)
+	for _, mem := range g.members {
+		r := mem.ref
+		for _, ix := range r.ref.Index {
+			if !rankFree(ix) {
+				return "", false
+			}
+		}
+		if spec := m.ra.p.specs[r.array]; spec != nil {
+			for _, d := range spec.Dims {
+				if !rankFree(d) {
+					return "", false
+				}
+			}
+		}
+		id, ok := m.share.refIDs[r]
+		if !ok {
+			id = len(m.share.refIDs)
+			m.share.refIDs[r] = id
+		}
+		key = binary.AppendUvarint(key, uint64(id))
+	}
+	key = append(key, 0)
+	for _, l := range g.chain {
+		switch l.kind {
+		case loopLevel:
+			if !rankFree(l.loop.Lo) || !rankFree(l.loop.Hi) || !rankFree(l.loop.Step) {
+				return "", false
+			}
+		case repeatLevel:
+			if !rankFree(l.repeat.Count) {
+				return "", false
+			}
+		case guardLevel:
+			dep := info.Deps[l.cond.Cond]
+			if dep&lang.DepRank == 0 {
+				continue
+			}
+			if dep&(lang.DepIndex|lang.DepData) != 0 {
+				return "", false
+			}
+			v, err := m.ra.k.Eval(l.cond.Cond, &lang.Env{Rank: m.ra.rank})
+			if err != nil {
+				return "", false
+			}
+			taken := byte('n')
+			if v.Bool() == l.then {
+				taken = 'y'
+			}
+			key = append(key, taken)
+		}
+	}
+	return string(key), true
+}
+
+// finishShared finishes g, or takes a finished copy from an earlier
+// model, and gives g its share number.
+func (m *cacheModel) finishShared(g *refGroup) error {
+	key, ok := m.groupKey(g)
+	if !ok {
+		return m.finish(g)
+	}
+	id, seen := m.share.ids[key]
+	if !seen {
+		id = len(m.share.ids)
+		m.share.ids[key] = id
+	}
+	g.share = id
+	src := m.share.groups[key]
+	if src == nil {
+		if err := m.finish(g); err != nil {
+			return err
+		}
+		m.share.groups[key] = g
+		return nil
+	}
+	g.count, g.empty, g.irregular = src.count, src.empty, src.irregular
+	g.dims = make([]groupDim, len(src.dims))
+	for k, d := range src.dims {
+		d.node = m.nodeOf(d.node)
+		g.dims[k] = d
+	}
+	for i := range g.members {
+		g.members[i].base = src.members[i].base
+	}
+	return nil
+}
+
+// nodeOf is this model's node for another model's node n.
+func (m *cacheModel) nodeOf(n *cacheNode) *cacheNode {
+	if n.stmt == nil {
+		return m.root
+	}
+	return m.nodes[n.stmt]
+}
+
+// sharedKey is the key of a footprint across models, or false when a
+// group is not shared.
+func (m *cacheModel) sharedKey(groups []*refGroup, x *cacheNode, self, stores bool, line int64, bare bool) (sharedFootprintKey, bool) {
+	ids := make([]byte, 0, 4*len(groups))
+	for _, g := range groups {
+		if g.share < 0 {
+			return sharedFootprintKey{}, false
+		}
+		ids = binary.AppendUvarint(ids, uint64(g.share))
+	}
+	return sharedFootprintKey{groups: string(ids), stmt: x.stmt, self: self, stores: stores, line: line, bare: bare}, true
+}
