@@ -266,14 +266,10 @@ func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
 func mergeClasses(states []*classState) []*Class {
 	var out []*Class
 	for _, cs := range states {
-		cl := &Class{Ranks: cs.ranks, Rank: cs.ranks.First(), Regions: make([]Region, 0, len(cs.rt.order))}
-		for _, name := range cs.rt.order {
-			c, ok := cs.rt.counts[name]
-			if !ok {
-				c = &Counts{}
-			}
-			cl.Regions = append(cl.Regions, Region{Name: regionName(name), Counts: *c})
-		}
+		// The class takes its representative's regions: nothing reads the
+		// state's totals afterwards.
+		cl := &Class{Ranks: cs.ranks, Rank: cs.ranks.First(), Regions: cs.rt.regions}
+		cs.rt = nil
 		// Classes are compared by their regions alone: equal regions make
 		// equal totals, so a class that merges never needs its own total.
 		merged := false
@@ -292,9 +288,7 @@ func mergeClasses(states []*classState) []*Class {
 		}
 	}
 	for _, cl := range out {
-		for r := range cl.Regions {
-			cl.Total.accumulate(&cl.Regions[r].Counts)
-		}
+		cl.Total = totalOf(cl.Regions)
 	}
 	return out
 }
@@ -408,6 +402,37 @@ func (c *Counts) accumulate(d *Counts) {
 	c.Messages = append(c.Messages, d.Messages...)
 	c.Collectives = append(c.Collectives, d.Collectives...)
 	c.Cache = sumCacheLines(c.Cache, d.Cache)
+}
+
+// totalOf returns the sum of every region's counts, its lists allocated
+// once at their final lengths.
+func totalOf(regions []Region) Counts {
+	var refs, messages, collectives, vectors int
+	for i := range regions {
+		c := &regions[i].Counts
+		refs += len(c.Refs)
+		messages += len(c.Messages)
+		collectives += len(c.Collectives)
+		vectors += len(c.Vectors)
+	}
+	// Empty lists stay nil, as accumulate leaves them.
+	var t Counts
+	if refs > 0 {
+		t.Refs = make([]RefCount, 0, refs)
+	}
+	if messages > 0 {
+		t.Messages = make([]Message, 0, messages)
+	}
+	if collectives > 0 {
+		t.Collectives = make([]Collective, 0, collectives)
+	}
+	if vectors > 0 {
+		t.Vectors = make([]VectorLoop, 0, vectors)
+	}
+	for i := range regions {
+		t.accumulate(&regions[i].Counts)
+	}
+	return t
 }
 
 // plus returns c + d: the counts of two regions together.

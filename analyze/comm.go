@@ -103,7 +103,7 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 		if size, ok := ra.fixedPayloadBytes(pl); ok {
 			// Every message has the same size: the bytes need no second
 			// enumeration.
-			v := new(big.Rat).Mul(count.Value, new(big.Rat).SetInt64(size))
+			v := ratMul(count.Value, new(big.Rat).SetInt64(size))
 			bytes = Count{Value: v, Formula: symbolic.Const(v)}
 		} else {
 			res, err = ra.sumShared(l.chain, intWeight(msg.Stmt+" "+kind+" bytes", reads, "peer "+msg.Peer+" depends on a loop index", bytesOf))
@@ -180,7 +180,7 @@ func (ra *rankAnalysis) bytesOver(l *leaf, pl *lang.Payload) (Count, error) {
 			return Count{}, err
 		}
 		ra.noteRankFormula(*size)
-		out := Count{Value: new(big.Rat).Mul(n.Value, v), Symbolic: n.Symbolic}
+		out := Count{Value: ratMul(n.Value, v), Symbolic: n.Symbolic}
 		if n.Symbolic {
 			out.Formula = n.Formula.Mul(*size)
 		} else {

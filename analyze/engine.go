@@ -553,7 +553,7 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 	ra := en.ra
 	switch l.kind {
 	case probLevel:
-		return en.walk(i+1, env, vars, new(big.Rat).Mul(mult, l.prob))
+		return en.walk(i+1, env, vars, ratMul(mult, l.prob))
 	case guardLevel:
 		v, err := ra.k.Eval(l.cond.Cond, env)
 		if err != nil {
@@ -573,7 +573,7 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 		if n <= 0 {
 			return nil
 		}
-		return en.walk(i+1, env, vars, new(big.Rat).Mul(mult, new(big.Rat).SetInt64(n)))
+		return en.walk(i+1, env, vars, ratMul(mult, new(big.Rat).SetInt64(n)))
 	}
 	lo, err := ra.k.EvalInt(l.loop.Lo, env)
 	if err != nil {

@@ -71,7 +71,7 @@ type plan struct {
 	// (engine.go).
 	slotCache map[[2]lang.Node][]int
 	// shared keeps closed-form execution counts for other ranks (rank.go).
-	shared map[chainKey]*sharedSum
+	shared map[chainKey][]*sharedSum
 	// strideCache keeps every reference's strides (rank.go).
 	strideCache map[*refInfo][]Stride
 	// sharedTraces keeps enumerated sums for other ranks (rank.go).
