@@ -9,16 +9,24 @@ import (
 // and b. A p that does not mention v is affine with a = 0. Callers use it to
 // recognise bounds they can split and sums whose index enters linearly.
 func Affine(p Poly, v string) (a, b Poly, ok bool) {
-	cs := p.Coeffs(v)
-	switch len(cs) {
-	case 0:
-		return Poly{}, Poly{}, true
-	case 1:
-		return Poly{}, cs[0], true
-	case 2:
-		return cs[1], cs[0], true
+	// One pass that splits the terms by whether they mention v: Coeffs
+	// allocates a bucket per power, and strides call this for every
+	// reference and loop.
+	var as, bs []term
+	for _, t := range p.terms {
+		k := t.mono.exponent(v)
+		switch k {
+		case 0:
+			bs = append(bs, t)
+		case 1:
+			_, rest := t.mono.without(v)
+			as = append(as, term{mono: rest, deg: t.deg - 1, coef: t.coef})
+		default:
+			return Poly{}, Poly{}, false
+		}
 	}
-	return Poly{}, Poly{}, false
+	// Dividing the terms of v by v keeps them in order (see Coeffs).
+	return Poly{terms: as}, Poly{terms: bs}, true
 }
 
 // Direction says which side of its threshold an Inequality keeps.

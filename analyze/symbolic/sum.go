@@ -26,10 +26,13 @@ func Sum(p Poly, v string, lo, hi Poly) Poly {
 	if lo.Has(v) || hi.Has(v) {
 		panic(fmt.Sprintf("symbolic: Sum over %s with bounds %s .. %s that mention %s", v, lo, hi, v))
 	}
-	cs := p.Coeffs(v)
-	if len(cs) == 0 {
-		return Poly{}
+	if !p.Has(v) {
+		// A summand free of v (every level of a rectangular nest but the
+		// innermost) is p times the trip count; Faulhaber's way gives the
+		// same polynomial through a slice of coefficients and powers.
+		return p.Mul(hi.Sub(lo))
 	}
+	cs := p.Coeffs(v)
 	diffs := powerDifferences(lo, hi, len(cs))
 	var result Poly
 	for k, c := range cs {
