@@ -136,7 +136,7 @@ func (ra *rankAnalysis) sameDecisionsIn(r int64, env map[string]*big.Rat) *rankA
 		return nil
 	}
 	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: env, rankSymbols: ra.rankSymbols,
-		atoms: ra.atoms, decisions: ra.decisions, traced: ra.traced, enumerated: ra.enumerated}
+		atoms: ra.atoms, decisions: ra.decisions, traced: ra.traced, tracedN: ra.tracedN, enumerated: ra.enumerated}
 	other.bindRank(r)
 	for _, a := range ra.atoms {
 		if !ra.rankSymbols[a.name] {

@@ -684,7 +684,7 @@ func (en *enumerator) traceWeight(env *lang.Env, t traced) {
 	if en.w.reads != nil && !ra.firstTraceSlots(en.w.id, nil, en.slots, env) {
 		return
 	}
-	if len(ra.traced) >= maxTraced {
+	if ra.tracedN >= maxTraced {
 		ra.untraceable = true
 		return
 	}
@@ -693,6 +693,7 @@ func (en *enumerator) traceWeight(env *lang.Env, t traced) {
 	en.indexes = append(en.indexes, env.Index...)
 	t.index = en.indexes[start:len(en.indexes):len(en.indexes)]
 	ra.traced = append(ra.traced, t)
+	ra.tracedN++
 }
 
 // clonePolys returns a copy of ps that can be appended to freely.
@@ -717,6 +718,9 @@ const maxTraced = 100_000
 // traced is one rank-dependent evaluation made while enumerating: an
 // expression (or a concrete weight) at a concrete iteration, and its value.
 type traced struct {
+	// sub, when not nil, stands for a whole list recorded by another sum
+	// (key is then its number of evaluations); see adoptTraces.
+	sub     []traced
 	expr    lang.Expr
 	weight  func(env *lang.Env) (*big.Rat, error)
 	integer func(env *lang.Env) (int64, error) // the weight as an integer (key holds its value)
@@ -731,11 +735,43 @@ func (ra *rankAnalysis) trace(e lang.Expr, env *lang.Env, key int64) {
 	if ra.k.Info.Deps[e]&lang.DepRank == 0 || !ra.firstTrace("", e, []lang.Node{e}, env) {
 		return
 	}
-	if len(ra.traced) >= maxTraced {
+	if ra.tracedN >= maxTraced {
 		ra.untraceable = true
 		return
 	}
 	ra.traced = append(ra.traced, traced{expr: e, index: append([]int64(nil), env.Index...), key: key})
+	ra.tracedN++
+}
+
+// adoptTraces makes another sum's traced evaluations, which this rank
+// has just replayed, part of this rank's: other ranks are matched against
+// them too. A long list is kept as one entry that refers to it, because
+// copying every evaluation into every rank that reuses a sum was a tenth
+// of what a wavefront's analysis allocated. The lists are never changed
+// once recorded.
+func (ra *rankAnalysis) adoptTraces(ts []traced) {
+	if len(ts) <= 2 {
+		ra.traced = append(ra.traced, ts...)
+		ra.tracedN += flatLen(ts)
+		return
+	}
+	n := flatLen(ts)
+	ra.traced = append(ra.traced, traced{sub: ts, key: int64(n)})
+	ra.tracedN += n
+}
+
+// flatLen returns the number of evaluations in ts, counting those of the
+// lists it refers to.
+func flatLen(ts []traced) int {
+	n := 0
+	for _, t := range ts {
+		if t.sub != nil {
+			n += int(t.key)
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // valueKey turns a bool or integer value into a comparable key.
@@ -769,6 +805,12 @@ func (ra *rankAnalysis) replayTraces(ts []traced) bool {
 func replayTracesAt(k *lang.Checked, ts []traced, r int64) bool {
 	env := &lang.Env{Rank: r}
 	for _, t := range ts {
+		if t.sub != nil {
+			if !replayTracesAt(k, t.sub, r) {
+				return false
+			}
+			continue
+		}
 		env.Index = t.index
 		if t.integer != nil {
 			v, err := t.integer(env)

@@ -74,7 +74,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 				c.Messages[i].Rank = v
 			}
 		}
-		ra.traced = append(ra.traced, m.traced...)
+		ra.adoptTraces(m.traced)
 		ra.enumerated = ra.enumerated || m.enumerated
 		for _, n := range m.notes {
 			ra.addNote(n)

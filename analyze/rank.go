@@ -25,6 +25,7 @@ type rankAnalysis struct {
 	// another rank can be checked against them (engine.go); untraceable
 	// marks an enumeration that cannot be replayed.
 	traced      []traced
+	tracedN     int // evaluations in traced, counting those of adopted lists
 	untraceable bool
 	rankFormula bool // some closed form mentions a rank-dependent symbol
 	traceSeen   map[traceKey]bool
@@ -119,9 +120,11 @@ func (rt *regionTotals) get(name string) *Counts {
 	if c, ok := rt.counts[name]; ok {
 		return c
 	}
-	c := &Counts{}
+	var c *Counts
 	if i := slices.Index(rt.order, name); i >= 0 {
 		c = &rt.regions[i].Counts
+	} else {
+		c = &Counts{}
 	}
 	rt.counts[name] = c
 	return c
@@ -481,7 +484,7 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 	variants := ra.p.sharedTraces[key]
 	for _, s := range variants {
 		if ra.replayTraces(s.traced) && ra.adopt(s.decisions, s.atoms) {
-			ra.traced = append(ra.traced, s.traced...)
+			ra.adoptTraces(s.traced)
 			ra.enumerated = ra.enumerated || s.res.enumerated != ""
 			return s.res, nil
 		}
