@@ -72,6 +72,8 @@ type plan struct {
 	slotCache map[[2]lang.Node][]int
 	// shared keeps closed-form execution counts for other ranks (rank.go).
 	shared map[chainKey][]*sharedSum
+	// rowBytes keeps every array's bytes per index step (rank.go).
+	rowBytes map[*lang.Object][]symbolic.Poly
 	// strideCache keeps every reference's strides (rank.go).
 	strideCache map[*refInfo][]Stride
 	// sharedTraces keeps enumerated sums for other ranks (rank.go).

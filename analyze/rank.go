@@ -301,24 +301,52 @@ func (ra *rankAnalysis) linearAddress(r *refInfo) (*symbolic.Poly, error) {
 	if spec == nil || len(spec.Dims) != len(r.ref.Index) {
 		return nil, nil
 	}
+	rows := ra.rowBytes(r.array, spec)
+	if rows == nil {
+		return nil, nil
+	}
 	addr := symbolic.Poly{}
 	for i, ix := range r.ref.Index {
 		ps, err := ra.pieces(ix)
 		if err != nil || len(ps) != 1 {
 			return nil, nil
 		}
-		term := ps[0].val
-		for _, d := range spec.Dims[i+1:] {
-			ds, err := ra.pieces(d)
-			if err != nil || len(ds) != 1 {
-				return nil, nil
-			}
-			term = term.Mul(ds[0].val)
-		}
-		addr = addr.Add(term)
+		addr = addr.Add(ps[0].val.Mul(rows[i]))
 	}
-	addr = addr.Scale(new(big.Rat).SetInt64(int64(r.array.Elem.Size())))
 	return &addr, nil
+}
+
+// rowBytes returns, per dimension of an array, the bytes one step of its
+// index moves: the element size times the extents of the dimensions after
+// it; nil when an extent is not a polynomial. Every reference to the array
+// shares them, so they are kept in the plan unless working them out made a
+// decision or an atom, which the rank must then record each time.
+func (ra *rankAnalysis) rowBytes(a *lang.Object, spec *lang.ArraySpec) []symbolic.Poly {
+	if rows, ok := ra.p.rowBytes[a]; ok {
+		return rows
+	}
+	decisions, atoms := len(ra.decisions), len(ra.atoms)
+	rows := make([]symbolic.Poly, len(spec.Dims))
+	size := symbolic.Int(int64(a.Elem.Size()))
+	for i := len(spec.Dims) - 1; i >= 0; i-- {
+		rows[i] = size
+		if i == 0 {
+			break
+		}
+		ds, err := ra.pieces(spec.Dims[i])
+		if err != nil || len(ds) != 1 {
+			rows = nil
+			break
+		}
+		size = size.Mul(ds[0].val)
+	}
+	if len(ra.decisions) == decisions && len(ra.atoms) == atoms {
+		if ra.p.rowBytes == nil {
+			ra.p.rowBytes = map[*lang.Object][]symbolic.Poly{}
+		}
+		ra.p.rowBytes[a] = rows
+	}
+	return rows
 }
 
 // addOp adds n operations of one kind, type and pattern, keeping the
