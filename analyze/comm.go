@@ -103,7 +103,7 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 		if size, ok := ra.fixedPayloadBytes(pl); ok {
 			// Every message has the same size: the bytes need no second
 			// enumeration.
-			v := ratMul(count.Value, new(big.Rat).SetInt64(size))
+			v := ratMul(count.Value, symbolic.NewInt64Rat(size))
 			bytes = Count{Value: v, Formula: symbolic.Const(v)}
 		} else {
 			res, err = ra.sumShared(l.chain, intWeight(msg.Stmt+" "+kind+" bytes", reads, "peer "+msg.Peer+" depends on a loop index", bytesOf))
@@ -192,7 +192,7 @@ func (ra *rankAnalysis) bytesOver(l *leaf, pl *lang.Payload) (Count, error) {
 	if size == nil {
 		w = weight{why: "payload size of " + ra.position(pl).String() + " is not a polynomial", concrete: func(env *lang.Env) (*big.Rat, error) {
 			n, err := ra.payloadBytesAt(pl, env)
-			return new(big.Rat).SetInt64(n), err
+			return symbolic.NewInt64Rat(n), err
 		}}
 	} else {
 		w = weight{poly: *size}
@@ -345,6 +345,6 @@ func (ra *rankAnalysis) payloadBytesAt(pl *lang.Payload, env *lang.Env) (int64, 
 func intWeight(id string, reads []lang.Node, why string, f func(env *lang.Env) (int64, error)) weight {
 	return weight{id: id, reads: reads, why: why, integer: f, concrete: func(env *lang.Env) (*big.Rat, error) {
 		n, err := f(env)
-		return new(big.Rat).SetInt64(n), err
+		return symbolic.NewInt64Rat(n), err
 	}}
 }

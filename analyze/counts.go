@@ -53,7 +53,7 @@ func (c Count) times(k int64) Count {
 	if k == 1 {
 		return c
 	}
-	return c.scale(new(big.Rat).SetInt64(k))
+	return c.scale(symbolic.NewInt64Rat(k))
 }
 
 // scale returns c × k.
@@ -72,7 +72,7 @@ func ratAdd(x, y *big.Rat) *big.Rat {
 	if a, ok := smallInt(x); ok {
 		if b, ok := smallInt(y); ok {
 			if s := a + b; (s > a) == (b > 0) {
-				return new(big.Rat).SetInt64(s)
+				return symbolic.NewInt64Rat(s)
 			}
 		}
 	}
@@ -89,7 +89,7 @@ func ratMul(x, y *big.Rat) *big.Rat {
 				if (a < 0) != (b < 0) {
 					p = -p
 				}
-				return new(big.Rat).SetInt64(p)
+				return symbolic.NewInt64Rat(p)
 			}
 		}
 	}

@@ -573,7 +573,7 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 		if n <= 0 {
 			return nil
 		}
-		return en.walk(i+1, env, vars, ratMul(mult, new(big.Rat).SetInt64(n)))
+		return en.walk(i+1, env, vars, ratMul(mult, symbolic.NewInt64Rat(n)))
 	}
 	lo, err := ra.k.EvalInt(l.loop.Lo, env)
 	if err != nil {
@@ -603,7 +603,7 @@ func (en *enumerator) walk(i int, env *lang.Env, vars map[string]*big.Rat, mult 
 		}
 		env.Index[slot] = x
 		if vars != nil {
-			vars[name] = new(big.Rat).SetInt64(x)
+			vars[name] = symbolic.NewInt64Rat(x)
 		}
 		if err := en.walk(i+1, env, vars, mult); err != nil {
 			return err

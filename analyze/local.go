@@ -3,6 +3,7 @@ package analyze
 import (
 	"math/big"
 
+	"perfc/analyze/symbolic"
 	"perfc/lang"
 )
 
@@ -186,7 +187,7 @@ func operandType(x, y lang.Type) OpType {
 func isFloatType(t OpType) bool { return t == "f64" || t == "f32" }
 
 // ratInt returns the rational n.
-func ratInt(n int64) *big.Rat { return new(big.Rat).SetInt64(n) }
+func ratInt(n int64) *big.Rat { return symbolic.NewInt64Rat(n) }
 
 // ratOne returns a new rational 1.
 func ratOne() *big.Rat { return big.NewRat(1, 1) }

@@ -69,18 +69,18 @@ func baseSymbols(k *lang.Checked) map[string]*big.Rat {
 		return true
 	})
 	if _, ok := env["P"]; !ok {
-		env["P"] = new(big.Rat).SetInt64(k.NumRanks())
+		env["P"] = symbolic.NewInt64Rat(k.NumRanks())
 	}
 	return env
 }
 
 // bindRank sets rank, rx and ry.
 func (ra *rankAnalysis) bindRank(rank int64) {
-	ra.env["rank"] = new(big.Rat).SetInt64(rank)
+	ra.env["rank"] = symbolic.NewInt64Rat(rank)
 	ra.rankSymbols["rank"] = true
 	if px, _, ok := ra.k.Grid(); ok {
-		ra.env["rx"] = new(big.Rat).SetInt64(rank % px)
-		ra.env["ry"] = new(big.Rat).SetInt64(rank / px)
+		ra.env["rx"] = symbolic.NewInt64Rat(rank % px)
+		ra.env["ry"] = symbolic.NewInt64Rat(rank / px)
 		ra.rankSymbols["rx"] = true
 		ra.rankSymbols["ry"] = true
 	}
@@ -282,7 +282,7 @@ func (ra *rankAnalysis) computeStrides(r *refInfo) ([]Stride, error) {
 				// a·step per iteration of a loop with a step.
 				if l.loop.Step != nil {
 					if step, err := ra.k.EvalInt(l.loop.Step, &lang.Env{Rank: ra.rank}); err == nil {
-						a = a.Scale(new(big.Rat).SetInt64(step))
+						a = a.Scale(symbolic.NewInt64Rat(step))
 					}
 				}
 				s.Bytes = a

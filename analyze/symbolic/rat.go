@@ -33,15 +33,66 @@ func ratInt(n int64) rat {
 // ratOf returns r as a rat, copying it (when it does not fit int64s) so
 // that the caller keeps ownership.
 func ratOf(r *big.Rat) rat {
+	if a, ok := smallIntRat(r); ok {
+		return a // nothing of r is kept: no copy
+	}
 	if num, den := r.Num(), r.Denom(); num.IsInt64() && den.IsInt64() && num.Int64() != math.MinInt64 {
 		return rat{num: num.Int64(), den: den.Int64()}
 	}
 	return rat{big: new(big.Rat).Set(r)}
 }
 
+// smallIntRat returns r as a small rat when it is an integer that fits,
+// without calling r.Denom, which allocates for an integer Rat whose
+// denominator was never set (as NewInt64Rat makes them).
+func smallIntRat(r *big.Rat) (rat, bool) {
+	if !r.IsInt() {
+		return rat{}, false
+	}
+	num := r.Num()
+	if !num.IsInt64() || num.Int64() == math.MinInt64 {
+		return rat{}, false
+	}
+	return rat{num: num.Int64(), den: 1}, true
+}
+
+// NewInt64Rat returns n as a new *big.Rat made in one allocation. Counts
+// are nearly always integers, and big.NewRat or SetInt64 make three: the
+// Rat, its numerator's words and a denominator of 1. This one keeps its
+// numerator's words beside it and leaves the denominator unset, which
+// big.Rat reads as 1. It behaves as any other Rat, also when changed
+// later (its words are then reallocated as needed).
+func NewInt64Rat(n int64) *big.Rat {
+	box := new(struct {
+		r big.Rat
+		w [64 / bits.UintSize]big.Word
+	})
+	if n == 0 {
+		return &box.r
+	}
+	u := uint64(n)
+	if n < 0 {
+		u = -u // also right for math.MinInt64
+	}
+	for i := range box.w {
+		box.w[i] = big.Word(u)
+		u >>= bits.UintSize - 1
+		u >>= 1
+	}
+	num := box.r.Num()
+	num.SetBits(box.w[:])
+	if n < 0 {
+		num.Neg(num)
+	}
+	return &box.r
+}
+
 // ownRat returns r as a rat, taking ownership of r: the caller must not
 // change it afterwards.
 func ownRat(r *big.Rat) rat {
+	if a, ok := smallIntRat(r); ok {
+		return a
+	}
 	num, den := r.Num(), r.Denom()
 	if num.IsInt64() && den.IsInt64() && num.Int64() != math.MinInt64 {
 		return rat{num: num.Int64(), den: den.Int64()}
@@ -53,6 +104,9 @@ func ownRat(r *big.Rat) rat {
 func (a rat) toBig() *big.Rat {
 	if a.big != nil {
 		return new(big.Rat).Set(a.big)
+	}
+	if a.den == 1 {
+		return NewInt64Rat(a.num)
 	}
 	return big.NewRat(a.num, a.den)
 }

@@ -89,3 +89,26 @@ func TestGCD(t *testing.T) {
 		}
 	}
 }
+
+// TestNewInt64Rat checks the one-allocation integer Rat against big.NewRat
+// at the edges of int64, and that it stays a correct Rat when changed.
+func TestNewInt64Rat(t *testing.T) {
+	for _, n := range []int64{0, 1, -1, 7, -7, 1 << 32, -(1 << 32), 1<<62 + 3, math.MaxInt64, math.MinInt64, math.MinInt64 + 1} {
+		got, want := NewInt64Rat(n), big.NewRat(n, 1)
+		if got.Cmp(want) != 0 || !got.IsInt() || got.RatString() != want.RatString() || got.Denom().Cmp(big.NewInt(1)) != 0 {
+			t.Errorf("NewInt64Rat(%d) = %s, want %s", n, got.RatString(), want.RatString())
+		}
+		// Arithmetic on it must not disturb another value.
+		other := NewInt64Rat(n)
+		got.Add(got, big.NewRat(1, 3))
+		if other.Cmp(want) != 0 || got.Cmp(new(big.Rat).Add(want, big.NewRat(1, 3))) != 0 {
+			t.Errorf("NewInt64Rat(%d) after Add: %s, other %s", n, got.RatString(), other.RatString())
+		}
+		if r := ratOf(NewInt64Rat(n)); !r.equal(ratOf(want)) {
+			t.Errorf("ratOf(NewInt64Rat(%d)) = %+v, want %+v", n, r, ratOf(want))
+		}
+	}
+	if allocs := testing.AllocsPerRun(100, func() { NewInt64Rat(123456789) }); allocs != 1 {
+		t.Errorf("NewInt64Rat allocates %v times, want 1", allocs)
+	}
+}
