@@ -112,49 +112,66 @@ func findClass(classes []*classState, prev int, r int64) int {
 // matches reports whether rank r makes every decision the class's
 // representative made, so that it has the same counts.
 func (c *classState) matches(r int64) bool {
-	if !c.shareable {
+	if !c.shareable || !c.ra.replay(r) {
 		return false
 	}
 	if c.scratch == nil {
+		// The scratch environment owns its rank values, so that they are
+		// set in place for each rank tried: matching the 512 ranks of a
+		// hypercube allocated three values and an analysis per rank.
 		c.scratch = c.ra.cloneEnv()
+		for _, name := range [...]string{"rank", "rx", "ry"} {
+			if _, ok := c.scratch[name]; ok {
+				c.scratch[name] = new(big.Rat)
+			}
+		}
 	}
-	return c.ra.sameDecisionsIn(r, c.scratch) != nil
+	c.scratch["rank"].SetInt64(r)
+	if px, _, ok := c.ra.k.Grid(); ok {
+		c.scratch["rx"].SetInt64(r % px)
+		c.scratch["ry"].SetInt64(r / px)
+	}
+	return c.ra.decidesAlike(r, c.scratch)
 }
 
 // sameDecisions returns an analysis of rank r that shares this one's
 // results (symbols rebound for r) when r makes every decision this rank
 // made, or nil when it does not.
 func (ra *rankAnalysis) sameDecisions(r int64) *rankAnalysis {
-	return ra.sameDecisionsIn(r, ra.cloneEnv())
-}
-
-// sameDecisionsIn is sameDecisions with the symbol values of the other rank
-// written into env, which the caller may reuse between calls (matching
-// thousands of ranks must not copy the environment each time).
-func (ra *rankAnalysis) sameDecisionsIn(r int64, env map[string]*big.Rat) *rankAnalysis {
 	if !ra.replay(r) {
 		return nil
 	}
-	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: env, rankSymbols: ra.rankSymbols,
+	other := &rankAnalysis{p: ra.p, k: ra.k, rank: r, env: ra.cloneEnv(), rankSymbols: ra.rankSymbols,
 		atoms: ra.atoms, decisions: ra.decisions, traced: ra.traced, tracedN: ra.tracedN, enumerated: ra.enumerated}
 	other.bindRank(r)
+	if !ra.decidesAlike(r, other.env) {
+		return nil
+	}
+	return other
+}
+
+// decidesAlike reports whether rank r, whose symbol values env holds
+// (atoms aside, which it sets), creates the same atoms and makes every
+// decision this rank made. The traced evaluations are checked apart
+// (replay).
+func (ra *rankAnalysis) decidesAlike(r int64, env map[string]*big.Rat) bool {
 	for _, a := range ra.atoms {
 		if !ra.rankSymbols[a.name] {
 			continue
 		}
-		v, ok := ra.atomValue(a, r, other.env)
+		v, ok := ra.atomValue(a, r, env)
 		if !ok {
-			return nil
+			return false
 		}
-		other.env[a.name] = v
+		env[a.name] = v
 	}
 	lenv := &lang.Env{Rank: r}
 	for _, d := range ra.decisions {
-		if !ra.decisionHolds(d, lenv, other.env) {
-			return nil
+		if !ra.decisionHolds(d, lenv, env) {
+			return false
 		}
 	}
-	return other
+	return true
 }
 
 // rankDependentCounts reports whether any count's formula mentions a
