@@ -9,6 +9,9 @@ import (
 // and b. A p that does not mention v is affine with a = 0. Callers use it to
 // recognise bounds they can split and sums whose index enters linearly.
 func Affine(p Poly, v string) (a, b Poly, ok bool) {
+	if !p.Has(v) {
+		return Poly{}, p, true // polys are immutable: b may be p itself
+	}
 	// One pass that splits the terms by whether they mention v: Coeffs
 	// allocates a bucket per power, and strides call this for every
 	// reference and loop.
