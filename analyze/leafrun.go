@@ -90,16 +90,16 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 	seen, memo := ra.traceSeen, ra.execMemo
 	ra.traceSeen, ra.execMemo = nil, nil
 	err := ra.leaves(s.leaves, c)
-	own := runMemo{enumerated: ra.enumerated}
-	ownUntraceable, ownRankFormula := ra.untraceable, ra.rankFormula
+	ownEnumerated, ownUntraceable, ownRankFormula := ra.enumerated, ra.untraceable, ra.rankFormula
 	ra.untraceable = untraceable || ownUntraceable
-	ra.enumerated = enumerated || own.enumerated
+	ra.enumerated = enumerated || ownEnumerated
 	ra.rankFormula = rankFormula || ownRankFormula
 	ra.traceSeen = mergeMaps(seen, ra.traceSeen)
 	ra.execMemo = mergeMaps(memo, ra.execMemo)
 	if err != nil || ownUntraceable || ownRankFormula || ra.p.runMemos[s] != nil || !ra.shareableCounts(c) || len(c.Messages) != len(ra.peers)-peers {
 		return err
 	}
+	own := runMemo{enumerated: ownEnumerated}
 	own.counts = c.clone()
 	own.decisions = slices.Clone(ra.decisions[decisions:])
 	own.atoms = slices.Clone(ra.atoms[atoms:])
