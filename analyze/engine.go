@@ -857,14 +857,61 @@ func (ra *rankAnalysis) firstTraceSlots(id string, e lang.Expr, slots []int, env
 	for i, s := range slots {
 		key.vals[i] = env.Index[s]
 	}
-	if ra.traceSeen == nil {
-		ra.traceSeen = map[traceKey]bool{}
-	}
-	if ra.traceSeen[key] {
+	return ra.traceSeen.add(key)
+}
+
+// traceSet is a set of trace keys. A rank checks a few dozen keys, in
+// many small sets (one per sum and per region run, merged upwards), so the
+// set is a slice searched in order until it is large; maps of these wide
+// keys cost more to create and grow than the searches they saved.
+type traceSet struct {
+	keys  []traceKey
+	index map[traceKey]struct{} // all of keys, once there are more than maxTraceScan
+}
+
+// maxTraceScan is the size up to which a traceSet is searched in order.
+const maxTraceScan = 32
+
+// add adds k, reporting whether it was new.
+func (s *traceSet) add(k traceKey) bool {
+	if s.has(k) {
 		return false
 	}
-	ra.traceSeen[key] = true
+	s.keys = append(s.keys, k)
+	if s.index != nil {
+		s.index[k] = struct{}{}
+	} else if len(s.keys) > maxTraceScan {
+		s.index = make(map[traceKey]struct{}, 2*len(s.keys))
+		for _, x := range s.keys {
+			s.index[x] = struct{}{}
+		}
+	}
 	return true
+}
+
+// has reports whether k is in the set.
+func (s *traceSet) has(k traceKey) bool {
+	if s.index != nil {
+		_, ok := s.index[k]
+		return ok
+	}
+	for i := range s.keys {
+		if s.keys[i] == k {
+			return true
+		}
+	}
+	return false
+}
+
+// merge adds every key of o.
+func (s *traceSet) merge(o traceSet) {
+	if len(s.keys) == 0 {
+		*s = o
+		return
+	}
+	for _, k := range o.keys {
+		s.add(k)
+	}
 }
 
 // slotsRead returns the loop-index slots the nodes read, directly or

@@ -48,3 +48,34 @@ func TestEnumerationLimitFailsFast(t *testing.T) {
 		t.Errorf("notes %q should say the count was enumerated", rep.Notes)
 	}
 }
+
+// TestTraceSet checks the trace-key set below and above the size where it
+// starts keeping a map, and merging into empty and non-empty sets.
+func TestTraceSet(t *testing.T) {
+	key := func(i int) traceKey { return traceKey{id: "w", vals: [8]int64{int64(i), int64(i % 3)}} }
+	for _, n := range []int{0, 1, maxTraceScan, maxTraceScan + 1, 3 * maxTraceScan} {
+		var s traceSet
+		for i := range n {
+			if !s.add(key(i)) {
+				t.Fatalf("n=%d: key %d reported seen on first add", n, i)
+			}
+		}
+		for i := range n {
+			if s.add(key(i)) {
+				t.Fatalf("n=%d: key %d reported new on second add", n, i)
+			}
+		}
+		if s.has(key(n)) || len(s.keys) != n {
+			t.Fatalf("n=%d: has a key never added, or holds %d keys", n, len(s.keys))
+		}
+		var into, other traceSet
+		into.add(key(-1))
+		other.merge(s)
+		into.merge(s)
+		for i := -1; i < n; i++ {
+			if other.has(key(i)) != (i >= 0) || !into.has(key(i)) {
+				t.Fatalf("n=%d: merge lost or invented key %d", n, i)
+			}
+		}
+	}
+}

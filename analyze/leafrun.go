@@ -88,13 +88,14 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 	// rests on must be in its own lists, even when an earlier run of
 	// this rank made it (the other rank may not have).
 	seen, memo := ra.traceSeen, ra.execMemo
-	ra.traceSeen, ra.execMemo = nil, nil
+	ra.traceSeen, ra.execMemo = traceSet{}, nil
 	err := ra.leaves(s.leaves, c)
 	ownEnumerated, ownUntraceable, ownRankFormula := ra.enumerated, ra.untraceable, ra.rankFormula
 	ra.untraceable = untraceable || ownUntraceable
 	ra.enumerated = enumerated || ownEnumerated
 	ra.rankFormula = rankFormula || ownRankFormula
-	ra.traceSeen = mergeMaps(seen, ra.traceSeen)
+	seen.merge(ra.traceSeen)
+	ra.traceSeen = seen
 	ra.execMemo = mergeMaps(memo, ra.execMemo)
 	if err != nil || ownUntraceable || ownRankFormula || ra.p.runMemos[s] != nil || !ra.shareableCounts(c) || len(c.Messages) != len(ra.peers)-peers {
 		return err

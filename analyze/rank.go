@@ -28,7 +28,7 @@ type rankAnalysis struct {
 	tracedN     int // evaluations in traced, counting those of adopted lists
 	untraceable bool
 	rankFormula bool // some closed form mentions a rank-dependent symbol
-	traceSeen   map[traceKey]bool
+	traceSeen   traceSet
 	execMemo    map[chainKey]sumResult // executions per chain (exec)
 	// peers logs the peer expression of every message added, in order
 	// (nil for a varying peer), for runs kept for other ranks (leafrun.go).
@@ -526,14 +526,9 @@ func (ra *rankAnalysis) sumShared(chain []level, w weight) (sumResult, error) {
 	// own list even when an earlier sum traced the same one (a guard both
 	// enumerations pass through).
 	seen := ra.traceSeen
-	ra.traceSeen = nil
+	ra.traceSeen = traceSet{}
 	res, err := ra.sumChain(chain, w)
-	for k := range ra.traceSeen {
-		if seen == nil {
-			seen = map[traceKey]bool{}
-		}
-		seen[k] = true
-	}
+	seen.merge(ra.traceSeen)
 	ra.traceSeen = seen
 	own := ra.untraceable
 	ra.untraceable = untraceable || own
