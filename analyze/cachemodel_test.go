@@ -795,3 +795,73 @@ func TestMergedBytesValue(t *testing.T) {
 		}
 	}
 }
+
+// cacheShareSrc has groups the cache models of its classes share (the
+// transpose; the copy under an if the rank decides as a whole) and groups
+// they must not (an index, a bound and an if that read the rank).
+const cacheShareSrc = `kernel share(N = 40) on grid(Px = 3, Py = 2) {
+  array a[N][N], b[N][N]: f64
+  array c[N]: f64
+  region "r" {
+    if rx > 0 {
+      for i in 0..N {
+        c[i] = a[i][rx]
+      }
+    }
+    if ry == 0 {
+      for i in 0..N {
+        for j in 0..N {
+          b[i][j] = a[i][j]
+        }
+      }
+    }
+    for i in 0..N-rx*4 {
+      c[i] = c[i] + 1.0
+    }
+    for i in 0..N {
+      if i < rx*8 {
+        a[i][0] = b[i][1]
+      }
+    }
+    for i in 0..N {
+      for j in 0..N {
+        a[i][j] = b[j][i]
+      }
+    }
+  }
+}
+`
+
+// TestCacheModelSharedGroups checks that the classes of cacheShareSrc,
+// analysed together (their models sharing groups), have the cache lines,
+// formulas and conditions each has analysed alone.
+func TestCacheModelSharedGroups(t *testing.T) {
+	k := checkCacheKernel(t, cacheShareSrc)
+	for _, spec := range []string{"L1=1KiB/64B/full,L2=32KiB/64B/full", "L1=16KiB/32B/4"} {
+		h := mustCacheHierarchy(t, spec)
+		all, err := Analyze(k, Options{Cache: h, Rank: AllRanks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all.Classes) < 4 {
+			t.Fatalf("%d classes, want at least 4", len(all.Classes))
+		}
+		for _, cl := range all.Classes {
+			alone, err := Analyze(k, Options{Cache: h, Rank: cl.Rank})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range cl.Regions {
+				want, got := alone.Classes[0].Regions[i].Counts.Cache, r.Counts.Cache
+				if diff := cmp.Diff(cacheText(want), cacheText(got)); diff != "" {
+					t.Errorf("%s rank %d, region %s (-alone +shared):\n%s", spec, cl.Rank, r.Name, diff)
+				}
+				for j := range want {
+					if w, g := cacheFormulaOf(t, want[j].Lines), cacheFormulaOf(t, got[j].Lines); w != g {
+						t.Errorf("%s rank %d, region %s: lines %s alone, %s shared", spec, cl.Rank, r.Name, w, g)
+					}
+				}
+			}
+		}
+	}
+}
