@@ -172,19 +172,29 @@ func (a est) formula() symbolic.Poly {
 func (a est) stripped() est { return est{val: a.val, bare: true} }
 
 func (a est) plus(b est) est {
-	return a.combine(b, new(big.Rat).Add(a.val, b.val), symbolic.Poly.Add)
+	switch {
+	case a.isZero() && !b.bare:
+		return b
+	case b.isZero() && !a.bare:
+		return a
+	}
+	return a.combine(b, ratAdd(a.val, b.val), symbolic.Poly.Add)
 }
+
+// isZero reports whether a is an exact 0 with the formula 0, which adds
+// nothing to a value or a formula.
+func (a est) isZero() bool { return !a.poly && !a.bare && a.ok && a.val.Sign() == 0 }
 
 func (a est) minus(b est) est {
 	return a.combine(b, new(big.Rat).Sub(a.val, b.val), symbolic.Poly.Sub)
 }
 
 func (a est) times(b est) est {
-	return a.combine(b, new(big.Rat).Mul(a.val, b.val), symbolic.Poly.Mul)
+	return a.combine(b, ratMul(a.val, b.val), symbolic.Poly.Mul)
 }
 
 func (a est) scale(r *big.Rat) est {
-	v := new(big.Rat).Mul(a.val, r)
+	v := ratMul(a.val, r)
 	switch {
 	case a.bare:
 		return est{val: v, bare: true}
