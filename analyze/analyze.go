@@ -178,12 +178,21 @@ func (ra *rankAnalysis) decidesAlike(r int64, env map[string]*big.Rat) bool {
 // rank-dependent symbol (then ranks of one class could differ in value).
 func rankDependentCounts(ra *rankAnalysis, rt *regionTotals) bool {
 	dep := false
-	for _, c := range rt.counts {
-		c.forEachCount(func(n Count) {
-			if !dep && ra.rankDependentPoly(n.Formula) {
-				dep = true
-			}
-		})
+	check := func(n *Count) {
+		if !dep && ra.rankDependentPoly(n.Formula) {
+			dep = true
+		}
+	}
+	for name, c := range rt.counts {
+		if !rt.rankFree[name] {
+			c.forEachCountPtr(check)
+			continue
+		}
+		// Checked when counted: only the cache lines are new.
+		for i := range c.Cache {
+			check(&c.Cache[i].Lines)
+			check(&c.Cache[i].WriteBacks)
+		}
 	}
 	return dep
 }

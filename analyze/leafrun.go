@@ -58,10 +58,13 @@ func (p *plan) leafRuns() []*leafRun {
 }
 
 // countRun adds the counts of one run to c (empty when s.whole), taking
-// another rank's when this rank makes the same decisions.
-func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
+// another rank's when this rank makes the same decisions. rankFree says
+// that no formula of the run's counts mentions a rank-dependent symbol
+// (they were checked, here or on the rank that kept them); false means
+// unknown.
+func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) (rankFree bool, err error) {
 	if !s.whole {
-		return ra.leaves(s.leaves, c)
+		return false, ra.leaves(s.leaves, c)
 	}
 	if m := ra.p.runMemos[s]; m != nil && ra.replayTraces(m.traced) && ra.adopt(m.decisions, m.atoms) {
 		*c = m.counts.clone()
@@ -69,7 +72,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 			if peer != nil {
 				v, err := ra.k.EvalInt(peer, &lang.Env{Rank: ra.rank})
 				if err != nil {
-					return err
+					return false, err
 				}
 				c.Messages[i].Rank = v
 			}
@@ -79,7 +82,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 		for _, n := range m.notes {
 			ra.addNote(n)
 		}
-		return nil
+		return true, nil
 	}
 	decisions, atoms, traced, notes, peers := len(ra.decisions), len(ra.atoms), len(ra.traced), len(ra.notes), len(ra.peers)
 	untraceable, enumerated, rankFormula := ra.untraceable, ra.enumerated, ra.rankFormula
@@ -89,7 +92,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 	// this rank made it (the other rank may not have).
 	seen, memo := ra.traceSeen, ra.execMemo
 	ra.traceSeen, ra.execMemo = traceSet{}, nil
-	err := ra.leaves(s.leaves, c)
+	err = ra.leaves(s.leaves, c)
 	ownEnumerated, ownUntraceable, ownRankFormula := ra.enumerated, ra.untraceable, ra.rankFormula
 	ra.untraceable = untraceable || ownUntraceable
 	ra.enumerated = enumerated || ownEnumerated
@@ -98,7 +101,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 	ra.traceSeen = seen
 	ra.execMemo = mergeMaps(memo, ra.execMemo)
 	if err != nil || ownUntraceable || ownRankFormula || ra.p.runMemos[s] != nil || !ra.shareableCounts(c) || len(c.Messages) != len(ra.peers)-peers {
-		return err
+		return false, err
 	}
 	own := runMemo{enumerated: ownEnumerated}
 	own.counts = c.clone()
@@ -111,7 +114,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) error {
 		ra.p.runMemos = map[*leafRun]*runMemo{}
 	}
 	ra.p.runMemos[s] = &own
-	return nil
+	return true, nil
 }
 
 // leaves adds every leaf's counts to c.

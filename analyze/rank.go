@@ -104,6 +104,10 @@ type regionTotals struct {
 	order   []string
 	counts  map[string]*Counts // the regions that have counts, into regions
 	regions []Region
+	// rankFree holds the regions whose counts were found free of
+	// rank-dependent formulas while they were counted (cache lines
+	// aside, which come later).
+	rankFree map[string]bool
 }
 
 // newRegionTotals returns empty totals for the regions of order.
@@ -134,8 +138,15 @@ func (rt *regionTotals) get(name string) *Counts {
 func (ra *rankAnalysis) run() (*regionTotals, error) {
 	rt := newRegionTotals(ra.p.regions)
 	for _, s := range ra.p.runs {
-		if err := ra.countRun(s, rt.get(s.region)); err != nil {
+		free, err := ra.countRun(s, rt.get(s.region))
+		if err != nil {
 			return nil, err
+		}
+		if free {
+			if rt.rankFree == nil {
+				rt.rankFree = map[string]bool{}
+			}
+			rt.rankFree[s.region] = true
 		}
 	}
 	return rt, nil
