@@ -3,6 +3,7 @@ package symbolic
 import (
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // Affine reports whether p = a·v + b with a and b free of v, and returns a
@@ -12,21 +13,36 @@ func Affine(p Poly, v string) (a, b Poly, ok bool) {
 	if !p.Has(v) {
 		return Poly{}, p, true // polys are immutable: b may be p itself
 	}
-	// One pass that splits the terms by whether they mention v: Coeffs
-	// allocates a bucket per power, and strides call this for every
-	// reference and loop.
-	var as, bs []term
+	// Split the terms by whether they mention v, in two passes so that the
+	// slope's terms and all their monomials take one allocation each:
+	// Coeffs allocates a bucket per power and a monomial per term, and
+	// strides call this for every reference and loop.
+	withV, factors := 0, 0
 	for _, t := range p.terms {
-		k := t.mono.exponent(v)
-		switch k {
+		switch t.mono.exponent(v) {
 		case 0:
-			bs = append(bs, t)
 		case 1:
-			_, rest := t.mono.without(v)
-			as = append(as, term{mono: rest, deg: t.deg - 1, coef: t.coef})
+			withV++
+			factors += len(t.mono) - 1
 		default:
 			return Poly{}, Poly{}, false
 		}
+	}
+	as := make([]term, 0, withV)
+	bs := make([]term, 0, len(p.terms)-withV)
+	slab := make([]factor, 0, factors)
+	for _, t := range p.terms {
+		i := slices.IndexFunc(t.mono, func(f factor) bool { return f.name == v })
+		if i < 0 {
+			bs = append(bs, t)
+			continue
+		}
+		start := len(slab)
+		slab = append(append(slab, t.mono[:i]...), t.mono[i+1:]...)
+		as = append(as, term{mono: monomial(slab[start:len(slab):len(slab)]), deg: t.deg - 1, coef: t.coef})
+	}
+	if len(bs) == 0 {
+		bs = nil
 	}
 	// Dividing the terms of v by v keeps them in order (see Coeffs).
 	return Poly{terms: as}, Poly{terms: bs}, true
