@@ -252,10 +252,11 @@ type cacheNode struct {
 	stmt    lang.Stmt // *lang.ForStmt or *lang.RepeatStmt; nil for the root
 	name    string    // the loop index, "repeat", or "kernel"
 	parent  *cacheNode
-	chain   []level     // the node's chain, its own level last (nil for the root)
-	items   []cacheItem // children and direct groups in program order
-	under   []*refGroup // every group at or below the node, in program order
-	entries *Count      // executions of the node; computed when first needed
+	chain   []level       // the node's chain, its own level last (nil for the root)
+	items   []cacheItem   // children and direct groups in program order
+	under   []*refGroup   // every group at or below the node, in program order
+	arrays  [][]*refGroup // under by array (byArray)
+	entries *Count        // executions of the node; computed when first needed
 }
 
 // cacheItem is a child loop or a group of references directly in a node.
@@ -336,6 +337,7 @@ type cacheModel struct {
 // numbers, in order), the node whose loops run, whether the node's own loop
 // runs too, stores only, and the line size.
 type footprintKey struct {
+	one    *refGroup // a single group, without a string of numbers
 	groups string
 	node   *cacheNode
 	self   bool
@@ -445,6 +447,7 @@ func (m *cacheModel) collect(x *cacheNode) []*refGroup {
 		}
 	}
 	x.under = out
+	x.arrays = byArray(out)
 	return out
 }
 
@@ -1109,7 +1112,7 @@ func (x *cacheNode) insideOrSelf(n *cacheNode) bool { return n.inside(x) }
 // condition that is reported needs.
 func (m *cacheModel) nodeFootprint(x *cacheNode, line int64, bare bool) est {
 	total := zeroEst()
-	for _, gs := range byArray(x.under) {
+	for _, gs := range x.arrays {
 		total = total.plus(m.memoFootprint(gs, x, false, false, line, bare))
 	}
 	return total
@@ -1161,7 +1164,7 @@ func (m *cacheModel) compulsory(x *cacheNode, st *levelState) error {
 		return m.compulsoryEach(x, st)
 	}
 	execs := countEst(e)
-	for _, gs := range byArray(x.under) {
+	for _, gs := range x.arrays {
 		prevAll, prevStore := zeroEst(), zeroEst()
 		for k, g := range gs {
 			all := m.footprint(gs[:k+1], x, true, false, st.line)
@@ -1186,7 +1189,7 @@ const maxFootprintExecutions = 4096
 // each.
 func (m *cacheModel) compulsoryEach(x *cacheNode, st *levelState) error {
 	outer := x.chain[:len(x.chain)-1]
-	for _, gs := range byArray(x.under) {
+	for _, gs := range x.arrays {
 		for k, g := range gs {
 			touch := m.touch(g, x, st.line)
 			var shares [2]est
@@ -1324,11 +1327,16 @@ func (m *cacheModel) footprintValue(groups []*refGroup, x *cacheNode, self, stor
 // memoFootprint is footprint, with its formula unless bare; a footprint
 // with its formula also answers for the bare one.
 func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, stores bool, line int64, bare bool) est {
-	ids := make([]byte, 0, 4*len(groups))
-	for _, g := range groups {
-		ids = binary.AppendUvarint(ids, uint64(g.id))
+	key := footprintKey{node: x, self: self, stores: stores, line: line}
+	if len(groups) == 1 {
+		key.one = groups[0]
+	} else {
+		ids := make([]byte, 0, 4*len(groups))
+		for _, g := range groups {
+			ids = binary.AppendUvarint(ids, uint64(g.id))
+		}
+		key.groups = string(ids)
 	}
-	key := footprintKey{groups: string(ids), node: x, self: self, stores: stores, line: line}
 	if f, ok := m.footprints[key]; ok {
 		return f
 	}
@@ -2046,7 +2054,7 @@ func (m *cacheModel) condition(x *cacheNode, st *levelState, body est, fits bool
 		}
 		bytes := body.scale(big.NewRat(st.line, 1))
 		var names []string
-		for _, gs := range byArray(x.under) {
+		for _, gs := range x.arrays {
 			names = append(names, gs[0].array.Name)
 		}
 		return fmt.Sprintf("all data (%s) stays in %s while %s B <= %s: %s (%s B)",

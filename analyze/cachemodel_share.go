@@ -32,6 +32,7 @@ type cacheShare struct {
 
 // sharedFootprintKey is footprintKey across models.
 type sharedFootprintKey struct {
+	one    int    // a single group's share number + 1, or 0
 	groups string // share numbers
 	stmt   lang.Stmt
 	self   bool
@@ -166,6 +167,11 @@ func (m *cacheModel) nodeOf(n *cacheNode) *cacheNode {
 // sharedKey is the key of a footprint across models, or false when a
 // group is not shared.
 func (m *cacheModel) sharedKey(groups []*refGroup, x *cacheNode, self, stores bool, line int64, bare bool) (sharedFootprintKey, bool) {
+	key := sharedFootprintKey{stmt: x.stmt, self: self, stores: stores, line: line, bare: bare}
+	if len(groups) == 1 {
+		key.one = groups[0].share + 1
+		return key, groups[0].share >= 0
+	}
 	ids := make([]byte, 0, 4*len(groups))
 	for _, g := range groups {
 		if g.share < 0 {
@@ -173,5 +179,6 @@ func (m *cacheModel) sharedKey(groups []*refGroup, x *cacheNode, self, stores bo
 		}
 		ids = binary.AppendUvarint(ids, uint64(g.share))
 	}
-	return sharedFootprintKey{groups: string(ids), stmt: x.stmt, self: self, stores: stores, line: line, bare: bare}, true
+	key.groups = string(ids)
+	return key, true
 }
