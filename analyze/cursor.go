@@ -140,9 +140,16 @@ func (c *Cursor) Start(s *Schedule) { c.StartAlike(s, nil) }
 // schedule of alike's rank (see Schedule.Alike): the compiled tree is then
 // shared rather than built again. alike may be nil.
 func (c *Cursor) StartAlike(s *Schedule, alike *Cursor) {
-	*c = Cursor{
-		ra:  s.ra,
-		env: lang.Env{Rank: s.Rank, Index: make([]int64, s.ra.k.Info.NumSlots)},
+	// Field by field rather than *c = Cursor{...}: a cache whose valid
+	// bit is clear is never read, so the caches are not cleared, and a new
+	// cursor in a large array of fresh per-rank states touches only the
+	// lines it needs. A pointer already nil is not written again (while
+	// the garbage collector marks, every pointer write costs a barrier).
+	c.depth, c.valid, c.fixed = 0, 0, false // Reset sets the frame
+	c.ra = s.ra
+	c.env = lang.Env{Rank: s.Rank, Index: make([]int64, s.ra.k.Info.NumSlots)}
+	if c.outer != nil || c.memoOut != nil || c.validOut != nil || c.keys != nil || c.vars != nil {
+		c.outer, c.memoOut, c.validOut, c.keys, c.vars = nil, nil, nil, nil, nil
 	}
 	if alike != nil && sameTree(alike.prog.tree, s.Root) {
 		c.prog = alike.prog
@@ -349,7 +356,13 @@ func (c *Cursor) compute(cn *cnode, ev *Event) (bool, error) {
 			return false, err
 		}
 	}
-	ev.Kind, ev.Work, ev.Stmt = EvCompute, w, nil
+	ev.Kind = EvCompute
+	if ev.Work != w { // pointers written only when they change, as in fill
+		ev.Work = w
+	}
+	if ev.Stmt != nil {
+		ev.Stmt = nil
+	}
 	ev.Peer, ev.From, ev.Bytes, ev.RecvBytes = 0, 0, 0, 0
 	return true, nil
 }
@@ -378,13 +391,11 @@ func (c *Cursor) loopVars() map[string]*big.Rat {
 func (c *Cursor) comm(cn *cnode, ev *Event) (bool, error) {
 	m, fresh := c.memoFor(cn)
 	if !fresh {
-		x := expander{ra: c.ra, env: &c.env}
-		var e *Event
-		x.yield = func(y *Event) bool { e = y; return true }
-		if _, err := x.comm(cn.stmt); err != nil {
+		e, err := c.ra.commEvent(cn.stmt, &c.env)
+		if err != nil {
 			return false, err
 		}
-		if err := c.checkPeers(e); err != nil {
+		if err := c.checkPeers(&e); err != nil {
 			return false, err
 		}
 		if int64(int32(e.Peer)) != e.Peer || int64(int32(e.From)) != e.From {
@@ -399,8 +410,18 @@ func (c *Cursor) comm(cn *cnode, ev *Event) (bool, error) {
 
 // fill writes the event of communication node cn from its cache m, field
 // by field (a composite literal would be built aside and copied).
+//
+// The pointers are only written when they change: while the garbage
+// collector marks, every pointer write goes through its write barrier, and
+// an emulation writes one event per step.
 func fill(ev *Event, cn *cnode, m *memo) {
-	ev.Kind, ev.Work, ev.Stmt = cn.kind, nil, cn.stmt
+	ev.Kind = cn.kind
+	if ev.Work != nil {
+		ev.Work = nil
+	}
+	if ev.Stmt != cn.stmt {
+		ev.Stmt = cn.stmt
+	}
 	ev.Peer, ev.From = m.peers()
 	ev.Bytes, ev.RecvBytes = m[1], m[2]
 }

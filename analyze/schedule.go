@@ -524,7 +524,20 @@ func (x *expander) node(n *SNode) (bool, error) {
 
 // comm yields one communication event.
 func (x *expander) comm(s *lang.CommStmt) (bool, error) {
-	k := x.ra.k
+	ev, err := x.ra.commEvent(s, x.env)
+	if err != nil {
+		return false, err
+	}
+	x.ev = ev
+	return x.yield(&x.ev), nil
+}
+
+// commEvent evaluates the event of a communication statement at env: its
+// peers and sizes (-1 for a peer of none or a peer the statement has not).
+// It returns the event by value, so that a cursor filling its cache
+// allocates nothing.
+func (ra *rankAnalysis) commEvent(s *lang.CommStmt, env *lang.Env) (Event, error) {
+	k := ra.k
 	ev := Event{Stmt: s, Peer: -1, From: -1}
 	var err error
 	peer := func(e lang.Expr) int64 {
@@ -532,7 +545,7 @@ func (x *expander) comm(s *lang.CommStmt) (bool, error) {
 			return -1
 		}
 		var v int64
-		v, err = k.EvalInt(e, x.env)
+		v, err = k.EvalInt(e, env)
 		return v
 	}
 	bytesOf := func(pl *lang.Payload) int64 {
@@ -540,7 +553,7 @@ func (x *expander) comm(s *lang.CommStmt) (bool, error) {
 			return 0
 		}
 		var n int64
-		n, err = x.ra.payloadBytesAt(pl, x.env)
+		n, err = ra.payloadBytesAt(pl, env)
 		return n
 	}
 	switch s.Kind {
@@ -562,9 +575,5 @@ func (x *expander) comm(s *lang.CommStmt) (bool, error) {
 	default:
 		ev.Kind, ev.Peer, ev.Bytes = EvCollective, peer(s.Peer), bytesOf(s.Payload)
 	}
-	if err != nil {
-		return false, err
-	}
-	x.ev = ev
-	return x.yield(&x.ev), nil
+	return ev, err
 }

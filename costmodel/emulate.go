@@ -174,27 +174,28 @@ type Injector interface {
 
 // emulator is the state of one emulation.
 type emulator struct {
-	k       *lang.Checked
-	p       Pricer
-	eager   int64
-	inject  Injector
-	opts    EmulateOptions
-	until   float64 // opts.Until when positive, +Inf otherwise: a rank stops once its clock passes it
-	observe bool    // someone wants the intervals (a timeline or an observer)
-	ranks   []rankState
-	run1    []int32 // ranks that can move on
-	current int64   // the rank being advanced, or -1
-	floor   float64 // while granting links: the earliest clock of a woken rank
-	done    int64
-	regions map[*lang.CommStmt]string
-	works   map[*analyze.Work]float64
-	net     network
-	path    pathRing
-	coll    collectiveState
-	tl      *timelineWriter
-	ev      analyze.Event // the event the rank being advanced is at
-	iv      Interval
-	res     Emulation
+	k        *lang.Checked
+	p        Pricer
+	eager    int64
+	inject   Injector
+	opts     EmulateOptions
+	until    float64 // opts.Until when positive, +Inf otherwise: a rank stops once its clock passes it
+	observe  bool    // someone wants the intervals (a timeline or an observer)
+	ranks    []rankState
+	run1     []int32 // ranks that can move on
+	current  int64   // the rank being advanced, or -1
+	floor    float64 // while granting links: the earliest clock of a woken rank
+	done     int64
+	regions  map[*lang.CommStmt]string
+	works    map[*analyze.Work]float64
+	net      network
+	path     pathRing
+	coll     collectiveState
+	tl       *timelineWriter
+	ev       analyze.Event // the event the rank being advanced is at
+	peerSlab []peerEntry   // room for ranks' destinations beyond the inline ones (morePeer)
+	iv       Interval
+	res      Emulation
 }
 
 // rankState is one rank's progress.

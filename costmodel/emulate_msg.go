@@ -35,8 +35,9 @@ type peerEntry struct {
 // a map; the map takes over when a rank talks to many.
 const peersInline = 4
 
-// peer returns rank rs's entry for destination dst, adding one if needed.
-func (rs *rankState) peer(dst int64) *peerEntry {
+// peer returns rank rs's entry for destination dst, adding one if needed;
+// the entries beyond the inline ones start in slab (see morePeer).
+func (rs *rankState) peer(dst int64, slab *[]peerEntry) *peerEntry {
 	key := int32(dst + 1)
 	for i := range rs.peers {
 		e := &rs.peers[i]
@@ -48,12 +49,15 @@ func (rs *rankState) peer(dst int64) *peerEntry {
 			return e
 		}
 	}
-	return rs.morePeer(dst)
+	return rs.morePeer(dst, slab)
 }
 
 // morePeer is peer for a rank with more than peersInline destinations.
-// A few more are scanned too; past manyPeers a map finds them.
-func (rs *rankState) morePeer(dst int64) *peerEntry {
+// A few more are scanned too; past manyPeers a map finds them. The first
+// peerChunk of them are carved from slab, which is shared by all ranks and
+// refilled in blocks, so that hundreds of ranks with a few more partners
+// (a hypercube's) do not each allocate and grow a list.
+func (rs *rankState) morePeer(dst int64, slab *[]peerEntry) *peerEntry {
 	key := int32(dst + 1)
 	if rs.peerIndex == nil {
 		for i := range rs.morePeers {
@@ -73,18 +77,31 @@ func (rs *rankState) morePeer(dst int64) *peerEntry {
 	if rs.peerIndex != nil {
 		rs.peerIndex[dst] = int32(len(rs.morePeers))
 	}
+	if rs.morePeers == nil {
+		if len(*slab) < peerChunk {
+			*slab = make([]peerEntry, peerSlab*peerChunk)
+		}
+		rs.morePeers = (*slab)[:0:peerChunk]
+		*slab = (*slab)[peerChunk:]
+	}
 	rs.morePeers = append(rs.morePeers, peerEntry{key: key, bytes: -1})
 	return &rs.morePeers[len(rs.morePeers)-1]
 }
 
 // manyPeers is the number of destinations beyond the inline ones that
-// morePeer scans before it builds a map.
-const manyPeers = 16
+// morePeer scans before it builds a map. peerChunk is the room a rank's
+// first extra destinations get in the shared slab (more grow as a slice
+// does), and a slab holds peerSlab chunks.
+const (
+	manyPeers = 16
+	peerChunk = 8
+	peerSlab  = 64
+)
 
 // route counts rank s's current send on its pair, giving it its wave, and
 // prices it, finding the boundary it crosses, through s's peer entry.
 func (em *emulator) route(s int64, ss *rankState) {
-	e := ss.peer(ss.send.peer)
+	e := ss.peer(ss.send.peer, &em.peerSlab)
 	e.sent++
 	if e.bytes != ss.send.bytes {
 		e.boundary, e.cost = em.net.route(s, ss.send.peer, ss.send.bytes)
