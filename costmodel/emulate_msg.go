@@ -278,23 +278,31 @@ func (em *emulator) receiveEager(d int64, ds *rankState, m *eagerMsg) error {
 // grantLink takes the earliest link request (earliest wave first among
 // requests of the same time) and grants it if its boundary has a free link,
 // or puts it back for when the first message on the boundary ends.
+//
+// A request put back keeps its place at the top of the queue with its
+// later time and sinks from there: the queue holds what popping it and
+// queueing it again would leave, and since no two requests have the same
+// (time, wave, sender, receiver) (a sender waits for one link at a time),
+// what comes out next is the same.
 func (em *emulator) grantLink() error {
-	req := em.net.pop()
-	if em.opts.Until > 0 && req.time > em.opts.Until {
+	top := &em.net.queue[0]
+	if em.opts.Until > 0 && top.time > em.opts.Until {
+		em.net.pop()
 		em.res.Truncated = true // past the end of a truncated run: its ranks stay where they are
 		return nil
 	}
-	bd := &em.net.bounds[req.boundary]
-	em.net.expire(bd, req.time)
+	bd := &em.net.bounds[top.boundary]
+	em.net.expire(bd, top.time)
 	if int64(len(bd.flights)) >= bd.capacity {
 		first := bd.flights[0].end
 		for _, f := range bd.flights[1:] {
 			first = min(first, f.end)
 		}
-		req.time = first
-		em.net.request(req)
+		top.time = first
+		em.net.sink(0)
 		return nil
 	}
+	req := em.net.pop()
 	start, end := req.time, req.time+req.cost
 	linkPrev, via := emptyPath, viaProgram
 	if start > req.ready {

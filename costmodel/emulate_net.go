@@ -178,14 +178,20 @@ func (n *network) pending() int { return len(n.queue) }
 func (n *network) pop() linkRequest {
 	q := n.queue
 	top := q[0]
-	last := q[len(q)-1]
-	q = q[:len(q)-1]
-	n.queue = q
-	if len(q) == 0 {
-		return top
+	last := len(q) - 1
+	q[0] = q[last]
+	n.queue = q[:last]
+	if last > 0 {
+		n.sink(0)
 	}
-	// Sift the last request down from the root, moving the hole.
-	i := 0
+	return top
+}
+
+// sink moves request i down the heap to its place, after its key grew.
+func (n *network) sink(i int) {
+	q := n.queue
+	r := q[i]
+	// Move the hole rather than swapping.
 	for {
 		c := 2*i + 1
 		if c >= len(q) {
@@ -194,14 +200,13 @@ func (n *network) pop() linkRequest {
 		if c+1 < len(q) && q[c+1].before(&q[c]) {
 			c++
 		}
-		if !q[c].before(&last) {
+		if !q[c].before(&r) {
 			break
 		}
 		q[i] = q[c]
 		i = c
 	}
-	q[i] = last
-	return top
+	q[i] = r
 }
 
 // expire takes the messages that have ended by time t off a boundary's
