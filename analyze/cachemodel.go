@@ -1364,6 +1364,9 @@ func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, store
 	}
 	f := m.footprintIn(groups, within, stores, line, nil, bare)
 	if shared {
+		if m.share.footprints == nil {
+			m.share.footprints = make(map[sharedFootprintKey]est, min(16*len(m.groups), 1024))
+		}
 		m.share.footprints[skey] = f
 	}
 	return m.remember(key, f)
@@ -1372,7 +1375,9 @@ func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, store
 // remember memoises a footprint in the model.
 func (m *cacheModel) remember(key footprintKey, f est) est {
 	if m.footprints == nil {
-		m.footprints = map[footprintKey]est{}
+		// Sized for the usual number of questions (a few per node and
+		// group): growing the map was a tenth of the model's allocation.
+		m.footprints = make(map[footprintKey]est, min(16*len(m.groups), 1024))
 	}
 	m.footprints[key] = f
 	return f

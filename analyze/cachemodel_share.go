@@ -44,7 +44,7 @@ type sharedFootprintKey struct {
 // cacheShared returns the plan's cacheShare, made when first wanted.
 func (p *plan) cacheShared() *cacheShare {
 	if p.cacheShare == nil {
-		p.cacheShare = &cacheShare{refIDs: map[*refInfo]int{}, texts: map[*refInfo]string{}, groups: map[string]*refGroup{}, ids: map[string]int{}, footprints: map[sharedFootprintKey]est{}}
+		p.cacheShare = &cacheShare{refIDs: map[*refInfo]int{}, texts: map[*refInfo]string{}, groups: map[string]*refGroup{}, ids: map[string]int{}}
 	}
 	return p.cacheShare
 }
