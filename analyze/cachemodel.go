@@ -334,16 +334,32 @@ type cacheModel struct {
 }
 
 // footprintKey identifies a footprint question: the groups (by their
-// numbers, in order), the node whose loops run, whether the node's own loop
-// runs too, stores only, and the line size.
+// numbers, in order), for each group the set of its loops that run (a
+// footprint depends on the node only through them, so the body of a loop
+// and its inner loop with its own index running are one question), stores
+// only, and the line size.
 type footprintKey struct {
 	one    *refGroup // a single group, without a string of numbers
-	groups string
-	node   *cacheNode
-	self   bool
+	mask   uint64    // the single group's running loops, bit k for dims[k]
+	groups string    // numbers and masks of several groups
 	stores bool
 	line   int64
 	bare   bool // without the formula
+}
+
+// runMask is the set of g's dims that within selects, or false when g has
+// more than 64.
+func runMask(g *refGroup, within func(*cacheNode) bool) (uint64, bool) {
+	if len(g.dims) > 64 {
+		return 0, false
+	}
+	var mask uint64
+	for k, d := range g.dims {
+		if within(d.node) {
+			mask |= 1 << k
+		}
+	}
+	return mask, true
 }
 
 // cacheLines fills Counts.Cache of every region of rt for the levels of h.
@@ -1327,15 +1343,34 @@ func (m *cacheModel) footprintValue(groups []*refGroup, x *cacheNode, self, stor
 // memoFootprint is footprint, with its formula unless bare; a footprint
 // with its formula also answers for the bare one.
 func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, stores bool, line int64, bare bool) est {
-	key := footprintKey{node: x, self: self, stores: stores, line: line}
+	within := x.strictlyInside
+	if self {
+		within = x.insideOrSelf
+	}
+	key := footprintKey{stores: stores, line: line}
+	skey := sharedFootprintKey{stores: stores, line: line}
+	shared := true
 	if len(groups) == 1 {
-		key.one = groups[0]
-	} else {
-		ids := make([]byte, 0, 4*len(groups))
-		for _, g := range groups {
-			ids = binary.AppendUvarint(ids, uint64(g.id))
+		g := groups[0]
+		mask, ok := runMask(g, within)
+		if !ok {
+			return m.footprintIn(groups, within, stores, line, nil, bare)
 		}
-		key.groups = string(ids)
+		key.one, key.mask = g, mask
+		skey.one, skey.mask, shared = g.share+1, mask, g.share >= 0
+	} else {
+		ids := make([]byte, 0, 8*len(groups))
+		sids := make([]byte, 0, 8*len(groups))
+		for _, g := range groups {
+			mask, ok := runMask(g, within)
+			if !ok {
+				return m.footprintIn(groups, within, stores, line, nil, bare)
+			}
+			ids = binary.AppendUvarint(binary.AppendUvarint(ids, uint64(g.id)), mask)
+			sids = binary.AppendUvarint(binary.AppendUvarint(sids, uint64(g.share+1)), mask)
+			shared = shared && g.share >= 0
+		}
+		key.groups, skey.groups = string(ids), string(sids)
 	}
 	if f, ok := m.footprints[key]; ok {
 		return f
@@ -1346,7 +1381,6 @@ func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, store
 			return f
 		}
 	}
-	skey, shared := m.sharedKey(groups, x, self, stores, line, false)
 	if shared {
 		if f, ok := m.share.footprints[skey]; ok {
 			return m.remember(key, f)
@@ -1357,10 +1391,6 @@ func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, store
 				return m.remember(key, f)
 			}
 		}
-	}
-	within := x.strictlyInside
-	if self {
-		within = x.insideOrSelf
 	}
 	f := m.footprintIn(groups, within, stores, line, nil, bare)
 	if shared {

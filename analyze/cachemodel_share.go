@@ -30,12 +30,12 @@ type cacheShare struct {
 	footprints map[sharedFootprintKey]est
 }
 
-// sharedFootprintKey is footprintKey across models.
+// sharedFootprintKey is footprintKey across models, with share numbers
+// for group numbers.
 type sharedFootprintKey struct {
-	one    int    // a single group's share number + 1, or 0
-	groups string // share numbers
-	stmt   lang.Stmt
-	self   bool
+	one    int // a single group's share number + 1, or 0
+	mask   uint64
+	groups string
 	stores bool
 	line   int64
 	bare   bool
@@ -162,23 +162,4 @@ func (m *cacheModel) nodeOf(n *cacheNode) *cacheNode {
 		return m.root
 	}
 	return m.nodes[n.stmt]
-}
-
-// sharedKey is the key of a footprint across models, or false when a
-// group is not shared.
-func (m *cacheModel) sharedKey(groups []*refGroup, x *cacheNode, self, stores bool, line int64, bare bool) (sharedFootprintKey, bool) {
-	key := sharedFootprintKey{stmt: x.stmt, self: self, stores: stores, line: line, bare: bare}
-	if len(groups) == 1 {
-		key.one = groups[0].share + 1
-		return key, groups[0].share >= 0
-	}
-	ids := make([]byte, 0, 4*len(groups))
-	for _, g := range groups {
-		if g.share < 0 {
-			return sharedFootprintKey{}, false
-		}
-		ids = binary.AppendUvarint(ids, uint64(g.share))
-	}
-	key.groups = string(ids)
-	return key, true
 }
