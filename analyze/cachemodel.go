@@ -469,11 +469,10 @@ func (m *cacheModel) collect(x *cacheNode) []*refGroup {
 
 // addRef puts a reference into the group it belongs to, or a new one.
 func (m *cacheModel) addRef(r *refInfo, region string) error {
-	addr, err := m.ra.linearAddress(r)
+	addr, strides, regular, err := m.refAddress(r)
 	if err != nil {
 		return err
 	}
-	strides, regular := m.strides(r, addr)
 	mem := groupMember{ref: r, text: m.share.text(r), store: r.store}
 	if regular {
 		mem.addr = *addr

@@ -3,6 +3,7 @@ package analyze
 import (
 	"encoding/binary"
 
+	"perfc/analyze/symbolic"
 	"perfc/lang"
 )
 
@@ -21,6 +22,9 @@ import (
 type cacheShare struct {
 	refIDs map[*refInfo]int
 	texts  map[*refInfo]string
+	// refs keeps the addresses and strides of references that do not
+	// depend on the rank.
+	refs map[*refInfo]*sharedRef
 	// groups maps a shareable group's key to its first finished copy,
 	// and ids to its share number.
 	groups map[string]*refGroup
@@ -44,7 +48,7 @@ type sharedFootprintKey struct {
 // cacheShared returns the plan's cacheShare, made when first wanted.
 func (p *plan) cacheShared() *cacheShare {
 	if p.cacheShare == nil {
-		p.cacheShare = &cacheShare{refIDs: map[*refInfo]int{}, texts: map[*refInfo]string{}, groups: map[string]*refGroup{}, ids: map[string]int{}}
+		p.cacheShare = &cacheShare{refIDs: map[*refInfo]int{}, texts: map[*refInfo]string{}, refs: map[*refInfo]*sharedRef{}, groups: map[string]*refGroup{}, ids: map[string]int{}}
 	}
 	return p.cacheShare
 }
@@ -162,4 +166,76 @@ func (m *cacheModel) nodeOf(n *cacheNode) *cacheNode {
 		return m.root
 	}
 	return m.nodes[n.stmt]
+}
+
+// sharedRef is a reference's address and strides (see addRef).
+type sharedRef struct {
+	addr    *symbolic.Poly
+	strides []symbolic.Poly
+	regular bool
+}
+
+// refAddress is a reference's byte address and strides, taken from an
+// earlier model when the reference does not depend on the rank and this
+// rank has every symbol of the address (an atom such as [N/P] is bound by
+// the analysis that first meets it).
+func (m *cacheModel) refAddress(r *refInfo) (*symbolic.Poly, []symbolic.Poly, bool, error) {
+	free := m.rankFreeRef(r)
+	if s := m.share.refs[r]; free && s != nil && m.bound(s.addr, r.chain) {
+		return s.addr, s.strides, s.regular, nil
+	}
+	addr, err := m.ra.linearAddress(r)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	strides, regular := m.strides(r, addr)
+	if free {
+		m.share.refs[r] = &sharedRef{addr: addr, strides: strides, regular: regular}
+	}
+	return addr, strides, regular, nil
+}
+
+// rankFreeRef reports whether nothing a reference's address and strides
+// are made of reads the rank: its indices, its array's extents and the
+// steps of its loops.
+func (m *cacheModel) rankFreeRef(r *refInfo) bool {
+	info := m.ra.k.Info
+	rankFree := func(e lang.Expr) bool { return e == nil || info.Deps[e]&lang.DepRank == 0 }
+	for _, ix := range r.ref.Index {
+		if !rankFree(ix) {
+			return false
+		}
+	}
+	if spec := m.ra.p.specs[r.array]; spec != nil {
+		for _, d := range spec.Dims {
+			if !rankFree(d) {
+				return false
+			}
+		}
+	}
+	for _, l := range r.chain {
+		if l.kind == loopLevel && !rankFree(l.loop.Step) {
+			return false
+		}
+	}
+	return true
+}
+
+// bound reports whether every variable of addr is a symbol of this rank or
+// an index of chain.
+func (m *cacheModel) bound(addr *symbolic.Poly, chain []level) bool {
+	if addr == nil {
+		return true
+	}
+	return !addr.AnyVar(func(v string) bool {
+		if _, ok := m.ra.env[v]; ok {
+			return false
+		}
+		for _, l := range chain {
+			if l.kind == loopLevel && l.index.Name == v {
+				return false
+			}
+		}
+		return true
+	})
 }

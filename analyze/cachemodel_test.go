@@ -798,11 +798,18 @@ func TestMergedBytesValue(t *testing.T) {
 
 // cacheShareSrc has groups the cache models of its classes share (the
 // transpose; the copy under an if the rank decides as a whole) and groups
-// they must not (an index, a bound and an if that read the rank).
+// they must not (an index, a bound and an if that read the rank); the rows
+// of d are floor(N/3) elements long, a symbol each rank binds.
 const cacheShareSrc = `kernel share(N = 40) on grid(Px = 3, Py = 2) {
   array a[N][N], b[N][N]: f64
   array c[N]: f64
+  array d[N][floor(N/3)]: f64
   region "r" {
+    for i in 0..N {
+      for j in 0..floor(N/3) {
+        d[i][j] = d[i][j] + 1.0
+      }
+    }
     if rx > 0 {
       for i in 0..N {
         c[i] = a[i][rx]
