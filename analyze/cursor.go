@@ -28,19 +28,20 @@ import (
 // An emulator of thousands of ranks is bound by the cache lines each step
 // brings back, so the state a step touches is packed: the innermost frame,
 // the stack depth and the validity of the first caches fill one 64-byte
-// line (cursorTop), and each cached node keeps three numbers (24 bytes),
-// not a whole event; the rest of the stack and the caches beyond
-// memoInline are only touched when a loop is entered or left.
+// line (cursorTop), and a cached node keeps two numbers (16 bytes; four
+// for a loop or a sendrecv), not a whole event; the rest of the stack and
+// the caches beyond memoInline are only touched when a loop is entered or
+// left.
 type Cursor struct {
 	cursorTop                  // what every step touches, in one line
-	memoIn    [memoInline]memo // the first caches of static values
+	memoIn    [memoInline]memo // the first cache slots of static values
 	prog      *cursorProgram
 	env       lang.Env
 	ra        *rankAnalysis
 	outerIn   [outerInline]cursorFrame // the first frames below the innermost one, root first
 	outer     []cursorFrame            // the frames below those
-	memoOut   []memo                   // caches beyond memoInline
-	validOut  []bool                   // whether each of memoOut holds its values
+	memoOut   []memo                   // cache slots beyond memoInline
+	validOut  []bool                   // whether the node whose first slot is each of memoOut holds its values
 	keys      []int64                  // the index values the caches of index-dependent nodes were filled for
 	vars      map[string]*big.Rat      // symbols for segments that depend on loop indices; built lazily
 	ev        Event                    // the event Next returns
@@ -48,17 +49,18 @@ type Cursor struct {
 
 // cursorTop is the innermost frame with the stack depth (0: the schedule is
 // done), whether the last compute segment was fixed, and one bit per inline
-// cache saying whether it holds its values: 56 bytes, within one line
+// cache slot saying whether the node whose first slot it is holds its
+// values: 40 bytes, so that with the first cache slots it fills one line
 // when the cursor starts one.
 type cursorTop struct {
 	cursorFrame
 	depth int32
 	fixed bool
-	valid uint8 // bit i: memoIn[i] holds its values
+	valid uint8 // bit i: the node whose first slot is memoIn[i] holds its values
 }
 
-// memoInline is the number of nodes whose static values a Cursor caches
-// inline (one bit each in cursorTop.valid; a power of two, so that the
+// memoInline is the number of cache slots a Cursor holds inline (one bit
+// each in cursorTop.valid; a power of two, so that the
 // fast path of Step needs no bounds check); outerInline is the number of
 // frames below the innermost one it holds inline: the root and two
 // nested loops around the innermost cover most kernels without an
@@ -86,7 +88,7 @@ type cnode struct {
 	body  []cnode
 	els   []cnode
 	slots []int
-	memo  int       // cache number; -1 for compute segments
+	memo  int       // its first cache slot; -1 for compute segments
 	key   int       // offset of its index values in Cursor.keys
 	slot  int32     // SLoop: the slot of its index in the environment
 	nk    SNodeKind // n.Kind, kept here to spare a step a pointer
@@ -100,22 +102,31 @@ type cnode struct {
 
 // cursorFrame is one list of nodes being walked, with the loop that owns it.
 // The list is held through the slice it is in (the program's root or a
-// node's body or else branch), to keep the frame small.
+// node's body or else branch), and a for loop's bound and step are read
+// from its cache (which cannot change while the loop runs), to keep the
+// frame small.
 type cursorFrame struct {
 	list  *[]cnode
 	loop  *cnode // SLoop or SRepeat owning the list; nil for the root and branches
 	index int64  // SLoop: the current index; SRepeat: iterations left after this one
-	hi    int64  // SLoop: the exclusive upper bound
-	step  int64  // SLoop: the step
 	pos   int32
 }
 
-// memo caches the static values of one node for the cursor's rank: a loop
-// its bounds and step, a repeat its count, an if whether its condition
-// holds (1 or 0); a communication statement its peer and source (two int32
-// halves of the first number, since both are ranks), its bytes sent and its
-// bytes received.
-type memo [3]int64
+// memo is a cache slot: a node caches its static values for the cursor's
+// rank in one slot, or two (memoWidth): a loop its bounds, then its step; a
+// repeat its count; an if whether its condition holds (1 or 0); a
+// communication statement its peer and source (two int32 halves of the
+// first number, since both are ranks) and its bytes sent, and a sendrecv
+// its bytes received in a second slot.
+type memo [2]int64
+
+// memoWidth is the number of cache slots node n takes.
+func memoWidth(n *SNode, kind EventKind) int {
+	if n.Kind == SLoop || (n.Kind == SComm && kind == EvSendRecv) {
+		return 2
+	}
+	return 1
+}
 
 // packPeers and peers store and read a communication node's peer and
 // source in one number.
@@ -178,22 +189,26 @@ func (p *cursorProgram) compile(ra *rankAnalysis, ns []*SNode) []cnode {
 	out := make([]cnode, len(ns))
 	for i, n := range ns {
 		out[i] = cnode{n: n, body: p.compile(ra, n.Body), els: p.compile(ra, n.Else), memo: -1, nk: n.Kind}
-		if n.Kind != SCompute {
-			out[i].slots = indexSlots(ra.k, n)
-			out[i].memo = p.memos
-			out[i].key = p.keys
-			if p.memos < memoInline && len(out[i].slots) == 0 {
-				out[i].bit = 1 << p.memos
-			}
-			p.memos++
-			p.keys += len(out[i].slots)
-		}
 		switch n.Kind {
 		case SComm:
 			out[i].stmt = n.Stmt.(*lang.CommStmt)
 			out[i].kind = commEventKind(out[i].stmt.Kind)
 		case SLoop:
 			out[i].slot = int32(ra.k.Info.Defs[n.Stmt.(*lang.ForStmt).Var].Slot)
+		}
+		if n.Kind != SCompute {
+			w := memoWidth(n, out[i].kind)
+			if p.memos < memoInline && p.memos+w > memoInline {
+				p.memos = memoInline // a node's slots are all inline or all not
+			}
+			out[i].slots = indexSlots(ra.k, n)
+			out[i].memo = p.memos
+			out[i].key = p.keys
+			if p.memos < memoInline && len(out[i].slots) == 0 {
+				out[i].bit = 1 << p.memos
+			}
+			p.memos += w
+			p.keys += len(out[i].slots)
 		}
 	}
 	return out
@@ -281,7 +296,7 @@ func (c *Cursor) Step(ev *Event) (ok bool, err error) {
 			n := &nodes[c.pos]
 			if n.nk == SComm && c.valid&n.bit != 0 {
 				c.pos++
-				fill(ev, n, &c.memoIn[n.memo&(memoInline-1)])
+				fill(ev, n, &c.memoIn[n.memo&(memoInline-1)], &c.memoIn[(n.memo+1)&(memoInline-1)])
 				return true, nil
 			}
 		}
@@ -336,8 +351,9 @@ func (c *Cursor) advanceLoop() bool {
 		c.pos = 0
 		return true
 	}
-	next := c.index + c.step
-	if next >= c.hi {
+	m, m2 := c.slot(l.memo), c.slot(l.memo+1)
+	next := c.index + m2[0]
+	if next >= m[1] {
 		return false
 	}
 	c.index = next
@@ -401,10 +417,17 @@ func (c *Cursor) comm(cn *cnode, ev *Event) (bool, error) {
 		if int64(int32(e.Peer)) != e.Peer || int64(int32(e.From)) != e.From {
 			return false, c.ra.errorf(cn.stmt, "peer %d or source %d on rank %d does not fit a cursor, which takes up to 2^31 ranks", e.Peer, e.From, c.env.Rank)
 		}
-		*m = memo{packPeers(e.Peer, e.From), e.Bytes, e.RecvBytes}
+		*m = memo{packPeers(e.Peer, e.From), e.Bytes}
+		if cn.kind == EvSendRecv {
+			*c.slot(cn.memo + 1) = memo{e.RecvBytes, 0}
+		}
 		c.setValid(cn.memo)
 	}
-	fill(ev, cn, m)
+	var m2 *memo
+	if cn.kind == EvSendRecv {
+		m2 = c.slot(cn.memo + 1)
+	}
+	fill(ev, cn, m, m2)
 	return true, nil
 }
 
@@ -414,7 +437,10 @@ func (c *Cursor) comm(cn *cnode, ev *Event) (bool, error) {
 // The pointers are only written when they change: while the garbage
 // collector marks, every pointer write goes through its write barrier, and
 // an emulation writes one event per step.
-func fill(ev *Event, cn *cnode, m *memo) {
+//
+// m is the node's first cache slot and m2 its second, read only for a
+// sendrecv (the only communication with bytes received).
+func fill(ev *Event, cn *cnode, m, m2 *memo) {
 	ev.Kind = cn.kind
 	if ev.Work != nil {
 		ev.Work = nil
@@ -423,7 +449,10 @@ func fill(ev *Event, cn *cnode, m *memo) {
 		ev.Stmt = cn.stmt
 	}
 	ev.Peer, ev.From = m.peers()
-	ev.Bytes, ev.RecvBytes = m[1], m[2]
+	ev.Bytes, ev.RecvBytes = m[1], 0
+	if cn.kind == EvSendRecv {
+		ev.RecvBytes = m2[0]
+	}
 }
 
 // checkPeers rejects a peer or root that is neither none nor a rank.
@@ -453,7 +482,7 @@ func (c *Cursor) enterIf(cn *cnode) error {
 		if v.Bool() {
 			holds = 1
 		}
-		*m = memo{holds, 0, 0}
+		*m = memo{holds, 0}
 		c.setValid(cn.memo)
 	}
 	body := &cn.els
@@ -474,7 +503,7 @@ func (c *Cursor) enterRepeat(cn *cnode) error {
 		if err != nil {
 			return err
 		}
-		*m = memo{count, 0, 0}
+		*m = memo{count, 0}
 		c.setValid(cn.memo)
 	}
 	if count := m[0]; count > 0 && len(cn.body) > 0 {
@@ -506,19 +535,28 @@ func (c *Cursor) enterLoop(cn *cnode) error {
 		if step < 1 {
 			return c.ra.errorf(loop.Step, "loop step %d is not positive; write a step of at least 1", step)
 		}
-		*m = memo{lo, hi, step}
+		*m = memo{lo, hi}
+		*c.slot(cn.memo + 1) = memo{step, 0}
 		c.setValid(cn.memo)
 	}
-	lo, hi, step := m[0], m[1], m[2]
+	lo, hi := m[0], m[1]
 	if lo >= hi || len(cn.body) == 0 {
 		return nil
 	}
 	c.env.Index[cn.slot] = lo
-	c.push(cursorFrame{list: &cn.body, loop: cn, index: lo, hi: hi, step: step})
+	c.push(cursorFrame{list: &cn.body, loop: cn, index: lo})
 	return nil
 }
 
-// memoFor returns the cache of node cn and whether it holds the values for
+// slot returns cache slot i.
+func (c *Cursor) slot(i int) *memo {
+	if i < memoInline {
+		return &c.memoIn[i]
+	}
+	return &c.memoOut[i-memoInline]
+}
+
+// memoFor returns the first cache slot of node cn and whether it holds the values for
 // the current loop indices. When it does not, the key is already set to the
 // current indices: the caller fills the values and calls setValid.
 func (c *Cursor) memoFor(cn *cnode) (*memo, bool) {
