@@ -1798,14 +1798,14 @@ func boxLines(lat []latDim, ps []placedSeg, bps [][]symInt, idx []int, a0, line 
 	}
 	if width.ok {
 		if p, ok := slotFormula(cover, first, constant, total, width.v, line); ok {
-			out.p, out.poly, out.ok = p.Mul(width.formula()), true, true
+			out.p, out.poly, out.ok = timesWidth(p, width), true, true
 			return out
 		}
 	}
 	// No exact formula: keep the stream's (bytes + slack)/line as an
 	// approximation for conditions.
 	approx := mergedBytes(cover).plus(cover[0].slack)
-	out.p, out.poly = approx.formula().Scale(big.NewRat(1, line)).Mul(width.formula()), true
+	out.p, out.poly = timesWidth(approx.formula().Scale(big.NewRat(1, line)), width), true
 	return out
 }
 
@@ -1908,6 +1908,15 @@ func mulAdd64(s, x, y int64) (int64, bool) {
 		return 0, false
 	}
 	return sum, true
+}
+
+// timesWidth is p times a box's width: most boxes are one slot wide (a
+// lattice without dimensions), and p·1 is p.
+func timesWidth(p symbolic.Poly, width symInt) symbolic.Poly {
+	if !width.poly && width.v == 1 {
+		return p
+	}
+	return p.Mul(width.formula())
 }
 
 // slotFormula is the first per-slot formula that, times the width of a
