@@ -311,10 +311,11 @@ type refGroup struct {
 	members   []groupMember
 	strides   []symbolic.Poly // per loop and repeat of chain; nil when irregular
 	dims      []groupDim
-	irregular bool  // an address that is not affine in the loop indices
-	count     Count // executions of the group's statement
-	empty     bool  // the group never executes
-	share     int   // its number among the groups models share, or -1
+	irregular bool      // an address that is not affine in the loop indices
+	count     Count     // executions of the group's statement
+	empty     bool      // the group never executes
+	share     int       // its number among the groups models share, or -1
+	extents   []*symInt // memoised extent per dimension
 }
 
 // cacheModel is the analytic model for one rank.
@@ -1585,7 +1586,13 @@ func sameLattice(a, b []latDim) bool {
 type groupView struct {
 	trips []symInt // per dimension
 	bases []symInt // per member
+	// avg marks averageView's trips, but for those boxed (bit k).
+	avg   bool
+	boxed uint64
 }
+
+// average reports whether trip k is the dimension's average (tripSym).
+func (v groupView) average(k int) bool { return v.avg && k < 64 && v.boxed&(1<<k) == 0 }
 
 // averageView is the view at the average trip counts, with the members at
 // the representative iteration. A loop whose bounds read the index of a loop
@@ -1593,12 +1600,15 @@ type groupView struct {
 // whole range over the footprint, so it counts with its bounding box: the
 // union of LU's trailing rows over k is the whole matrix, not the average.
 func (g *refGroup) averageView(within func(*cacheNode) bool) groupView {
-	v := groupView{trips: make([]symInt, len(g.dims)), bases: make([]symInt, len(g.members))}
+	v := groupView{trips: make([]symInt, len(g.dims)), bases: make([]symInt, len(g.members)), avg: len(g.dims) <= 64}
 	for k, d := range g.dims {
 		v.trips[k] = tripSym(d)
 		for _, j := range d.deps {
 			if within(g.dims[j].node) && g.dims[j].stride.v == 0 && d.box != d.n {
 				v.trips[k] = symInt{v: d.box}
+				if k < 64 {
+					v.boxed |= 1 << k
+				}
 			}
 		}
 	}
@@ -1614,14 +1624,18 @@ func (g *refGroup) averageView(within func(*cacheNode) bool) groupView {
 // leaves no whole line untouched (stride < segment + line) stretches the
 // segment, and every other loop becomes a lattice dimension.
 func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores bool, line int64, bare bool) ([]latDim, []segment) {
-	type sdim struct{ stride, n symInt }
+	type sdim struct {
+		stride, n symInt
+		k         int  // the dimension
+		avg       bool // n is the dimension's average trip (tripSym)
+	}
 	var sel []sdim
 	for k, d := range g.dims {
 		if within(d.node) && d.stride.v != 0 && view.trips[k].v > 1 {
 			if bare {
-				sel = append(sel, sdim{d.stride.stripped(), view.trips[k].stripped()})
+				sel = append(sel, sdim{d.stride.stripped(), view.trips[k].stripped(), k, false})
 			} else {
-				sel = append(sel, sdim{d.stride, view.trips[k]})
+				sel = append(sel, sdim{d.stride, view.trips[k], k, view.average(k)})
 			}
 		}
 	}
@@ -1641,7 +1655,11 @@ func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores b
 			if length.v == g.elem {
 				slack = d.stride.minus(constSym(g.elem))
 			}
-			length = length.plus(d.stride.times(d.n.minus(constSym(1))))
+			if d.avg && g.dims[d.k].stride.v > 0 { // not negated above
+				length = length.plus(g.extent(d.k))
+			} else {
+				length = length.plus(d.stride.times(d.n.minus(constSym(1))))
+			}
 			continue
 		}
 		lat = append(lat, latDim{stride: d.stride, count: d.n})
@@ -1665,6 +1683,22 @@ func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores b
 		}
 	}
 	return lat, segs
+}
+
+// extent is stride·(n−1) of dimension k at its average trip count, the
+// bytes its loop stretches a segment by, computed once per group: the
+// footprints of several nodes stretch by the same loops.
+func (g *refGroup) extent(k int) symInt {
+	if g.extents == nil {
+		g.extents = make([]*symInt, len(g.dims))
+	}
+	if e := g.extents[k]; e != nil {
+		return *e
+	}
+	d := g.dims[k]
+	e := d.stride.times(tripSym(d).minus(constSym(1)))
+	g.extents[k] = &e
+	return e
 }
 
 // tripSym is a dimension's integer trip count with its formula.
