@@ -206,9 +206,9 @@ type emulator struct {
 // is page-aligned, and a rankState is a whole number of lines): the fields
 // every event touches fill the first four lines (rankHot), the first
 // destinations the next two, then comes the cursor, starting a line so
-// that its innermost frame sits in one line and its caches of static values
-// in the next ones, and last what only sendrecv, eager messages and
-// talkative ranks need (rankCold).
+// that its innermost frame shares one line with its first caches of static
+// values, and last what only sendrecv, eager messages and talkative ranks
+// need (rankCold).
 type rankState struct {
 	rankHead
 	_   [cursorPad]byte
