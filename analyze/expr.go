@@ -155,10 +155,10 @@ func (ra *rankAnalysis) identPieces(id *lang.Ident) ([]piece, error) {
 	}
 	switch obj.Kind {
 	case lang.ParamObj, lang.IndexObj:
-		return []piece{{val: symbolic.Var(obj.Name)}}, nil
+		return []piece{{val: ra.p.variable(obj.Name)}}, nil
 	case lang.LetObj:
 		if obj.Dep == 0 && obj.Value.Kind() == lang.IntValue {
-			return []piece{{val: symbolic.Var(obj.Name)}}, nil
+			return []piece{{val: ra.p.variable(obj.Name)}}, nil
 		}
 		if obj.Dep == 0 {
 			return []piece{{val: symbolic.Const(obj.Value.Rat())}}, nil
@@ -166,11 +166,25 @@ func (ra *rankAnalysis) identPieces(id *lang.Ident) ([]piece, error) {
 		return ra.pieces(obj.Expr)
 	case lang.BuiltinObj:
 		if _, ok := ra.env[obj.Name]; ok {
-			return []piece{{val: symbolic.Var(obj.Name)}}, nil
+			return []piece{{val: ra.p.variable(obj.Name)}}, nil
 		}
 		return ra.atomPiece(id)
 	}
 	return nil, ra.errorf(id, "internal error: %s %s in a static context", obj.Kind, id.Name)
+}
+
+// variable returns the polynomial of one variable, made once per plan:
+// every index expression and loop bound names a few variables many times.
+func (p *plan) variable(name string) symbolic.Poly {
+	if v, ok := p.variables[name]; ok {
+		return v
+	}
+	v := symbolic.Var(name)
+	if p.variables == nil {
+		p.variables = map[string]symbolic.Poly{}
+	}
+	p.variables[name] = v
+	return v
 }
 
 // arithPieces combines the pieces of x and y with +, - or *.

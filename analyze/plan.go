@@ -72,6 +72,8 @@ type plan struct {
 	slotCache map[[2]lang.Node][]int
 	// shared keeps closed-form execution counts for other ranks (rank.go).
 	shared map[chainKey][]*sharedSum
+	// variables keeps the polynomial of each variable (expr.go).
+	variables map[string]symbolic.Poly
 	// rowBytes keeps every array's bytes per index step (rank.go).
 	rowBytes map[*lang.Object][]symbolic.Poly
 	// strideCache keeps every reference's strides (rank.go).
