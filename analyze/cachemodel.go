@@ -327,6 +327,8 @@ type cacheModel struct {
 	// footprints memoises footprint: visiting a node, stating its
 	// condition and finding its reusers ask for the same sets again.
 	footprints map[footprintKey]est
+	// trips memoises boundTrip.
+	trips map[lang.Stmt]boundTrip
 	// share is what the models of the plan share (cachemodel_share.go).
 	share *cacheShare
 	// execs memoises chainCount, chains chainInfo.
@@ -593,7 +595,7 @@ func (m *cacheModel) finish(g *refGroup) error {
 		}
 		g.dims[k].stride = s
 	}
-	m.bases(g)
+	m.bases(g, info)
 	return nil
 }
 
@@ -604,6 +606,7 @@ type chainInfo struct {
 	count Count
 	empty bool // the chain never executes
 	dims  []groupDim
+	first *firstIteration // made when first wanted
 }
 
 // chainInfo returns the chain's information, computed once per chain of
@@ -886,20 +889,51 @@ type chainLevels struct {
 func (m *cacheModel) tripOf(l level, cur, prev est) est {
 	val := new(big.Rat).Quo(cur.val, prev.val)
 	out := est{val: val}
-	var formula symbolic.Poly
-	var ok bool
-	switch l.kind {
-	case repeatLevel:
-		formula, ok = m.singlePiece(l.repeat.Count)
-	case loopLevel:
-		formula, ok = m.boundsTrip(l.loop)
-	}
-	if ok {
-		if v, err := formula.Eval(m.ra.env); err == nil && v.Cmp(val) == 0 {
-			out.p, out.poly, out.ok = formula, true, true
-		}
+	if b := m.boundTrip(l); b.value != nil && b.value.Cmp(val) == 0 {
+		out.p, out.poly, out.ok = b.formula, true, true
 	}
 	return out
+}
+
+// boundTrip is a loop's or repeat's trip count from its bounds, with its
+// value (nil when there is no such formula), once per model: the chains of
+// several groups share their outer loops.
+type boundTrip struct {
+	formula symbolic.Poly
+	value   *big.Rat
+}
+
+// boundTrip returns level l's boundTrip.
+func (m *cacheModel) boundTrip(l level) boundTrip {
+	var stmt lang.Stmt
+	switch l.kind {
+	case repeatLevel:
+		stmt = l.repeat
+	case loopLevel:
+		stmt = l.loop
+	default:
+		return boundTrip{}
+	}
+	if b, ok := m.trips[stmt]; ok {
+		return b
+	}
+	var b boundTrip
+	var ok bool
+	if l.kind == repeatLevel {
+		b.formula, ok = m.singlePiece(l.repeat.Count)
+	} else {
+		b.formula, ok = m.boundsTrip(l.loop)
+	}
+	if ok {
+		if v, err := b.formula.Eval(m.ra.env); err == nil {
+			b.value = v
+		}
+	}
+	if m.trips == nil {
+		m.trips = map[lang.Stmt]boundTrip{}
+	}
+	m.trips[stmt] = b
+	return b
 }
 
 // boundsTrip is a loop's trip count from its bounds, when they are single
@@ -963,33 +997,16 @@ func (m *cacheModel) symValue(p symbolic.Poly) (symInt, error) {
 // bases evaluates every member's address at the representative iteration,
 // where every loop of the chain is at its first index, as a value and as a
 // polynomial in the symbols. A group without one is counted by accesses.
-func (m *cacheModel) bases(g *refGroup) {
-	ra := m.ra
-	env := &lang.Env{Rank: ra.rank, Index: make([]int64, ra.k.Info.NumSlots)}
-	vars := ra.cloneEnv()
-	los := map[string]symbolic.Poly{}
-	losOK := true
-	for _, l := range g.chain {
-		if l.kind != loopLevel {
-			continue
-		}
-		lo, err := ra.k.EvalInt(l.loop.Lo, env)
-		if err != nil {
-			g.irregular = true
-			return
-		}
-		env.Index[l.index.Slot] = lo
-		vars[l.index.Name] = new(big.Rat).SetInt64(lo)
-		ps, err := ra.pieces(l.loop.Lo)
-		if err != nil || len(ps) != 1 || len(ps[0].guards) != 0 {
-			losOK = false
-			continue
-		}
-		los[l.index.Name] = ps[0].val
+func (m *cacheModel) bases(g *refGroup, c *chainInfo) {
+	at := m.firstIteration(c, g.chain)
+	if at.bad {
+		g.irregular = true
+		return
 	}
+	ra := m.ra
 	for i := range g.members {
 		mem := &g.members[i]
-		v, err := mem.addr.Eval(vars)
+		v, err := mem.addr.Eval(at.vars)
 		if err != nil || !v.IsInt() || !v.Num().IsInt64() {
 			g.irregular = true
 			return
@@ -997,11 +1014,52 @@ func (m *cacheModel) bases(g *refGroup) {
 		p := mem.addr
 		for j := len(g.chain) - 1; j >= 0; j-- {
 			if l := g.chain[j]; l.kind == loopLevel {
-				p = p.Substitute(l.index.Name, los[l.index.Name])
+				p = p.Substitute(l.index.Name, at.los[l.index.Name])
 			}
 		}
-		mem.base = polySym(v.Num().Int64(), p, losOK && ra.onlySymbols(p))
+		mem.base = polySym(v.Num().Int64(), p, at.losOK && ra.onlySymbols(p))
 	}
+}
+
+// firstIteration is where a chain's loops start: the symbols with every
+// loop index at its first value, and the first values as polynomials in
+// the symbols (losOK: every one is a single polynomial); bad when a lower
+// bound cannot be evaluated. It is computed once per chain.
+type firstIteration struct {
+	vars  map[string]*big.Rat
+	los   map[string]symbolic.Poly
+	losOK bool
+	bad   bool
+}
+
+// firstIteration returns chain's firstIteration, kept in c.
+func (m *cacheModel) firstIteration(c *chainInfo, chain []level) *firstIteration {
+	if c.first != nil {
+		return c.first
+	}
+	ra := m.ra
+	at := &firstIteration{vars: ra.cloneEnv(), los: map[string]symbolic.Poly{}, losOK: true}
+	c.first = at
+	env := &lang.Env{Rank: ra.rank, Index: make([]int64, ra.k.Info.NumSlots)}
+	for _, l := range chain {
+		if l.kind != loopLevel {
+			continue
+		}
+		lo, err := ra.k.EvalInt(l.loop.Lo, env)
+		if err != nil {
+			at.bad = true
+			return at
+		}
+		env.Index[l.index.Slot] = lo
+		at.vars[l.index.Name] = new(big.Rat).SetInt64(lo)
+		ps, err := ra.pieces(l.loop.Lo)
+		if err != nil || len(ps) != 1 || len(ps[0].guards) != 0 {
+			at.losOK = false
+			continue
+		}
+		at.los[l.index.Name] = ps[0].val
+	}
+	return at
 }
 
 // levelState is the model's result for one cache level.
