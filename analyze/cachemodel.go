@@ -1135,6 +1135,14 @@ func (m *cacheModel) visit(x *cacheNode, st *levelState, failed string) error {
 	if len(x.under) == 0 {
 		return nil
 	}
+	if key, ok := m.visitKey(x, st); ok {
+		return m.visitShared(x, st, failed, key)
+	}
+	return m.visitNode(x, st, failed)
+}
+
+// visitNode is visit without sharing.
+func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) error {
 	// The body's formula is wanted only for a condition that is reported:
 	// a loop whose iterations some reference reuses, or the kernel when it
 	// fits.
@@ -1430,6 +1438,7 @@ func (m *cacheModel) memoFootprint(groups []*refGroup, x *cacheNode, self, store
 		}
 		key.groups, skey.groups = string(ids), string(sids)
 	}
+	shared = shared && !m.share.off
 	if f, ok := m.footprints[key]; ok {
 		return f
 	}

@@ -3,6 +3,7 @@ package analyze
 import (
 	"encoding/binary"
 
+	"perfc/analyze/cache"
 	"perfc/analyze/symbolic"
 	"perfc/lang"
 )
@@ -20,6 +21,8 @@ import (
 
 // cacheShare is what the cache models of one plan share.
 type cacheShare struct {
+	// off shares nothing (TestCacheSharingChangesNothing compares).
+	off    bool
 	refIDs map[*refInfo]int
 	texts  map[*refInfo]string
 	// refs keeps the addresses and strides of references that do not
@@ -30,8 +33,11 @@ type cacheShare struct {
 	groups map[string]*refGroup
 	ids    map[string]int
 	// footprints are the footprints of shareable groups, by share
-	// numbers and the node's statement.
+	// numbers and the loops that run.
 	footprints map[sharedFootprintKey]est
+	// visits are the results of visiting a loop, at one level, under
+	// which every group is shared.
+	visits map[visitKey]*visitRecord
 }
 
 // sharedFootprintKey is footprintKey across models, with share numbers
@@ -48,9 +54,14 @@ type sharedFootprintKey struct {
 // cacheShared returns the plan's cacheShare, made when first wanted.
 func (p *plan) cacheShared() *cacheShare {
 	if p.cacheShare == nil {
-		p.cacheShare = &cacheShare{refIDs: map[*refInfo]int{}, texts: map[*refInfo]string{}, refs: map[*refInfo]*sharedRef{}, groups: map[string]*refGroup{}, ids: map[string]int{}}
+		p.cacheShare = newCacheShare()
 	}
 	return p.cacheShare
+}
+
+// newCacheShare returns an empty cacheShare.
+func newCacheShare() *cacheShare {
+	return &cacheShare{refIDs: map[*refInfo]int{}, texts: map[*refInfo]string{}, refs: map[*refInfo]*sharedRef{}, groups: map[string]*refGroup{}, ids: map[string]int{}}
 }
 
 // text is a reference's source text, formatted once per plan.
@@ -131,7 +142,7 @@ func (m *cacheModel) groupKey(g *refGroup) (string, bool) {
 // model, and gives g its share number.
 func (m *cacheModel) finishShared(g *refGroup) error {
 	key, ok := m.groupKey(g)
-	if !ok {
+	if !ok || m.share.off {
 		return m.finish(g)
 	}
 	id, seen := m.share.ids[key]
@@ -180,7 +191,7 @@ type sharedRef struct {
 // rank has every symbol of the address (an atom such as [N/P] is bound by
 // the analysis that first meets it).
 func (m *cacheModel) refAddress(r *refInfo) (*symbolic.Poly, []symbolic.Poly, bool, error) {
-	free := m.rankFreeRef(r)
+	free := !m.share.off && m.rankFreeRef(r)
 	if s := m.share.refs[r]; free && s != nil && m.bound(s.addr, r.chain) {
 		return s.addr, s.strides, s.regular, nil
 	}
@@ -238,4 +249,98 @@ func (m *cacheModel) bound(addr *symbolic.Poly, chain []level) bool {
 		}
 		return true
 	})
+}
+
+// A loop under which every group is shared has the same layer conditions,
+// lines and write-backs in every model: visiting it once is enough. The
+// only thing from outside is the failing condition above it, which its
+// groups are noted with; a visit is recorded with outerFailed in its place.
+
+// outerFailed stands for the failing condition above a recorded visit; no
+// condition reads like it.
+const outerFailed = "\x00outer failing condition"
+
+// visitKey identifies a visit across models: the loop, the level and the
+// share numbers of the groups under it.
+type visitKey struct {
+	stmt   lang.Stmt
+	level  cache.Level
+	groups string
+}
+
+// visitRecord is what a visit left for the groups under the loop, in the
+// order of x.under: their lines and write-backs (when set) and the
+// conditions noted, outerFailed standing for the one from above.
+type visitRecord struct {
+	lines, wbs []Count
+	set        []bool
+	conds      [][]string
+}
+
+// visitKey returns the key of visiting x at st's level, or false when a
+// group under x is not shared or a loop inside has footprints that change
+// from one execution to the next (compulsoryEach sums them for this rank).
+func (m *cacheModel) visitKey(x *cacheNode, st *levelState) (visitKey, bool) {
+	if x.stmt == nil || m.share.off {
+		return visitKey{}, false
+	}
+	ids := make([]byte, 0, 2*len(x.under))
+	for _, g := range x.under {
+		if g.share < 0 {
+			return visitKey{}, false
+		}
+		ids = binary.AppendUvarint(ids, uint64(g.share))
+	}
+	if m.nonRectangularBelow(x) {
+		return visitKey{}, false
+	}
+	return visitKey{stmt: x.stmt, level: st.lv, groups: string(ids)}, true
+}
+
+// nonRectangularBelow reports whether x or a loop inside it is
+// nonRectangular.
+func (m *cacheModel) nonRectangularBelow(x *cacheNode) bool {
+	if x.chain != nil && m.nonRectangular(x) {
+		return true
+	}
+	for _, it := range x.items {
+		if it.node != nil && m.nonRectangularBelow(it.node) {
+			return true
+		}
+	}
+	return false
+}
+
+// visitShared visits x once for every model: the first records its
+// visit, the others replay it.
+func (m *cacheModel) visitShared(x *cacheNode, st *levelState, failed string, key visitKey) error {
+	rec := m.share.visits[key]
+	if rec == nil {
+		if err := m.visitNode(x, st, outerFailed); err != nil {
+			return err
+		}
+		rec = &visitRecord{lines: make([]Count, len(x.under)), wbs: make([]Count, len(x.under)), set: make([]bool, len(x.under)), conds: make([][]string, len(x.under))}
+		for i, g := range x.under {
+			rec.lines[i], rec.set[i] = st.lines[g]
+			rec.wbs[i] = st.wbs[g]
+			rec.conds[i] = st.conds[g]
+			delete(st.conds, g)
+		}
+		if m.share.visits == nil {
+			m.share.visits = map[visitKey]*visitRecord{}
+		}
+		m.share.visits[key] = rec
+	}
+	for i, g := range x.under {
+		if rec.set[i] {
+			st.lines[g], st.wbs[g] = rec.lines[i], rec.wbs[i]
+		}
+		for _, c := range rec.conds[i] {
+			if c == outerFailed {
+				c = failed
+			}
+			st.note(g, c)
+		}
+	}
+	return nil
 }

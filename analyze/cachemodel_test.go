@@ -872,3 +872,71 @@ func TestCacheModelSharedGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheSharingChangesNothing builds the cache models of every class
+// of the examples, the oracle kernels, the simulator cases and
+// cacheShareSrc in turn on one plan, as Analyze does (sharing groups,
+// addresses, footprints and visits between them and within each), and
+// again with nothing shared: every count, formula and condition must be
+// the same.
+func TestCacheSharingChangesNothing(t *testing.T) {
+	type src struct {
+		name, text string
+		defs       []string
+	}
+	srcs := []src{{"cacheShareSrc", cacheShareSrc, nil}}
+	files, _ := filepath.Glob("../examples/*.spmd")
+	more, _ := filepath.Glob("testdata/oracle/*.spmd")
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, src{f, string(b), nil})
+	}
+	for _, tc := range cacheCases() {
+		srcs = append(srcs, src{tc.name, tc.src, tc.defs})
+	}
+	hs := []cache.Hierarchy{mustCacheHierarchy(t, "L1=64KiB/64B/full"), mustCacheHierarchy(t, "L1=1KiB/64B/4,L2=8KiB/32B/8,L3=64KiB/128B/full")}
+	lines := func(share bool, k *lang.Checked, h cache.Hierarchy) []string {
+		p := newPlan(k)
+		var out []string
+		seen := map[string]bool{}
+		for r := int64(0); r < k.NumRanks(); r++ {
+			ra := newRankAnalysis(p, r)
+			rt, err := ra.run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if key := refsKey(rt); seen[key] {
+				continue
+			} else {
+				seen[key] = true
+			}
+			if !share {
+				p.cacheShare = newCacheShare()
+				p.cacheShare.off = true
+			}
+			if err := ra.cacheLines(rt, h); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range rt.order {
+				if c, ok := rt.counts[name]; ok {
+					for _, l := range c.Cache {
+						out = append(out, fmt.Sprintf("rank %d %s %s: %s = %s, %s = %s %q", r, name, l.Level,
+							l.Lines.Exact(), cacheFormulaOf(t, l.Lines), l.WriteBacks.Exact(), cacheFormulaOf(t, l.WriteBacks), l.Conditions))
+					}
+				}
+			}
+		}
+		return out
+	}
+	for _, s := range srcs {
+		k := checkCacheKernel(t, s.text, s.defs...)
+		for _, h := range hs {
+			if diff := cmp.Diff(lines(false, k, h), lines(true, k, h)); diff != "" {
+				t.Errorf("%s, %s (-alone +shared):\n%s", s.name, h, diff)
+			}
+		}
+	}
+}
