@@ -82,15 +82,32 @@ func (a symInt) formula() symbolic.Poly {
 // constFormula reports whether a's formula is a constant.
 func (a symInt) constFormula() bool { return !a.poly || a.p.IsConst() }
 
+// plus and minus return the other operand as it is where one is the
+// constant 0 (p + 0 is p, as Poly.Add would build it again).
 func (a symInt) plus(b symInt) symInt {
 	s := a.v + b.v
+	switch {
+	case a.isZero() && !b.bare:
+		b.ok = a.ok && b.ok
+		return b
+	case b.isZero() && !a.bare:
+		a.ok = a.ok && b.ok
+		return a
+	}
 	return a.combine(b, s, (s > a.v) == (b.v > 0), symbolic.Poly.Add)
 }
 
 func (a symInt) minus(b symInt) symInt {
+	if b.isZero() && !a.bare {
+		a.ok = a.ok && b.ok
+		return a
+	}
 	d := a.v - b.v
 	return a.combine(b, d, (d < a.v) == (b.v > 0), symbolic.Poly.Sub)
 }
+
+// isZero reports whether a is the constant 0 with its formula.
+func (a symInt) isZero() bool { return !a.bare && !a.poly && a.v == 0 }
 
 func (a symInt) times(b symInt) symInt {
 	hi, lo := bits.Mul64(uint64(absInt64(a.v)), uint64(absInt64(b.v)))
@@ -1792,10 +1809,10 @@ func latticeLines(lat []latDim, segs []segment, line int64) est {
 	if len(segs) == 0 {
 		return zeroEst()
 	}
-	a0 := segs[0].off
-	for _, s := range segs[1:] {
+	a0, first := segs[0].off, 0
+	for i, s := range segs[1:] {
 		if s.off.v < a0.v {
-			a0 = s.off
+			a0, first = s.off, i+1
 		}
 	}
 	// Bare segments (see footprint) want the value only.
@@ -1809,7 +1826,12 @@ func latticeLines(lat []latDim, segs []segment, line int64) est {
 	K := len(lat)
 	ps := make([]placedSeg, len(segs))
 	for i, s := range segs {
-		rel := s.off.minus(a0)
+		var rel symInt
+		if i == first && !s.off.bare {
+			rel = symInt{v: 0, ok: s.off.ok} // a0 − a0, without the Poly work
+		} else {
+			rel = s.off.minus(a0)
+		}
 		u := make([]int64, K)
 		for k := K - 1; k >= 0; k-- {
 			if lat[k].separate {
