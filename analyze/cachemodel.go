@@ -41,6 +41,13 @@ import (
 // execution of the body bringing in its own lines again. Stores are
 // write-allocate and write-back: a stored line is brought in like a loaded
 // one and written back once per time it is brought in.
+//
+// The model runs inside every `perfc predict`, so it is kept cheap: values
+// and formulas are apart (symInt, est: a formula is built only for a count
+// or a condition that is reported, and a footprint that is only compared
+// is counted in int64, cachemodel_count.go), footprints are memoised by the
+// loops that run, and the models of one Analyze share what does not depend
+// on the rank (cachemodel_share.go).
 
 // symInt is an integer at the given parameters with its closed form in the
 // kernel's symbols; ok is false when no closed form is known (the formula
