@@ -291,6 +291,7 @@ func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
 // merged classes' formulas differ, the count keeps its value only.
 func mergeClasses(states []*classState) []*Class {
 	var out []*Class
+	owned := map[*Class]bool{}
 	for _, cs := range states {
 		// The class takes its representative's regions: nothing reads the
 		// state's totals afterwards.
@@ -302,6 +303,15 @@ func mergeClasses(states []*classState) []*Class {
 		for _, into := range out {
 			if sameValues(into, cl) {
 				into.Ranks.merge(cl.Ranks)
+				if !owned[into] {
+					// Regions taken from a kept run share their lists
+					// with other classes (shareClone): own them before
+					// demoting formulas in place.
+					for r := range into.Regions {
+						into.Regions[r].Counts = into.Regions[r].Counts.clone()
+					}
+					owned[into] = true
+				}
 				for r := range into.Regions {
 					demoteDiffering(&into.Regions[r].Counts, &cl.Regions[r].Counts)
 				}

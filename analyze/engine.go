@@ -877,6 +877,9 @@ func (s *traceSet) add(k traceKey) bool {
 	if s.has(k) {
 		return false
 	}
+	if s.keys == nil {
+		s.keys = make([]traceKey, 0, 8) // a sum reads a few
+	}
 	s.keys = append(s.keys, k)
 	if s.index != nil {
 		s.index[k] = struct{}{}
@@ -908,6 +911,9 @@ func (s *traceSet) merge(o traceSet) {
 	if len(s.keys) == 0 {
 		*s = o
 		return
+	}
+	if s.index == nil {
+		s.keys = slices.Grow(s.keys, len(o.keys))
 	}
 	for _, k := range o.keys {
 		s.add(k)

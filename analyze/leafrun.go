@@ -67,7 +67,7 @@ func (ra *rankAnalysis) countRun(s *leafRun, c *Counts) (rankFree bool, err erro
 		return false, ra.leaves(s.leaves, c)
 	}
 	if m := ra.p.runMemos[s]; m != nil && ra.replayTraces(m.traced) && ra.adopt(m.decisions, m.atoms) {
-		*c = m.counts.clone()
+		*c = m.counts.shareClone()
 		for i, peer := range m.peers {
 			if peer != nil {
 				v, err := ra.k.EvalInt(peer, &lang.Env{Rank: ra.rank})
@@ -152,6 +152,19 @@ func mergeMaps[K comparable, V any](a, b map[K]V) map[K]V {
 		a[k] = v
 	}
 	return a
+}
+
+// shareClone returns a copy of a kept run's counts for a rank that takes
+// them: it shares the lists nothing changes in place (references,
+// operations, vectors, collectives) and copies the messages, whose peer
+// ranks are set for the rank. Only mergeClasses changes a region's counts
+// in place afterwards (demoting formulas), and it clones them first; the
+// cache lines are added to a list of the rank's own.
+func (c *Counts) shareClone() Counts {
+	out := *c
+	out.Messages = slices.Clone(c.Messages)
+	out.Cache = nil
+	return out
 }
 
 // clone returns a copy of c that shares no slice with it, so that adding
