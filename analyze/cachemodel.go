@@ -1988,21 +1988,8 @@ func boxHistogramSmall(lat []latDim, bps [][]symInt, idx []int, cover []placedSe
 	for k := range lat {
 		lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
 		d := slotResidues(lo.v, hi.v, lat[k].stride.v, line)
-		clear(next)
-		for a, x := range hist {
-			if x == 0 {
-				continue
-			}
-			for b, y := range d {
-				if y == 0 {
-					continue
-				}
-				r := (int64(a) + int64(b)) % line
-				var add bool
-				if next[r], add = mulAdd64(next[r], x, y); !add {
-					return 0, 0, false, false
-				}
-			}
+		if !convolve64(next, hist, d, line) {
+			return 0, 0, false, false
 		}
 		hist, next = next, hist
 	}
@@ -2021,6 +2008,30 @@ func boxHistogramSmall(lat []latDim, bps [][]symInt, idx []int, cover []placedSe
 		}
 	}
 	return total, first, constant, true
+}
+
+// convolve64 is convolve in int64 into a buffer the caller reuses: next
+// gets hist's residues added cyclically to d's, next[(a+b) mod line] +=
+// hist[a]·d[b], the residues of a box's slots after one more lattice
+// dimension. It reports false when a count would overflow an int64.
+func convolve64(next, hist, d []int64, line int64) bool {
+	clear(next)
+	for a, x := range hist {
+		if x == 0 {
+			continue
+		}
+		for b, y := range d {
+			if y == 0 {
+				continue
+			}
+			r := (int64(a) + int64(b)) % line
+			var ok bool
+			if next[r], ok = mulAdd64(next[r], x, y); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // mulAdd64 returns s + x·y for non-negative operands, and false when the

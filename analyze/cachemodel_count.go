@@ -301,21 +301,8 @@ func boxCount(lat []valDim, bps [][]int64, idx []int, cover []valSeg, a0, line i
 	for k := range lat {
 		lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
 		d := slotResidues(lo, hi, lat[k].stride, line)
-		clear(next)
-		for a, x := range hist {
-			if x == 0 {
-				continue
-			}
-			for b, y := range d {
-				if y == 0 {
-					continue
-				}
-				r := (int64(a) + int64(b)) % line
-				var ok bool
-				if next[r], ok = mulAdd64(next[r], x, y); !ok {
-					return 0, false
-				}
-			}
+		if !convolve64(next, hist, d, line) {
+			return 0, false
 		}
 		hist, next = next, hist
 	}
