@@ -2142,18 +2142,24 @@ func unionLines(cover []placedSeg, shift, line int64) int64 {
 	for _, p := range cover {
 		x := shift + p.v.v
 		y := x + p.len.v
-		fl, ll := floorQuo(x, line), floorQuo(y-1, line)
-		if fl <= last {
-			fl = last + 1
-		}
-		if ll >= fl {
-			n += ll - fl + 1
-		}
-		if ll > last {
-			last = ll
-		}
+		var k int64
+		k, last = newLines(x, y, last, line)
+		n += k
 	}
 	return n
+}
+
+// newLines returns the lines that the bytes [x, y) touch beyond line last
+// (segments come in order of their start), and the new last line.
+func newLines(x, y, last, line int64) (n, newLast int64) {
+	fl, ll := floorQuo(x, line), floorQuo(y-1, line)
+	if fl <= last {
+		fl = last + 1
+	}
+	if ll >= fl {
+		n = ll - fl + 1
+	}
+	return n, max(last, ll)
 }
 
 // slotResidues counts the slots p in [lo, hi) by the residue of p·stride

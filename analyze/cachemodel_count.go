@@ -326,16 +326,9 @@ func unionCount(cover []valSeg, shift, line int64) int64 {
 	for _, p := range cover {
 		x := shift + p.off
 		y := x + p.len
-		fl, ll := floorQuo(x, line), floorQuo(y-1, line)
-		if fl <= last {
-			fl = last + 1
-		}
-		if ll >= fl {
-			n += ll - fl + 1
-		}
-		if ll > last {
-			last = ll
-		}
+		var k int64
+		k, last = newLines(x, y, last, line)
+		n += k
 	}
 	return n
 }
