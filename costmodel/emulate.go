@@ -403,7 +403,7 @@ func (em *emulator) run() error {
 		// so no request that would come first can appear meanwhile.
 		// Granting in a batch keeps the ranks' progress in large steps.
 		em.floor = math.Inf(1)
-		for em.net.pending() > 0 && em.net.queue[0].time < em.floor {
+		for em.net.pending() > 0 && em.net.nextTime() < em.floor {
 			if err := em.grantLink(); err != nil {
 				return err
 			}

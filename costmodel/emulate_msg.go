@@ -277,17 +277,12 @@ func (em *emulator) receiveEager(d int64, ds *rankState, m *eagerMsg) error {
 
 // grantLink takes the earliest link request (earliest wave first among
 // requests of the same time) and grants it if its boundary has a free link,
-// or puts it back for when the first message on the boundary ends.
-//
-// A request put back keeps its place at the top of the queue with its
-// later time and sinks from there: the queue holds what popping it and
-// queueing it again would leave, and since no two requests have the same
-// (time, wave, sender, receiver) (a sender waits for one link at a time),
-// what comes out next is the same.
+// or makes it and the boundary's other requests due by then wait for the
+// first message on the boundary to end (boundary.hold).
 func (em *emulator) grantLink() error {
-	top := &em.net.queue[0]
+	top := em.net.next()
 	if em.opts.Until > 0 && top.time > em.opts.Until {
-		em.net.pop()
+		em.net.take()
 		em.res.Truncated = true // past the end of a truncated run: its ranks stay where they are
 		return nil
 	}
@@ -298,11 +293,11 @@ func (em *emulator) grantLink() error {
 		for _, f := range bd.flights[1:] {
 			first = min(first, f.end)
 		}
-		top.time = first
-		em.net.sink(0)
+		bd.hold(first)
+		em.net.settle()
 		return nil
 	}
-	req := em.net.pop()
+	req := em.net.take()
 	start, end := req.time, req.time+req.cost
 	linkPrev, via := emptyPath, viaProgram
 	if start > req.ready {

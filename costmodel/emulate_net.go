@@ -26,7 +26,9 @@ type network struct {
 	lx, ly int64 // links per boundary, 0 for no limit
 	inter  func(bytes int64) float64
 	bounds []boundary
-	queue  linkQueue
+	order  []queued // the boundaries with waiting requests, a heap by their first requests
+	// waiting counts the requests waiting, all boundaries.
+	waiting int
 }
 
 // boundary is the boundary between two neighbouring nodes.
@@ -35,6 +37,10 @@ type boundary struct {
 	flights   []flight // messages crossing now
 	freed     pathRef  // the path of the message that ended last
 	freedTime float64
+	held      reqHeap // requests waiting for a busy link, all due at heldTime (see reqHeap)
+	heldTime  float64
+	later     reqHeap // the other requests waiting
+	slot      int32   // the boundary's place in network.order; −1 when no request waits
 }
 
 // flight is a message on a link.
@@ -78,7 +84,7 @@ func (n *network) init(k *lang.Checked, p Pricer) error {
 		if capacity == 0 {
 			capacity = 1 << 62
 		}
-		n.bounds[i] = boundary{capacity: capacity, freed: emptyPath}
+		n.bounds[i] = boundary{capacity: capacity, freed: emptyPath, slot: -1}
 	}
 	return nil
 }
@@ -145,19 +151,38 @@ func (a *linkRequest) before(b *linkRequest) bool {
 	if a.wave != b.wave {
 		return a.wave < b.wave
 	}
-	if a.src != b.src {
-		return a.src < b.src
-	}
-	return a.dst < b.dst
+	return a.pair() < b.pair()
 }
 
-// linkQueue is a binary min-heap of link requests.
-type linkQueue []linkRequest
+// pair orders the sender, then the receiver, in one number (both are
+// ranks, never negative).
+func (a *linkRequest) pair() uint64 { return uint64(uint32(a.src))<<32 | uint64(uint32(a.dst)) }
 
-// request queues a link request.
-func (n *network) request(r linkRequest) {
-	n.queue = append(n.queue, r)
-	q := n.queue
+// The requests waiting for links are granted in the order of before: the
+// earliest first, the earliest wave among requests of the same time. A
+// request that finds every link of its boundary busy waits for the first
+// message on the boundary to end: its time becomes that end, and it is
+// ordered again. Every other request on that boundary due before then
+// would find the same busy links and wait for the same end, so the
+// requests are kept per boundary and a boundary's are moved all at once:
+//
+//   - held: the requests that wait for a busy link, all due at heldTime
+//     (their time fields are kept equal to it), a heap by before;
+//   - later: the other requests, all due after heldTime when held is not
+//     empty, a heap by before.
+//
+// A boundary's first request is held's first if there is one, later's
+// otherwise, and the network keeps the boundaries that have requests in a
+// heap by their first requests (order). This grants exactly what one heap
+// of all requests would, where every request that meets a full boundary is
+// put back with its later time, but each boundary's requests move together
+// and the heaps stay small.
+type reqHeap []linkRequest
+
+// push adds a request.
+func (h *reqHeap) push(r linkRequest) {
+	*h = append(*h, r)
+	q := *h
 	// Sift up, moving the hole rather than swapping.
 	i := len(q) - 1
 	for i > 0 {
@@ -171,27 +196,19 @@ func (n *network) request(r linkRequest) {
 	q[i] = r
 }
 
-// pending returns the number of queued requests.
-func (n *network) pending() int { return len(n.queue) }
-
 // pop removes and returns the first request.
-func (n *network) pop() linkRequest {
-	q := n.queue
+func (h *reqHeap) pop() linkRequest {
+	q := *h
 	top := q[0]
 	last := len(q) - 1
-	q[0] = q[last]
-	n.queue = q[:last]
-	if last > 0 {
-		n.sink(0)
+	r := q[last]
+	q = q[:last]
+	*h = q
+	if last == 0 {
+		return top
 	}
-	return top
-}
-
-// sink moves request i down the heap to its place, after its key grew.
-func (n *network) sink(i int) {
-	q := n.queue
-	r := q[i]
-	// Move the hole rather than swapping.
+	// Sift the last request down from the root, moving the hole.
+	i := 0
 	for {
 		c := 2*i + 1
 		if c >= len(q) {
@@ -207,6 +224,166 @@ func (n *network) sink(i int) {
 		i = c
 	}
 	q[i] = r
+	return top
+}
+
+// first returns boundary bd's first request; it must have one.
+func (bd *boundary) first() *linkRequest {
+	if len(bd.held) > 0 {
+		return &bd.held[0]
+	}
+	return &bd.later[0]
+}
+
+// waiting reports whether requests wait at boundary bd.
+func (bd *boundary) waiting() bool { return len(bd.held)+len(bd.later) > 0 }
+
+// hold makes every request of boundary bd due by t wait until t, when the
+// first of its busy links frees: those already held and those of later
+// due by then.
+func (bd *boundary) hold(t float64) {
+	for i := range bd.held {
+		bd.held[i].time = t
+	}
+	bd.heldTime = t
+	for len(bd.later) > 0 && bd.later[0].time <= t {
+		r := bd.later.pop()
+		r.time = t
+		bd.held.push(r)
+	}
+}
+
+// queued is a boundary in network.order, with a copy of its first
+// request's key, so that ordering the boundaries reads only the heap.
+type queued struct {
+	time     float64
+	wave     int64
+	pair     uint64
+	boundary int32
+}
+
+// before orders boundaries by their first requests, as linkRequest.before.
+func (a *queued) before(b *queued) bool {
+	if a.time != b.time {
+		return a.time < b.time
+	}
+	if a.wave != b.wave {
+		return a.wave < b.wave
+	}
+	return a.pair < b.pair
+}
+
+// request queues a link request.
+func (n *network) request(r linkRequest) {
+	bd := &n.bounds[r.boundary]
+	if len(bd.held) > 0 && r.time <= bd.heldTime {
+		// The links are busy until heldTime: nothing on the boundary
+		// changes before then.
+		r.time = bd.heldTime
+		bd.held.push(r)
+	} else {
+		bd.later.push(r)
+	}
+	n.waiting++
+	if bd.slot < 0 {
+		bd.slot = int32(len(n.order))
+		n.order = append(n.order, queued{boundary: r.boundary})
+	}
+	n.refresh(int(bd.slot))
+	n.up(int(bd.slot))
+}
+
+// refresh copies the key of the first request of the boundary at position
+// i of order.
+func (n *network) refresh(i int) {
+	q := &n.order[i]
+	f := n.bounds[q.boundary].first()
+	q.time, q.wave, q.pair = f.time, f.wave, f.pair()
+}
+
+// pending returns the number of queued requests.
+func (n *network) pending() int { return n.waiting }
+
+// nextTime returns the time of the first request of all; there must be
+// one.
+func (n *network) nextTime() float64 { return n.order[0].time }
+
+// next returns the first request of all; there must be one.
+func (n *network) next() *linkRequest { return n.bounds[n.order[0].boundary].first() }
+
+// take removes and returns the first request of all.
+func (n *network) take() linkRequest {
+	b := n.order[0].boundary
+	bd := &n.bounds[b]
+	var r linkRequest
+	if len(bd.held) > 0 {
+		r = bd.held.pop()
+	} else {
+		r = bd.later.pop()
+	}
+	n.waiting--
+	n.settle()
+	return r
+}
+
+// settle puts the first boundary of order back in its place after its
+// first request has changed or gone.
+func (n *network) settle() {
+	b := n.order[0].boundary
+	bd := &n.bounds[b]
+	if bd.waiting() {
+		n.refresh(0)
+		n.down(0)
+		return
+	}
+	bd.slot = -1
+	last := len(n.order) - 1
+	moved := n.order[last]
+	n.order = n.order[:last]
+	if last > 0 {
+		n.order[0] = moved
+		n.down(0)
+	}
+}
+
+// up moves the boundary at position i of order towards the root.
+func (n *network) up(i int) {
+	q := n.order
+	x := q[i]
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !x.before(&q[parent]) {
+			break
+		}
+		q[i] = q[parent]
+		n.bounds[q[i].boundary].slot = int32(i)
+		i = parent
+	}
+	q[i] = x
+	n.bounds[x.boundary].slot = int32(i)
+}
+
+// down moves the boundary at position i of order away from the root.
+func (n *network) down(i int) {
+	q := n.order
+	x := q[i]
+	for {
+		c := 2*i + 1
+		if c >= len(q) {
+			break
+		}
+		if c+1 < len(q) && q[c+1].before(&q[c]) {
+			c++
+		}
+		if !q[c].before(&x) {
+			break
+		}
+		q[i] = q[c]
+		n.bounds[q[i].boundary].slot = int32(i)
+		i = c
+	}
+	q[i] = x
+	n.bounds[x.boundary].slot = int32(i)
 }
 
 // expire takes the messages that have ended by time t off a boundary's
