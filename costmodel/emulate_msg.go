@@ -286,18 +286,10 @@ func (em *emulator) grantLink() error {
 		em.res.Truncated = true // past the end of a truncated run: its ranks stay where they are
 		return nil
 	}
-	bd := &em.net.bounds[top.boundary]
-	em.net.expire(bd, top.time)
-	if int64(len(bd.flights)) >= bd.capacity {
-		first := bd.flights[0].end
-		for _, f := range bd.flights[1:] {
-			first = min(first, f.end)
-		}
-		bd.hold(first)
-		em.net.settle()
+	req, bd, ok := em.net.grant()
+	if !ok {
 		return nil
 	}
-	req := em.net.take()
 	start, end := req.time, req.time+req.cost
 	linkPrev, via := emptyPath, viaProgram
 	if start > req.ready {

@@ -326,6 +326,27 @@ func (n *network) take() linkRequest {
 	return r
 }
 
+// grant takes the first request of all and returns it with its boundary
+// if the boundary has a free link at the request's time (the messages
+// that have ended by then leave their links first); otherwise it holds the
+// boundary's requests due by the time its first busy link frees, and
+// reports false.
+func (n *network) grant() (linkRequest, *boundary, bool) {
+	top := n.next()
+	bd := &n.bounds[top.boundary]
+	n.expire(bd, top.time)
+	if int64(len(bd.flights)) < bd.capacity {
+		return n.take(), bd, true
+	}
+	first := bd.flights[0].end
+	for _, f := range bd.flights[1:] {
+		first = min(first, f.end)
+	}
+	bd.hold(first)
+	n.settle()
+	return linkRequest{}, nil, false
+}
+
 // settle puts the first boundary of order back in its place after its
 // first request has changed or gone.
 func (n *network) settle() {
