@@ -320,6 +320,10 @@ func (c *Cursor) walk(ev *Event) (ok bool, err error) {
 		case SCompute:
 			return c.compute(n, ev)
 		case SComm:
+			if c.valid&n.bit != 0 { // cached whatever the indices, as in Step
+				fill(ev, n, &c.memoIn[n.memo&(memoInline-1)], &c.memoIn[(n.memo+1)&(memoInline-1)])
+				return true, nil
+			}
 			return c.comm(n, ev)
 		case SIf:
 			err = c.enterIf(n)
