@@ -581,10 +581,7 @@ func (em *emulator) completePair(r int64, rs *rankState, other *half, start, end
 // the event; with via viaProgram the rank's own path), and the rank is no
 // longer blocked.
 func (em *emulator) finishEvent(r int64, rs *rankState, start, end float64, prev *pathRef, via pathVia) {
-	rs.wait += start - rs.posted
-	rs.comm += end - start
-	rs.clock = end
-	rs.blocked = false
+	rs.account(start, end)
 	if via == viaProgram {
 		em.path.extend(rs, r, start, end, rs.kind, rs.stmt)
 	} else {
@@ -593,6 +590,16 @@ func (em *emulator) finishEvent(r int64, rs *rankState, start, end float64, prev
 	if em.observe {
 		em.emitEvent(r, rs, start, end)
 	}
+}
+
+// account ends the rank's point-to-point event, which ran from start to
+// end, in its times: it waited from posting to start and communicated
+// until end, when it is free again.
+func (rs *rankState) account(start, end float64) {
+	rs.wait += start - rs.posted
+	rs.comm += end - start
+	rs.clock = end
+	rs.blocked = false
 }
 
 // emitEvent hands rank r's finished point-to-point event to the timeline

@@ -173,6 +173,10 @@ func (em *emulator) match(s, d int64) error {
 // posted first continues the path of the side that posted last.
 func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, via pathVia) {
 	ss, ds := &em.ranks[s], &em.ranks[d]
+	if via != viaLink && ss.recv.peer < 0 && ds.send.peer < 0 && !em.observe {
+		em.deliverPlain(s, d, ss, ds, start, end)
+		return
+	}
 	sPrev, sVia := &emptyPath, viaProgram
 	dPrev, dVia := &emptyPath, viaProgram
 	var head pathRef
@@ -195,6 +199,33 @@ func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, v
 	if dDone {
 		em.wakeOther(d)
 	}
+}
+
+// deliverPlain is deliver for the messages of most kernels: a send and a
+// receive that are each their rank's whole event (not a sendrecv), not
+// across a limited link, with no timeline or observer. It does what the
+// general path does, in the same order where it matters (the path ring's
+// allocation, the wakes), without handing paths and halves from call to
+// call: a message is the emulator's commonest step, and each call there
+// costs its caller a spill of everything live.
+func (em *emulator) deliverPlain(s, d int64, ss, ds *rankState, start, end float64) {
+	em.res.Messages++
+	ss.send.active, ds.recv.active = false, false
+	ss.account(start, end)
+	ds.account(start, end)
+	switch {
+	case ss.posted > ds.posted: // the receiver waited: it continues the sender's path
+		em.path.joinHead(ds, d, start, end, ds.kind, ds.stmt, ss, s)
+		em.path.extend(ss, s, start, end, ss.kind, ss.stmt)
+	case ds.posted > ss.posted: // the sender waited
+		em.path.joinHead(ss, s, start, end, ss.kind, ss.stmt, ds, d)
+		em.path.extend(ds, d, start, end, ds.kind, ds.stmt)
+	default:
+		em.path.extend(ss, s, start, end, ss.kind, ss.stmt)
+		em.path.extend(ds, d, start, end, ds.kind, ds.stmt)
+	}
+	em.wakeOther(s)
+	em.wakeOther(d)
 }
 
 // wakeOther makes rank r runnable unless it is the rank being advanced,

@@ -192,6 +192,30 @@ func (pr *pathRing) join(rs *rankState, r int64, start, end float64, kind Activi
 	rs.openID = noNode
 }
 
+// joinHead is join with prev the head of rank q (what takeHead returns),
+// read in place rather than copied: rank r's path becomes q's path followed
+// by a new stretch entered by a message.
+func (pr *pathRing) joinHead(rs *rankState, r int64, start, end float64, kind Activity, stmt *lang.CommStmt, qs *rankState, q int64) {
+	tot := &rs.pathTot
+	prev := noNode
+	if qs.open.events == 0 { // q has no path yet: the empty path
+		*tot = PathTotals{}
+	} else {
+		if qs.openID == noNode {
+			qs.openID = pr.alloc(&qs.open)
+		}
+		prev = qs.openID
+		*tot = qs.pathTot
+		if q != r {
+			tot.Hops++
+		}
+	}
+	tot.add(kind, end-start)
+	tot.Steps++
+	rs.open.set(prev, r, start, end, kind, viaMessage, stmt)
+	rs.openID = noNode
+}
+
 // set makes n a stretch of one event of rank r. It assigns field by field:
 // a composite literal would be built aside and copied.
 func (n *pathNode) set(prev, r int64, start, end float64, kind Activity, via pathVia, stmt *lang.CommStmt) {
