@@ -525,14 +525,31 @@ func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 		return false, nil
 	}
 	rs.blocked = true
+	// The send half meets a receiver already waiting, goes eagerly to the
+	// receiver's inbox, or waits for the receiver; the receive half takes
+	// an eager message from its inbox, meets a sender already waiting, or
+	// waits. Written out here rather than called: every event comes this
+	// way.
 	if rs.send.active {
 		em.route(r, rs)
-		if err := em.postSend(r, rs); err != nil {
+		d := rs.send.peer
+		if em.eagerSize(rs.send.bytes) {
+			err = em.sendEager(r, rs)
+		} else if ds := &em.ranks[d]; ds.recv.active && !ds.recv.matched && ds.recv.peer == r {
+			err = em.match(r, d)
+		}
+		if err != nil {
 			return false, err
 		}
 	}
 	if rs.recv.active && !rs.recv.matched && rs.blocked {
-		if err := em.postRecv(r, rs); err != nil {
+		s := rs.recv.peer
+		if em.eager >= 0 { // the inbox is empty unless some message is eager
+			err = em.postRecv(r, rs)
+		} else if ss := &em.ranks[s]; ss.send.active && !ss.send.matched && ss.send.peer == r {
+			err = em.match(s, r)
+		}
+		if err != nil {
 			return false, err
 		}
 	}

@@ -101,7 +101,17 @@ const (
 // route counts rank s's current send on its pair, giving it its wave, and
 // prices it, finding the boundary it crosses, through s's peer entry.
 func (em *emulator) route(s int64, ss *rankState) {
-	e := ss.peer(ss.send.peer, &em.peerSlab)
+	var e *peerEntry
+	key := int32(ss.send.peer + 1)
+	for i := range ss.peers { // the inline entries, as peer scans them
+		if ss.peers[i].key == key {
+			e = &ss.peers[i]
+			break
+		}
+	}
+	if e == nil {
+		e = ss.peer(ss.send.peer, &em.peerSlab)
+	}
 	e.sent++
 	if e.bytes != ss.send.bytes {
 		e.boundary, e.cost = em.net.route(s, ss.send.peer, ss.send.bytes)
@@ -113,31 +123,17 @@ func (em *emulator) route(s int64, ss *rankState) {
 // eagerSize reports whether a message of n bytes is sent eagerly.
 func (em *emulator) eagerSize(n int64) bool { return em.eager >= 0 && n <= em.eager }
 
-// postSend posts rank s's send half: it meets a receiver already waiting,
-// goes eagerly to the receiver's inbox, or waits for the receiver.
-func (em *emulator) postSend(s int64, ss *rankState) error {
-	if em.eagerSize(ss.send.bytes) {
-		return em.sendEager(s, ss)
-	}
-	d := ss.send.peer
-	ds := &em.ranks[d]
-	if ds.recv.active && !ds.recv.matched && ds.recv.peer == s {
-		return em.match(s, d)
-	}
-	return nil
-}
-
-// postRecv posts rank d's receive half: it takes the first eager message
-// from the source in its inbox, meets a sender already waiting, or waits.
+// postRecv posts rank d's receive half when the machine sends some
+// messages eagerly (post does it otherwise): it takes the first eager
+// message from the source in its inbox, meets a sender already waiting, or
+// waits.
 func (em *emulator) postRecv(d int64, ds *rankState) error {
 	s := ds.recv.peer
-	if em.eager >= 0 { // the inbox is empty unless some message is eager
-		for i := range ds.inbox {
-			if ds.inbox[i].src == s {
-				m := ds.inbox[i]
-				ds.inbox = append(ds.inbox[:i], ds.inbox[i+1:]...)
-				return em.receiveEager(d, ds, &m)
-			}
+	for i := range ds.inbox {
+		if ds.inbox[i].src == s {
+			m := ds.inbox[i]
+			ds.inbox = append(ds.inbox[:i], ds.inbox[i+1:]...)
+			return em.receiveEager(d, ds, &m)
 		}
 	}
 	ss := &em.ranks[s]
@@ -161,6 +157,10 @@ func (em *emulator) match(s, d int64) error {
 	b, cost := ss.send.boundary, ss.send.cost
 	if b >= 0 {
 		em.net.request(linkRequest{time: ready, ready: ready, wave: ss.send.wave, src: int32(s), dst: int32(d), boundary: b, cost: cost})
+		return nil
+	}
+	if ss.recv.peer < 0 && ds.send.peer < 0 && !em.observe {
+		em.deliverPlain(s, d, ss, ds, ready, ready+cost)
 		return nil
 	}
 	em.deliver(s, d, ready, ready+cost, &emptyPath, viaProgram)
