@@ -288,8 +288,9 @@ func (c *Cursor) Next() (*Event, error) {
 // on an error.
 //
 // Most steps of a long run reach a communication statement whose values
-// are cached whatever the loop indices: Step does those itself, small
-// enough to stay cheap, and leaves everything else to walk.
+// are cached whatever the loop indices, or a compute segment: Step does
+// those itself, small enough to stay cheap, and leaves everything else to
+// walk.
 func (c *Cursor) Step(ev *Event) (ok bool, err error) {
 	if c.depth > 0 {
 		if nodes := *c.list; int(c.pos) < len(nodes) {
@@ -298,6 +299,10 @@ func (c *Cursor) Step(ev *Event) (ok bool, err error) {
 				c.pos++
 				fill(ev, n, &c.memoIn[n.memo&(memoInline-1)], &c.memoIn[(n.memo+1)&(memoInline-1)])
 				return true, nil
+			}
+			if n.nk == SCompute {
+				c.pos++
+				return c.compute(n, ev)
 			}
 		}
 	}
