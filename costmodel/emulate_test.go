@@ -448,3 +448,33 @@ func TestEmulateUntil(t *testing.T) {
 		t.Errorf("the stopped run emulated %d events, the whole run %d", part.Events, whole.Events)
 	}
 }
+
+// TestPlainMessagesMatchGeneralPath emulates every example with and
+// without an observer: an observer sends every message through the
+// general path (deliver, completeHalf, finishEvent), without one the
+// plain messages take deliverPlain. The results, critical paths included,
+// must be the same, on machines with and without link limits and eager
+// messages.
+func TestPlainMessagesMatchGeneralPath(t *testing.T) {
+	files, err := filepath.Glob("../examples/*.spmd")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	eager := steps()
+	eager.eager = 1 << 10
+	pricers := map[string]Pricer{"steps": steps(), "cluster": onCluster(2, 2, 1), "bluemountain": blueMountainLike{}, "eager": eager}
+	for _, f := range files {
+		k := loadKernel(t, f)
+		for name, p := range pricers {
+			plain, errPlain := Emulate(k, p, EmulateOptions{})
+			general, errGeneral := Emulate(k, p, EmulateOptions{Observe: func(*Interval) {}})
+			if (errPlain == nil) != (errGeneral == nil) || (errPlain != nil && errPlain.Error() != errGeneral.Error()) {
+				t.Errorf("%s on %s: errors differ: %v and %v", filepath.Base(f), name, errPlain, errGeneral)
+				continue
+			}
+			if diff := cmp.Diff(general, plain); diff != "" {
+				t.Errorf("%s on %s: plain messages differ from the general path (-general +plain):\n%s", filepath.Base(f), name, diff)
+			}
+		}
+	}
+}
