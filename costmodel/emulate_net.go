@@ -26,7 +26,7 @@ type network struct {
 	lx, ly int64 // links per boundary, 0 for no limit
 	inter  func(bytes int64) float64
 	bounds []boundary
-	order  []queued // the boundaries with waiting requests, a heap by their first requests
+	order  reqHeap // the first request of every boundary with requests waiting, a heap
 	// waiting counts the requests waiting, all boundaries.
 	waiting int
 }
@@ -182,18 +182,7 @@ type reqHeap []linkRequest
 // push adds a request.
 func (h *reqHeap) push(r linkRequest) {
 	*h = append(*h, r)
-	q := *h
-	// Sift up, moving the hole rather than swapping.
-	i := len(q) - 1
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !r.before(&q[parent]) {
-			break
-		}
-		q[i] = q[parent]
-		i = parent
-	}
-	q[i] = r
+	siftUp(*h, len(*h)-1, nil)
 }
 
 // pop removes and returns the first request.
@@ -201,14 +190,39 @@ func (h *reqHeap) pop() linkRequest {
 	q := *h
 	top := q[0]
 	last := len(q) - 1
-	r := q[last]
-	q = q[:last]
-	*h = q
-	if last == 0 {
-		return top
+	q[0] = q[last]
+	*h = q[:last]
+	if last > 0 {
+		siftDown(*h, 0, nil)
 	}
-	// Sift the last request down from the root, moving the hole.
-	i := 0
+	return top
+}
+
+// siftUp moves request i of heap q towards the root to its place, and
+// siftDown away from it, moving the hole rather than swapping. With bounds
+// (network.order, whose entries are the boundaries' first requests) they
+// also keep each moved request's boundary's slot.
+func siftUp(q []linkRequest, i int, bounds []boundary) {
+	r := q[i]
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !r.before(&q[parent]) {
+			break
+		}
+		q[i] = q[parent]
+		if bounds != nil {
+			bounds[q[i].boundary].slot = int32(i)
+		}
+		i = parent
+	}
+	q[i] = r
+	if bounds != nil {
+		bounds[r.boundary].slot = int32(i)
+	}
+}
+
+func siftDown(q []linkRequest, i int, bounds []boundary) {
+	r := q[i]
 	for {
 		c := 2*i + 1
 		if c >= len(q) {
@@ -221,10 +235,15 @@ func (h *reqHeap) pop() linkRequest {
 			break
 		}
 		q[i] = q[c]
+		if bounds != nil {
+			bounds[q[i].boundary].slot = int32(i)
+		}
 		i = c
 	}
 	q[i] = r
-	return top
+	if bounds != nil {
+		bounds[r.boundary].slot = int32(i)
+	}
 }
 
 // first returns boundary bd's first request; it must have one.
@@ -253,26 +272,6 @@ func (bd *boundary) hold(t float64) {
 	}
 }
 
-// queued is a boundary in network.order, with a copy of its first
-// request's key, so that ordering the boundaries reads only the heap.
-type queued struct {
-	time     float64
-	wave     int64
-	pair     uint64
-	boundary int32
-}
-
-// before orders boundaries by their first requests, as linkRequest.before.
-func (a *queued) before(b *queued) bool {
-	if a.time != b.time {
-		return a.time < b.time
-	}
-	if a.wave != b.wave {
-		return a.wave < b.wave
-	}
-	return a.pair < b.pair
-}
-
 // request queues a link request.
 func (n *network) request(r linkRequest) {
 	bd := &n.bounds[r.boundary]
@@ -287,18 +286,10 @@ func (n *network) request(r linkRequest) {
 	n.waiting++
 	if bd.slot < 0 {
 		bd.slot = int32(len(n.order))
-		n.order = append(n.order, queued{boundary: r.boundary})
+		n.order = append(n.order, linkRequest{})
 	}
-	n.refresh(int(bd.slot))
-	n.up(int(bd.slot))
-}
-
-// refresh copies the key of the first request of the boundary at position
-// i of order.
-func (n *network) refresh(i int) {
-	q := &n.order[i]
-	f := n.bounds[q.boundary].first()
-	q.time, q.wave, q.pair = f.time, f.wave, f.pair()
+	n.order[bd.slot] = *bd.first()
+	siftUp(n.order, int(bd.slot), n.bounds)
 }
 
 // pending returns the number of queued requests.
@@ -309,7 +300,7 @@ func (n *network) pending() int { return n.waiting }
 func (n *network) nextTime() float64 { return n.order[0].time }
 
 // next returns the first request of all; there must be one.
-func (n *network) next() *linkRequest { return n.bounds[n.order[0].boundary].first() }
+func (n *network) next() *linkRequest { return &n.order[0] }
 
 // take removes and returns the first request of all.
 func (n *network) take() linkRequest {
@@ -353,8 +344,8 @@ func (n *network) settle() {
 	b := n.order[0].boundary
 	bd := &n.bounds[b]
 	if bd.waiting() {
-		n.refresh(0)
-		n.down(0)
+		n.order[0] = *bd.first()
+		siftDown(n.order, 0, n.bounds)
 		return
 	}
 	bd.slot = -1
@@ -363,48 +354,8 @@ func (n *network) settle() {
 	n.order = n.order[:last]
 	if last > 0 {
 		n.order[0] = moved
-		n.down(0)
+		siftDown(n.order, 0, n.bounds)
 	}
-}
-
-// up moves the boundary at position i of order towards the root.
-func (n *network) up(i int) {
-	q := n.order
-	x := q[i]
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !x.before(&q[parent]) {
-			break
-		}
-		q[i] = q[parent]
-		n.bounds[q[i].boundary].slot = int32(i)
-		i = parent
-	}
-	q[i] = x
-	n.bounds[x.boundary].slot = int32(i)
-}
-
-// down moves the boundary at position i of order away from the root.
-func (n *network) down(i int) {
-	q := n.order
-	x := q[i]
-	for {
-		c := 2*i + 1
-		if c >= len(q) {
-			break
-		}
-		if c+1 < len(q) && q[c+1].before(&q[c]) {
-			c++
-		}
-		if !q[c].before(&x) {
-			break
-		}
-		q[i] = q[c]
-		n.bounds[q[i].boundary].slot = int32(i)
-		i = c
-	}
-	q[i] = x
-	n.bounds[x.boundary].slot = int32(i)
 }
 
 // expire takes the messages that have ended by time t off a boundary's
