@@ -159,7 +159,7 @@ func (em *emulator) match(s, d int64) error {
 		em.net.request(linkRequest{time: ready, ready: ready, wave: ss.send.wave, src: int32(s), dst: int32(d), boundary: b, cost: cost})
 		return nil
 	}
-	if ss.recv.peer < 0 && ds.send.peer < 0 && !em.observe {
+	if em.plain(ss, ds) { // deliver would take deliverPlain; spare it the call
 		em.deliverPlain(s, d, ss, ds, ready, ready+cost)
 		return nil
 	}
@@ -173,7 +173,7 @@ func (em *emulator) match(s, d int64) error {
 // posted first continues the path of the side that posted last.
 func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, via pathVia) {
 	ss, ds := &em.ranks[s], &em.ranks[d]
-	if via != viaLink && ss.recv.peer < 0 && ds.send.peer < 0 && !em.observe {
+	if via != viaLink && em.plain(ss, ds) {
 		em.deliverPlain(s, d, ss, ds, start, end)
 		return
 	}
@@ -199,6 +199,13 @@ func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, v
 	if dDone {
 		em.wakeOther(d)
 	}
+}
+
+// plain reports whether a message from ss to ds is plain: the send and the
+// receive are each their rank's whole event and no one observes the
+// events (deliverPlain).
+func (em *emulator) plain(ss, ds *rankState) bool {
+	return ss.recv.peer < 0 && ds.send.peer < 0 && !em.observe
 }
 
 // deliverPlain is deliver for the messages of most kernels: a send and a

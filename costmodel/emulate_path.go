@@ -132,13 +132,23 @@ func (pr *pathRing) grow() {
 // takeHead returns the path ending at rank r's clock for another path to
 // continue from: its open stretch enters the ring and stops growing.
 func (pr *pathRing) takeHead(rs *rankState, r int64) pathRef {
-	if rs.open.events == 0 {
+	id := pr.freeze(rs)
+	if id == noNode {
 		return emptyPath
+	}
+	return pathRef{id: id, rank: r, tot: rs.pathTot}
+}
+
+// freeze puts the rank's open stretch in the ring, if it is not there yet,
+// and returns its id; noNode when the rank has no path yet.
+func (pr *pathRing) freeze(rs *rankState) int64 {
+	if rs.open.events == 0 {
+		return noNode
 	}
 	if rs.openID == noNode {
 		rs.openID = pr.alloc(&rs.open)
 	}
-	return pathRef{id: rs.openID, rank: r, tot: rs.pathTot}
+	return rs.openID
 }
 
 // extend appends an event that did not wait to rank r's path: the open
@@ -197,14 +207,10 @@ func (pr *pathRing) join(rs *rankState, r int64, start, end float64, kind Activi
 // by a new stretch entered by a message.
 func (pr *pathRing) joinHead(rs *rankState, r int64, start, end float64, kind Activity, stmt *lang.CommStmt, qs *rankState, q int64) {
 	tot := &rs.pathTot
-	prev := noNode
-	if qs.open.events == 0 { // q has no path yet: the empty path
+	prev := pr.freeze(qs)
+	if prev == noNode { // q has no path yet: the empty path
 		*tot = PathTotals{}
 	} else {
-		if qs.openID == noNode {
-			qs.openID = pr.alloc(&qs.open)
-		}
-		prev = qs.openID
 		*tot = qs.pathTot
 		if q != r {
 			tot.Hops++
