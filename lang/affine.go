@@ -111,7 +111,10 @@ func (c *checker) affineOf(e Expr) (affine, bool) {
 			return affine{}, false
 		}
 		x, ok := c.affineOf(e.X)
-		return x.scale(big.NewRat(-1, 1)), ok
+		if !ok {
+			return affine{}, false
+		}
+		return x.scale(big.NewRat(-1, 1)), true
 	case *BinaryExpr:
 		x, okx := c.affineOf(e.X)
 		y, oky := c.affineOf(e.Y)
