@@ -1,0 +1,105 @@
+package costmodel_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"perfc/analyze"
+	"perfc/costmodel"
+	"perfc/lang"
+	"perfc/machines"
+	"perfc/parser"
+)
+
+// Patterns that keep FuzzPredict's kernels small. The fuzzer is after
+// panics in analysis, pricing and emulation, not after long runs, and a
+// kernel's work grows with its numbers: so comments are ignored, and
+// inputs with a number of three or more digits, a power, a shift, more
+// than one product or more than four loops are skipped.
+var (
+	fuzzComment = regexp.MustCompile(`//[^\n]*`)
+	fuzzLarge   = regexp.MustCompile(`[0-9][0-9_]{2,}`)
+	fuzzGrowth  = regexp.MustCompile(`[0-9][0-9_]{2,}|\^|<<`)
+)
+
+// FuzzPredict runs every kernel the checker accepts through analysis and
+// prediction (emulation included) on three machines. Whatever the kernel,
+// Analyze and Predict return without panicking, and a prediction they make
+// is finite, not negative and encodes as JSON. The seeds are the examples
+// and the checker's test files, with comments dropped and large numbers
+// made small.
+//
+//	go test -run=^$ -fuzz=FuzzPredict -fuzztime=3m ./costmodel
+func FuzzPredict(f *testing.F) {
+	for _, pattern := range []string{"../lang/testdata/check/*.spmd", "../examples/*.spmd"} {
+		files, _ := filepath.Glob(pattern)
+		for _, name := range files {
+			if src, err := os.ReadFile(name); err == nil {
+				f.Add(fuzzLarge.ReplaceAll(fuzzComment.ReplaceAll(src, nil), []byte("6")))
+			}
+		}
+	}
+	var ms []*machines.Machine
+	for _, name := range []string{"cm5-32", "bluemountain", "unit"} {
+		m, err := machines.Builtin(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if !smallKernel(src) {
+			return
+		}
+		file, err := parser.ParseFile("fuzz.spmd", src)
+		if err != nil {
+			return
+		}
+		for _, k := range file.Kernels {
+			c, errs := lang.Check(file, k.Name.Name, nil)
+			if c == nil || len(errs) > 0 || c.NumRanks() > 64 {
+				continue
+			}
+			for _, m := range ms {
+				fuzzPredict(t, c, m)
+			}
+		}
+	})
+}
+
+// smallKernel reports whether src passes FuzzPredict's size filter.
+func smallKernel(src []byte) bool {
+	s := string(fuzzComment.ReplaceAll(src, nil))
+	loops := strings.Count(s, "for") + strings.Count(s, "repeat")
+	return len(s) <= 2000 && loops <= 4 && strings.Count(s, "*") <= 1 && !fuzzGrowth.MatchString(s)
+}
+
+// fuzzPredict analyses and prices c on m and checks what comes out.
+func fuzzPredict(t *testing.T, c *lang.Checked, m *machines.Machine) {
+	t.Helper()
+	rep, err := analyze.Analyze(c, analyze.Options{Cache: costmodel.CacheHierarchy(m), Rank: analyze.AllRanks})
+	if err != nil {
+		if err.Error() == "" {
+			t.Errorf("%s: analysis failed with an empty message", m.Name())
+		}
+		return
+	}
+	pred, err := costmodel.Predict(c, rep, m, costmodel.Options{})
+	if err != nil {
+		if err.Error() == "" {
+			t.Errorf("%s: prediction failed with an empty message", m.Name())
+		}
+		return
+	}
+	if math.IsNaN(pred.Total) || math.IsInf(pred.Total, 0) || pred.Total < 0 {
+		t.Errorf("%s: predicted total %v s", m.Name(), pred.Total)
+	}
+	if _, err := json.Marshal(pred); err != nil {
+		t.Errorf("%s: prediction does not encode as JSON: %v", m.Name(), err)
+	}
+}
