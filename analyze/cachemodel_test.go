@@ -697,18 +697,18 @@ func BenchmarkCacheModel(b *testing.B) {
 	}
 }
 
-// TestFootprintCountMatches holds footprintCount (the value alone, in
-// int64) to the general footprint computation: every node of the models
-// of the examples, the oracle kernels and the simulator cases, every
-// array's groups one by one and in program-order prefixes, with and
-// without the node's own loop, all members and stores only, on three line
-// sizes.
-func TestFootprintCountMatches(t *testing.T) {
-	type src struct {
-		name, text string
-		defs       []string
-	}
-	var srcs []src
+// cacheTestSource is a kernel source a cache-model test runs, with the
+// overrides it needs.
+type cacheTestSource struct {
+	name, text string
+	defs       []string
+}
+
+// cacheTestSources returns the kernels the cache-model consistency tests
+// run: the examples, the oracle kernels and the simulator cases.
+func cacheTestSources(t *testing.T) []cacheTestSource {
+	t.Helper()
+	var srcs []cacheTestSource
 	files, _ := filepath.Glob("../examples/*.spmd")
 	more, _ := filepath.Glob("testdata/oracle/*.spmd")
 	for _, f := range append(files, more...) {
@@ -716,11 +716,22 @@ func TestFootprintCountMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srcs = append(srcs, src{f, string(b), nil})
+		srcs = append(srcs, cacheTestSource{f, string(b), nil})
 	}
 	for _, tc := range cacheCases() {
-		srcs = append(srcs, src{tc.name, tc.src, tc.defs})
+		srcs = append(srcs, cacheTestSource{tc.name, tc.src, tc.defs})
 	}
+	return srcs
+}
+
+// TestFootprintCountMatches holds footprintCount (the value alone, in
+// int64) to the general footprint computation: every node of the models
+// of the examples, the oracle kernels and the simulator cases, every
+// array's groups one by one and in program-order prefixes, with and
+// without the node's own loop, all members and stores only, on three line
+// sizes.
+func TestFootprintCountMatches(t *testing.T) {
+	srcs := cacheTestSources(t)
 	fast := 0
 	for _, s := range srcs {
 		k := checkCacheKernel(t, s.text, s.defs...)
@@ -880,23 +891,7 @@ func TestCacheModelSharedGroups(t *testing.T) {
 // again with nothing shared: every count, formula and condition must be
 // the same.
 func TestCacheSharingChangesNothing(t *testing.T) {
-	type src struct {
-		name, text string
-		defs       []string
-	}
-	srcs := []src{{"cacheShareSrc", cacheShareSrc, nil}}
-	files, _ := filepath.Glob("../examples/*.spmd")
-	more, _ := filepath.Glob("testdata/oracle/*.spmd")
-	for _, f := range append(files, more...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs = append(srcs, src{f, string(b), nil})
-	}
-	for _, tc := range cacheCases() {
-		srcs = append(srcs, src{tc.name, tc.src, tc.defs})
-	}
+	srcs := append([]cacheTestSource{{"cacheShareSrc", cacheShareSrc, nil}}, cacheTestSources(t)...)
 	hs := []cache.Hierarchy{mustCacheHierarchy(t, "L1=64KiB/64B/full"), mustCacheHierarchy(t, "L1=1KiB/64B/4,L2=8KiB/32B/8,L3=64KiB/128B/full")}
 	lines := func(share bool, k *lang.Checked, h cache.Hierarchy) []string {
 		p := newPlan(k)

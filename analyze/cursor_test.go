@@ -75,13 +75,11 @@ func cursorKernel(t *testing.T, name, src string, defs ...lang.Override) *lang.C
 	return k
 }
 
-// TestCursorMatchesEvents checks that a Cursor yields exactly the events
-// Events yields, for every rank of every example at small sizes, including
-// ranks whose schedules are shared through ForRank and whose cursors share
-// a compiled tree through StartAlike, and again after Reset (when every
-// static value comes from the cache).
-func TestCursorMatchesEvents(t *testing.T) {
-	small := map[string][]lang.Override{
+// smallExampleSizes returns the overrides that make each example with
+// point-to-point traffic small enough to walk every rank event by event
+// (examples not named run at their defaults).
+func smallExampleSizes() map[string][]lang.Override {
+	return map[string][]lang.Override{
 		"gauss":      {{Name: "N", Value: "16"}, {Name: "P", Value: "4"}},
 		"wave":       {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
 		"sweep3d":    {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}, {Name: "kt", Value: "4"}, {Name: "mk", Value: "2"}},
@@ -93,6 +91,15 @@ func TestCursorMatchesEvents(t *testing.T) {
 		"reductions": {{Name: "P", Value: "4"}, {Name: "reps", Value: "3"}},
 		"synch1":     {{Name: "P", Value: "4"}, {Name: "reps", Value: "5"}},
 	}
+}
+
+// TestCursorMatchesEvents checks that a Cursor yields exactly the events
+// Events yields, for every rank of every example at small sizes, including
+// ranks whose schedules are shared through ForRank and whose cursors share
+// a compiled tree through StartAlike, and again after Reset (when every
+// static value comes from the cache).
+func TestCursorMatchesEvents(t *testing.T) {
+	small := smallExampleSizes()
 	files, _ := filepath.Glob("../examples/*.spmd")
 	for _, path := range files {
 		name := strings.TrimSuffix(filepath.Base(path), ".spmd")
@@ -277,18 +284,7 @@ func TestCursorDeepNesting(t *testing.T) {
 // example at small sizes, and that large grids do share (wave: every rank
 // alike, since peers are evaluated per rank as the schedule is walked).
 func TestScheduleAlike(t *testing.T) {
-	small := map[string][]lang.Override{
-		"gauss":      {{Name: "N", Value: "16"}, {Name: "P", Value: "4"}},
-		"wave":       {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"sweep3d":    {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}, {Name: "kt", Value: "4"}, {Name: "mk", Value: "2"}},
-		"halo2d":     {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"cannon":     {{Name: "N", Value: "6"}, {Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"meshshift":  {{Name: "Px", Value: "4"}, {Name: "Py", Value: "2"}},
-		"comms3":     {{Name: "P", Value: "4"}},
-		"hypercube":  {{Name: "P", Value: "8"}},
-		"reductions": {{Name: "P", Value: "4"}, {Name: "reps", Value: "3"}},
-		"synch1":     {{Name: "P", Value: "4"}, {Name: "reps", Value: "5"}},
-	}
+	small := smallExampleSizes()
 	files, _ := filepath.Glob("../examples/*.spmd")
 	shared := 0
 	for _, path := range files {
