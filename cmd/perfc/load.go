@@ -4,16 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
+	"perfc/examples"
 	"perfc/lang"
 	"perfc/parser"
 )
 
 // kernelArgs are the arguments every verb that reads a kernel shares.
 type kernelArgs struct {
-	File   string   `arg:"" help:"Kernel file (.spmd)."`
+	File   string   `arg:"" help:"Kernel file (.spmd), - for standard input, or the name of a built-in example (perfc examples lists them)."`
 	Kernel string   `help:"Kernel to use when the file holds several (default: the first)." placeholder:"NAME"`
 	Define []string `short:"D" name:"define" sep:"none" help:"Override a kernel parameter, e.g. -D N=1024 (repeatable)." placeholder:"NAME=VALUE"`
 }
@@ -30,7 +32,24 @@ func readSource(path string, stdin io.Reader) ([]byte, string, error) {
 		return b, "<stdin>", err
 	}
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return exampleSource(path, err)
+	}
 	return b, path, err
+}
+
+// exampleSource resolves a kernel argument that names no file to a built-in
+// example, so that an installed perfc runs `perfc predict gauss` anywhere:
+// "gauss", "gauss.spmd" and "examples/gauss.spmd" all name it. Its source
+// name, which reports and error positions show, says that it is built in.
+// Anything else keeps the file error and lists the examples.
+func exampleSource(arg string, notFound error) ([]byte, string, error) {
+	base := strings.TrimSuffix(strings.TrimPrefix(arg, "examples/"), ".spmd")
+	if src, err := examples.Source(base); err == nil && !strings.ContainsAny(base, `/\.`) {
+		return src, "examples/" + base + ".spmd (built in)", nil
+	}
+	return nil, "", fmt.Errorf("%w; nor is %q a built-in example (perfc examples lists them: %s)",
+		notFound, arg, strings.Join(examples.Names(), ", "))
 }
 
 // parseFile reads and parses a file, printing syntax errors with carets.
