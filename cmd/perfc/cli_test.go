@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestBuiltinExamples checks that a kernel argument naming no file but an
+// example loads the embedded example, that reports and error positions name
+// it as built in, and that any other name lists the examples.
+func TestBuiltinExamples(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains []string // in stdout+stderr
+	}{
+		{"bare name", []string{"predict", "gauss"}, 0, []string{"for kernel gauss on cm5-32 (examples/gauss.spmd (built in))"}},
+		{"with extension", []string{"parse", "wave.spmd"}, 0, []string{"kernel      wave (examples/wave.spmd (built in):"}},
+		{"examples path outside the repository", []string{"parse", "examples/triad.spmd"}, 0, []string{"examples/triad.spmd (built in)"}},
+		{"error position", []string{"count", "gauss", "-D", "N=3"}, 1, []string{"examples/gauss.spmd (built in):35:12: N / P = 3/32 is not an integer"}},
+		{"unknown name", []string{"predict", "gausss"}, 1, []string{"open gausss: no such file or directory", `nor is "gausss" a built-in example (perfc examples lists them: broadcast, cannon,`, "wave)"}},
+		{"not an example path", []string{"predict", "other/gauss.spmd"}, 1, []string{"open other/gauss.spmd: no such file", "perfc examples lists them"}},
+		{"list", []string{"examples"}, 0, []string{"gauss              Gaussian elimination with partial pivoting, row-block distribution.\n", "perfc examples NAME prints its source"}},
+		{"list as json", []string{"examples", "-o", "json"}, 0, []string{`"schema": "perfc.examples/v1"`, `"name": "triad"`}},
+		{"unknown example", []string{"examples", "nosuch"}, 1, []string{`no example named "nosuch"; known examples: broadcast`}},
+	}
+	// The test runs in cmd/perfc, where neither gauss nor examples/ exist as
+	// files: every name below must come from the embedded examples.
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, tt.code, errOut)
+			}
+			for _, want := range tt.contains {
+				if !strings.Contains(out+errOut, want) {
+					t.Errorf("output does not contain %q:\n%s%s", want, out, errOut)
+				}
+			}
+		})
+	}
+	code, out, _ := runCLI(t, "", "examples", "gauss")
+	want, err := os.ReadFile("../../examples/gauss.spmd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || out != string(want) {
+		t.Errorf("perfc examples gauss: status %d, output differs from examples/gauss.spmd", code)
+	}
+}
+
+// verbs are every verb perfc has, in the order perfc help lists them.
+var verbs = []string{"parse", "fmt", "predict", "emulate", "sweep", "count", "gen", "check", "machines", "examples", "help"}
+
+// TestVerbList checks that perfc help and perfc alone list every verb with
+// a one-line summary, the version and where the documentation is; perfc
+// help exits with status 0 and perfc alone with 1.
+func TestVerbList(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+	}{{[]string{"help"}, 0}, {nil, 1}, {[]string{"--help"}, 0}} {
+		code, out, errOut := runCLI(t, "", tt.args...)
+		if code != tt.code {
+			t.Errorf("perfc %v: exit status %d, want %d; stderr:\n%s", tt.args, code, tt.code, errOut)
+		}
+		_, commands, ok := strings.Cut(out, "\nCommands:\n")
+		if !ok {
+			t.Fatalf("perfc %v: no Commands section:\n%s", tt.args, out)
+		}
+		commands, _, _ = strings.Cut(commands, "\n\n")
+		lines := strings.Split(commands, "\n")
+		if len(lines) != len(verbs) {
+			t.Errorf("perfc %v: %d lines of commands, want one per verb (%d):\n%s", tt.args, len(lines), len(verbs), commands)
+		}
+		for i, line := range lines {
+			fields := strings.Fields(line)
+			if i < len(verbs) && (len(fields) < 3 || fields[0] != verbs[i]) {
+				t.Errorf("perfc %v: line %q, want verb %s and its summary", tt.args, line, verbs[i])
+			}
+		}
+		for _, want := range []string{"This is perfc", "docs/", "perfc examples"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("perfc %v: output does not mention %q:\n%s", tt.args, want, out)
+			}
+		}
+	}
+	code, out, _ := runCLI(t, "", "help", "sweep")
+	if code != 0 || !strings.Contains(out, "Usage: perfc sweep <file>") || !strings.Contains(out, "--max-points") {
+		t.Errorf("perfc help sweep: status %d, output:\n%s", code, out)
+	}
+}
+
+// TestVersion checks that --version prints the module and the Go release.
+func TestVersion(t *testing.T) {
+	code, out, errOut := runCLI(t, "", "--version")
+	if code != 0 || !strings.HasPrefix(out, "perfc ") || !strings.Contains(out, "built with "+runtime.Version()) {
+		t.Errorf("perfc --version: status %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
