@@ -101,3 +101,15 @@ func TestVersion(t *testing.T) {
 		t.Errorf("perfc --version: status %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestValueListPointsToSweep checks that a list of values where one is
+// expected names the sweep command that takes it.
+func TestValueListPointsToSweep(t *testing.T) {
+	for _, verb := range []string{"predict", "count", "emulate"} {
+		code, out, errOut := runCLI(t, "", verb, "gauss", "-D", "N=64,128", "-D", "P=4")
+		want := "perfc: -D N=64,128: one value per parameter here; to predict every value of a list, run perfc sweep gauss -D N=64,128 -D P=4\n"
+		if code != 1 || out != "" || errOut != want {
+			t.Errorf("perfc %s: status %d, stdout %q, stderr %q; want status 1 and %q", verb, code, out, errOut, want)
+		}
+	}
+}

@@ -79,10 +79,24 @@ func overrides(defs []string) ([]lang.Override, error) {
 	return out, nil
 }
 
+// noValueLists points a -D with a list of values (-D N=64,128), which only
+// perfc sweep takes, to perfc sweep with the same arguments.
+func noValueLists(a kernelArgs) error {
+	for _, d := range a.Define {
+		if _, value, _ := strings.Cut(d, "="); strings.Contains(value, ",") {
+			return fmt.Errorf("-D %s: one value per parameter here; to predict every value of a list, run perfc sweep %s -D %s", d, a.File, strings.Join(a.Define, " -D "))
+		}
+	}
+	return nil
+}
+
 // loadKernel parses and checks the kernel the arguments name.
 func loadKernel(e env, a kernelArgs) (*lang.Checked, error) {
 	f, err := parseFile(e, a.File)
 	if err != nil {
+		return nil, err
+	}
+	if err := noValueLists(a); err != nil {
 		return nil, err
 	}
 	ovs, err := overrides(a.Define)
