@@ -70,8 +70,13 @@ func (p machinePredictor) PredictRegions(k *lang.Checked) (map[string]float64, e
 	return out, nil
 }
 
+// CheckSchema names the JSON schema of `perfc check -o json`
+// (docs/codegen.md).
+const CheckSchema = "perfc.check/v1"
+
 // checkResult is the JSON of perfc check.
 type checkResult struct {
+	Schema      string                   `json:"schema"` // CheckSchema
 	Kernel      string                   `json:"kernel"`
 	File        string                   `json:"file"`
 	Measurement *spmd.Measurement        `json:"measurement"`
@@ -112,7 +117,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	if err != nil {
 		return err
 	}
-	res := checkResult{Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction}
+	res := checkResult{Schema: CheckSchema, Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction}
 	if pred != nil {
 		if res.Predicted, err = pred.PredictRegions(k); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"runtime"
 	"strings"
@@ -110,6 +111,59 @@ func TestValueListPointsToSweep(t *testing.T) {
 		want := "perfc: -D N=64,128: one value per parameter here; to predict every value of a list, run perfc sweep gauss -D N=64,128 -D P=4\n"
 		if code != 1 || out != "" || errOut != want {
 			t.Errorf("perfc %s: status %d, stdout %q, stderr %q; want status 1 and %q", verb, code, out, errOut, want)
+		}
+	}
+}
+
+// TestMachinesYAMLLoadsBack checks that perfc machines NAME -o yaml writes
+// a table that -m loads to the machine the overrides describe: the
+// prediction with the file equals the one with the overrides.
+func TestMachinesYAMLLoadsBack(t *testing.T) {
+	overrides := []string{"-M", "t_send=0.0585us/B", "-M", "compose=max"}
+	code, table, errOut := runCLI(t, "", append([]string{"machines", "cm5-32", "-o", "yaml"}, overrides...)...)
+	if code != 0 {
+		t.Fatalf("machines -o yaml: status %d: %s", code, errOut)
+	}
+	path := t.TempDir() + "/fast.yaml"
+	if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, want, _ := runCLI(t, "", append([]string{"predict", "gauss", "-o", "json"}, overrides...)...)
+	code, got, errOut := runCLI(t, "", "predict", "gauss", "-o", "json", "-m", path)
+	if code != 0 || got != want {
+		t.Errorf("predict -m the YAML: status %d, stderr %s; output differs from predict with the overrides:\n%s\n---\n%s", code, errOut, got, want)
+	}
+	code, _, errOut = runCLI(t, "", "machines", "-o", "yaml")
+	if code != 1 || !strings.Contains(errOut, "-o yaml prints one table: name it, as in perfc machines bluemountain -o yaml") {
+		t.Errorf("machines -o yaml without a name: status %d, stderr %q", code, errOut)
+	}
+}
+
+// TestJSONSchemas checks that every JSON document perfc prints is an object
+// whose "schema" names its format (perfc check's is tested in TestCheck).
+func TestJSONSchemas(t *testing.T) {
+	tests := []struct {
+		args   []string
+		schema string
+	}{
+		{[]string{"parse", "triad", "-o", "json"}, "perfc.ast/v1"},
+		{[]string{"count", "triad", "-o", "json", "--cache", "L1=32KiB/64B/8"}, "perfc.counts/v1"},
+		{[]string{"predict", "triad", "-o", "json"}, "perfc.prediction/v1"},
+		{[]string{"emulate", "pingpong", "-o", "json"}, "perfc.emulation/v1"},
+		{[]string{"sweep", "triad", "-D", "N=1024,2048", "-o", "json"}, "perfc.sweep/v1"},
+		{[]string{"machines", "-o", "json"}, "perfc.machines/v1"},
+		{[]string{"machines", "sp2", "-o", "json"}, "perfc.machine/v1"},
+		{[]string{"examples", "-o", "json"}, "perfc.examples/v1"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runCLI(t, "", tt.args...)
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
+			t.Errorf("perfc %s: status %d, %v; stderr %s", strings.Join(tt.args, " "), code, err, errOut)
+			continue
+		}
+		if doc["schema"] != tt.schema {
+			t.Errorf("perfc %s: schema %v, want %q", strings.Join(tt.args, " "), doc["schema"], tt.schema)
 		}
 	}
 }
