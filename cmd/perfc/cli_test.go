@@ -167,3 +167,27 @@ func TestJSONSchemas(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineOnStdout checks that --timeline - leaves standard output to
+// the timeline alone: every line is a JSON event, the report goes to
+// standard error, and -o json, which would mix in, is refused.
+func TestTimelineOnStdout(t *testing.T) {
+	code, out, errOut := runCLI(t, "", "emulate", "pingpong", "--timeline", "-")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	for i, line := range lines {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev["rank"] == nil {
+			t.Fatalf("stdout line %d is not a timeline event: %q", i+1, line)
+		}
+	}
+	if !strings.Contains(errOut, "emulation (a prediction, not a measurement) of kernel pingpong") {
+		t.Errorf("the report is not on stderr:\n%s", errOut)
+	}
+	code, out, errOut = runCLI(t, "", "emulate", "pingpong", "--timeline", "-", "-o", "json")
+	if code != 1 || out != "" || !strings.Contains(errOut, "--timeline - and -o json both want standard output") {
+		t.Errorf("--timeline - -o json: status %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
