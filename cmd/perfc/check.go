@@ -95,6 +95,13 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	if err != nil {
 		return err
 	}
+	nsteps := int64(3) // generate, build, run
+	if c.Counts {
+		nsteps++
+	}
+	steps := newStepLine(e.stderr, nsteps)
+	defer steps.finish()
+	steps.step("check: generating")
 	p, err := codegen.Generate(k, codegen.Options{MemLimit: c.MemLimit})
 	if err != nil {
 		return err
@@ -105,6 +112,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
+	steps.step("check: building")
 	bin, err := codegen.Build(ctx, dir, false)
 	if err != nil {
 		return err
@@ -113,6 +121,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	if c.Reps > 0 {
 		args = append(args, "-reps", fmt.Sprint(c.Reps))
 	}
+	steps.step("check: running")
 	m, err := codegen.Measure(ctx, bin, args...)
 	if err != nil {
 		return err
@@ -128,10 +137,12 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 		}
 	}
 	if c.Counts {
+		steps.step("check: building and running the counting program")
 		if res.Counts, err = compareCounts(ctx, k, p, dir); err != nil {
 			return err
 		}
 	}
+	steps.finish()
 	if c.Output == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

@@ -84,8 +84,11 @@ func (c *sweepCmd) Run(e env) error {
 	if err := out.header(); err != nil {
 		return err
 	}
+	bar := rowProgress(e, "sweep", space.points)
+	defer bar.Finish()
 	failed := 0
 	err = space.each(func(values []string) error {
+		defer bar.Add(1)
 		row := c.predictPoint(e, f, space.names, values)
 		if row.Error != "" {
 			failed++
@@ -98,6 +101,7 @@ func (c *sweepCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
+	bar.Finish()
 	if failed > 0 {
 		fmt.Fprintf(e.stderr, "perfc: %d of %d points failed\n", failed, space.points)
 		return exitError{1}
