@@ -89,6 +89,10 @@ func TestVerbList(t *testing.T) {
 			}
 		}
 	}
+	code, _, errOut := runCLI(t, "", "help", "nosuch")
+	if want := "perfc: help: perfc has no verb \"nosuch\"; the verbs are parse, fmt, predict, emulate, sweep, count, gen, check, machines, examples, help\n"; code != 1 || errOut != want {
+		t.Errorf("perfc help nosuch: status %d, stderr %q; want 1, %q", code, errOut, want)
+	}
 	code, out, _ := runCLI(t, "", "help", "sweep")
 	if code != 0 || !strings.Contains(out, "Usage: perfc sweep <file>") || !strings.Contains(out, "--max-points") {
 		t.Errorf("perfc help sweep: status %d, output:\n%s", code, out)

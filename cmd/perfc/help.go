@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
+
+	"github.com/alecthomas/kong"
 )
 
 // overview heads perfc --help and perfc help: what perfc is, where the
@@ -22,8 +25,17 @@ type helpCmd struct {
 }
 
 // Run prints the help kong generates, as --help would, exiting with its
-// status.
-func (c *helpCmd) Run(e env) error {
+// status. An unknown verb is an error that lists the verbs.
+func (c *helpCmd) Run(ctx *kong.Context, e env) error {
+	if len(c.Verb) > 0 {
+		var names []string
+		for _, n := range ctx.Model.Children {
+			names = append(names, n.Name)
+		}
+		if !slices.Contains(names, c.Verb[0]) {
+			return fmt.Errorf("help: perfc has no verb %q; the verbs are %s", c.Verb[0], strings.Join(names, ", "))
+		}
+	}
 	if code := run(append(c.Verb, "--help"), e); code != 0 {
 		return exitError{code}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -173,6 +174,9 @@ func parseSweep(defs []string, maxPoints int64) (*sweepSpace, error) {
 		name = strings.TrimSpace(name)
 		if !ok || name == "" || values == "" {
 			return nil, fmt.Errorf("-D %s: write -D NAME=V1,V2,... e.g. -D N=64,128,256", d)
+		}
+		if slices.Contains(s.names, name) {
+			return nil, fmt.Errorf("-D %s: %s has a list already; give each parameter one list, e.g. -D %s=64,128", d, name, name)
 		}
 		var vs []string
 		for _, v := range strings.Split(values, ",") {

@@ -41,6 +41,7 @@ func TestSweepMaxPoints(t *testing.T) {
 		{"overflow", twelve, 1, "perfc: the -D lists make 100 x 100 x 100 x 100 x 100 x 100 x 100 x 100 x 100 x 100 x 100 x 100 points, more than 2^62, more than --max-points 10000; shorten the lists or raise the limit with --max-points N\n"},
 		{"one over the limit", []string{"sweep", "gauss", "-D", "N=64,128", "-D", "P=4,8", "--max-points", "3"}, 1, "perfc: the -D lists make 2 x 2 = 4 points, more than --max-points 3; shorten the lists or raise the limit with --max-points N\n"},
 		{"at the limit", []string{"sweep", "gauss", "-D", "N=64,128", "-D", "P=4,8", "--max-points", "4"}, 0, ""},
+		{"a parameter twice", []string{"sweep", "gauss", "-D", "N=64", "-D", "N=128"}, 1, "perfc: -D N=128: N has a list already; give each parameter one list, e.g. -D N=64,128\n"},
 		{"empty value", []string{"sweep", "gauss", "-D", "N=64,,128"}, 1, "perfc: -D N=64,,128: an empty value in the list; write -D NAME=V1,V2,... e.g. -D N=64,128,256\n"},
 	}
 	for _, tt := range tests {
