@@ -242,8 +242,14 @@ type sweepTable struct {
 	widths  []int // of the parameter columns: the longest of name and values
 }
 
-// sweepTimeWidth is the width of a time column: "999.9 ms", "1.235e+04 s".
-const sweepTimeWidth = 10
+// sweepTimeColumns are the headers of the time columns, in row order.
+func sweepTimeColumns() []string {
+	return []string{"total", "compute", "memory", "messages", "collectives"}
+}
+
+// sweepTimeWidth is the width of a time column: wide enough for "999.9 ms"
+// and "1.235e+04 s", or for its header.
+func sweepTimeWidth(header string) int { return max(11, len(header)) }
 
 func newSweepTable(w io.Writer, machine string, s *sweepSpace) *sweepTable {
 	t := &sweepTable{w: w, machine: machine, names: s.names}
@@ -263,8 +269,8 @@ func (t *sweepTable) header() error {
 	for i, n := range t.names {
 		fmt.Fprintf(&b, "%*s  ", t.widths[i], n)
 	}
-	for _, h := range []string{"total", "compute", "memory", "messages", "collectives"} {
-		fmt.Fprintf(&b, "%*s  ", max(sweepTimeWidth, len(h)), h)
+	for _, h := range sweepTimeColumns() {
+		fmt.Fprintf(&b, "%*s  ", sweepTimeWidth(h), h)
 	}
 	b.WriteString("R_B Mflop/s  bottleneck\n")
 	_, err := io.WriteString(t.w, b.String())
@@ -280,7 +286,7 @@ func (t *sweepTable) row(r sweepRow) error {
 		fmt.Fprintf(&b, "error: %s\n", r.Error)
 	} else {
 		for i, v := range []float64{r.Total, r.Compute, r.Memory, r.Messages, r.Collectives} {
-			fmt.Fprintf(&b, "%*s  ", max(sweepTimeWidth, len([]string{"total", "compute", "memory", "messages", "collectives"}[i])), formatTime(v))
+			fmt.Fprintf(&b, "%*s  ", sweepTimeWidth(sweepTimeColumns()[i]), formatTime(v))
 		}
 		fmt.Fprintf(&b, "%11s  %s\n", fmt.Sprintf("%.4g", r.RB), r.Bottleneck)
 	}

@@ -100,7 +100,7 @@ func TestSweepKeepsGoing(t *testing.T) {
 	code, out, errOut := runCLI(t, "", args...)
 	lines := strings.Split(out, "\n")
 	if code != 1 || len(lines) != 6 || !strings.HasPrefix(lines[3], "100  error: "+notInteger) ||
-		!strings.HasPrefix(lines[4], "128    166.7 ms") || !strings.HasSuffix(errOut, "perfc: 1 of 3 points failed\n") ||
+		!strings.HasPrefix(lines[4], "128     166.7 ms") || !strings.HasSuffix(errOut, "perfc: 1 of 3 points failed\n") ||
 		!strings.Contains(errOut, "point N=100:\n"+notInteger+"\n      let BS = N / P\n") {
 		t.Errorf("table: status %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
