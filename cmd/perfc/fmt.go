@@ -3,14 +3,16 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 
+	"perfc/internal/safefile"
 	"perfc/lang"
 )
 
 // fmtCmd is `perfc fmt`: print a kernel file in canonical form.
 type fmtCmd struct {
 	File  string `arg:"" help:"Kernel file (.spmd), or - for standard input."`
-	Write bool   `short:"w" help:"Rewrite the file in place instead of printing it."`
+	Write bool   `short:"w" help:"Rewrite the file in place instead of printing it (through a temporary file, so a failed write leaves it as it was)."`
 }
 
 // Run formats the file; with --write it rewrites it only when it changes.
@@ -27,9 +29,19 @@ func (c *fmtCmd) Run(e env) error {
 	if bytes.Equal(out, f.Source.Text) {
 		return nil
 	}
-	info, err := os.Stat(c.File)
+	return rewrite(c.File, out)
+}
+
+// rewrite replaces a file's contents atomically, keeping its permission
+// bits; a symbolic link keeps pointing at the file, which is rewritten.
+func rewrite(path string, data []byte) error {
+	target, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(c.File, out, info.Mode().Perm())
+	info, err := os.Stat(target)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteFile(target, data, info.Mode().Perm())
 }
