@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
+	"perfc/internal/readlimit"
 	"perfc/lang"
 	"perfc/parser"
 )
@@ -23,13 +23,15 @@ type outputArg struct {
 	Output string `short:"o" enum:"table,json" default:"table" help:"Output format: table (for people) or json (for programs)."`
 }
 
-// readSource reads a file, or standard input for "-".
+// readSource reads a file, or standard input for "-", refusing more than
+// readlimit.Max bytes before reading further (so /dev/zero is an error,
+// not a crash).
 func readSource(path string, stdin io.Reader) ([]byte, string, error) {
 	if path == "-" {
-		b, err := io.ReadAll(stdin)
+		b, err := readlimit.Reader(stdin, "<stdin>")
 		return b, "<stdin>", err
 	}
-	b, err := os.ReadFile(path)
+	b, err := readlimit.File(path)
 	return b, path, err
 }
 

@@ -149,3 +149,29 @@ func TestOutputWriteFails(t *testing.T) {
 		}
 	}
 }
+
+// TestInputTooLarge checks that kernel files, machine tables and standard
+// input over 1 MiB are refused with the file and the size, and that an
+// endless device is cut at the limit instead of read whole.
+func TestInputTooLarge(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.spmd")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("// comment\n"), 200_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"parse", "/dev/zero"}, "", "perfc: /dev/zero: the input is more than 1 MiB; perfc reads at most 1 MiB (1048576 bytes)"},
+		{[]string{"count", big}, "", "perfc: " + big + ": the input is 2200000 bytes; perfc reads at most 1 MiB"},
+		{[]string{"fmt", "-"}, strings.Repeat("x", 1<<20+1), "perfc: <stdin>: the input is more than 1 MiB"},
+		{[]string{"predict", "../../examples/triad.spmd", "-m", "/dev/zero"}, "", "perfc: /dev/zero: the input is more than 1 MiB"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCLI(t, tt.stdin, tt.args...)
+		if code != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
