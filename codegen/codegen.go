@@ -70,7 +70,10 @@ func Generate(k *lang.Checked, opts Options) (*Program, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	need := memoryNeed(k)
+	need, err := memoryNeed(k)
+	if err != nil {
+		return nil, fmt.Errorf("%s: kernel %s: %w", k.File.Source.Name, k.Kernel.Name.Name, err)
+	}
 	avail := opts.MemAvailable
 	if avail == nil {
 		avail = spmd.MemAvailable
