@@ -100,15 +100,15 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
-	bin, err := codegen.Build(ctx, dir, false)
-	if err != nil {
-		return err
-	}
 	args := []string{"-samples", fmt.Sprint(c.Samples), "-min-time", c.MinTime.String()}
 	if c.Reps > 0 {
 		args = append(args, "-reps", fmt.Sprint(c.Reps))
 	}
-	m, err := codegen.Measure(ctx, bin, args...)
+	var m *spmd.Measurement
+	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
+		m, err = codegen.Measure(ctx, bin, args...)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -145,11 +145,11 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 // compareCounts builds and runs the counting program and compares what it
 // executed with the analyzer.
 func compareCounts(ctx context.Context, k *lang.Checked, p *codegen.Program, dir string) (*codegen.CountComparison, error) {
-	bin, err := codegen.Build(ctx, dir, true)
-	if err != nil {
-		return nil, err
-	}
-	ex, err := codegen.Count(ctx, bin)
+	var ex *spmd.Executed
+	err := codegen.WithBinary(ctx, dir, true, func(bin string) (err error) {
+		ex, err = codegen.Count(ctx, bin)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
