@@ -37,9 +37,15 @@ func (c *countCmd) Run(e env) error {
 	if c.Output == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printCounts(e.stdout, rep, c.Symbolic)
 	}
-	printCounts(e.stdout, rep, c.Symbolic)
+	if err := checkSchedule(k, rep); err != nil {
+		return positioned(e, err, k.File.Source) // the deadlock predict and emulate report
+	}
 	return nil
 }
 
