@@ -153,7 +153,7 @@ func printRegionTable(w io.Writer, cl *analyze.Class) {
 			num(c.Loads), num(c.Stores), num(addCounts(c.LoadBytes, c.StoreBytes)), num(msgs), num(msgBytes), num(cols), num(c.Barriers))
 	}
 	for _, r := range cl.Regions {
-		row(r.Name, r.Counts)
+		row(printable(r.Name), r.Counts)
 	}
 	row("total", cl.Total)
 	tw.Flush()
@@ -263,7 +263,7 @@ func printCache(w io.Writer, cl *analyze.Class, symbolic bool) {
 	shown := 0
 	for _, r := range cl.Regions {
 		if touchesCache(r.Counts.Cache) {
-			row(r.Name, r.Counts.Cache)
+			row(printable(r.Name), r.Counts.Cache)
 			shown++
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // options are the command-line flags of a generated program.
@@ -210,7 +211,7 @@ func printMeasurement(out io.Writer, m Measurement) {
 		if t.MedianUs > 0 {
 			spread = (t.MaxUs - t.MinUs) / t.MedianUs * 100
 		}
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t\n", t.Name, t.MinUs, t.MedianUs, t.MaxUs, spread)
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t\n", printable(t.Name), t.MinUs, t.MedianUs, t.MaxUs, spread)
 	}
 	for _, t := range m.Regions {
 		row(t)
@@ -246,14 +247,46 @@ func printExecuted(out io.Writer, ex Executed) {
 				c.Loads, c.Stores, msgs, msgBytes, colls, c.Barriers)
 		}
 		for _, r := range rc.Regions {
-			row(r.Name, r.Counts)
+			row(printable(r.Name), r.Counts)
 		}
 		row("total", rc.Total)
 		tw.Flush()
 		for _, b := range rc.Branches {
 			fmt.Fprintf(out, "  data condition %s (%s): assumed prob %g, true %d of %d times (%.3f)\n",
-				b.Stmt, b.Region, b.Prob, b.Taken, b.Evaluated, b.Observed())
+				b.Stmt, printable(b.Region), b.Prob, b.Taken, b.Evaluated, b.Observed())
 		}
 	}
 	fmt.Fprintf(out, "checksum %s\n", ex.Checksum)
+}
+
+// printable returns a region name as the tables print it bare: unchanged
+// when every rune is printable, else with control characters, invalid
+// UTF-8, other non-printable runes and backslashes written as Go escapes
+// (\n, \t, \x1b, \u200b, \\), so that a name can neither drive the
+// terminal nor break a table's columns. perfc's own printers do the same
+// (cmd/perfc/printable.go); the runtime keeps its own copy because it is
+// copied into programs that import nothing but the standard library.
+func printable(name string) string {
+	plain := true
+	for _, r := range name {
+		plain = plain && r != utf8.RuneError && strconv.IsPrint(r)
+	}
+	if plain {
+		return name
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(name); i += w {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		w = size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, name[i])
+		case r == '\\' || !strconv.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -262,3 +262,33 @@ func TestProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintable checks the escapes of region names in the program's
+// tables (the same as perfc's, cmd/perfc/printable_test.go).
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"pivot search", "pivot search"},
+		{`a\b`, `a\b`},
+		{"a\x1b[31mred", `a\x1b[31mred`},
+		{"tab\there\n", `tab\there\n`},
+		{"back\\slash\r", `back\\slash\r`},
+		{"zero\u200bwidth", `zero\u200bwidth`},
+		{"bad\xffutf8", `bad\xffutf8`},
+	}
+	for _, tt := range tests {
+		if got := printable(tt.in); got != tt.want {
+			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestTablesEscapeRegionNames checks that the program's tables print a
+// region name's control characters as escapes.
+func TestTablesEscapeRegionNames(t *testing.T) {
+	var out strings.Builder
+	printMeasurement(&out, Measurement{Regions: []Timing{{Name: "a\x1b[31mred\tx"}}, Total: Timing{Name: "total"}})
+	printExecuted(&out, Executed{PerRank: []RankCounts{{Regions: []RegionCounts{{Name: "b\nc"}}}}})
+	if strings.ContainsAny(out.String(), "\x1b\t") || !strings.Contains(out.String(), `a\x1b[31mred\tx`) || !strings.Contains(out.String(), `b\nc`) {
+		t.Errorf("tables:\n%q", out.String())
+	}
+}
