@@ -15,6 +15,7 @@ import (
 type countCmd struct {
 	kernelArgs
 	outputArg
+	scheduleArgs
 	Rank     int64  `default:"-1" help:"Count only this rank (default: every rank, grouped into classes of alike ranks)."`
 	Cache    string `help:"Cache hierarchy, e.g. L1=48KiB/64B/12,L2=1280KiB/64B/20 (default: this machine's, from /sys)." placeholder:"SPEC"`
 	Symbolic bool   `help:"Show the closed-form formula of every count."`
@@ -43,7 +44,7 @@ func (c *countCmd) Run(e env) error {
 	} else {
 		printCounts(e.stdout, rep, c.Symbolic)
 	}
-	if err := checkSchedule(k, rep); err != nil {
+	if err := c.checkSchedule(k); err != nil {
 		return positioned(e, err, k.File.Source) // the deadlock predict and emulate report
 	}
 	return nil

@@ -26,9 +26,20 @@ func TestCountReportsDeadlock(t *testing.T) {
 			t.Errorf("count -o %s: stderr differs from emulate's (-emulate +count):\n%s", format, diff)
 		}
 	}
-	for _, file := range []string{"../../examples/pingpong.spmd", "../../examples/wave.spmd", "../../examples/triad.spmd"} {
-		if code, _, errOut := runCLI(t, "", "count", file, "--cache", "L1=32KiB/64B/8"); code != 0 || errOut != "" {
-			t.Errorf("count %s: exit %d, stderr %q", file, code, errOut)
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"../../examples/pingpong.spmd"}, 0},
+		{[]string{"../../examples/wave.spmd"}, 0},
+		{[]string{"../../examples/triad.spmd"}, 0},
+		{[]string{ring, "--rank", "1"}, 1}, // one rank analysed; every rank's schedule checked
+		{[]string{ring, "--no-emulation"}, 0},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCLI(t, "", append([]string{"count", "--cache", "L1=32KiB/64B/8"}, tt.args...)...)
+		if code != tt.code || (tt.code == 0 && errOut != "") {
+			t.Errorf("count %v: exit %d, stderr %q; want %d", tt.args, code, errOut, tt.code)
 		}
 	}
 }
