@@ -202,7 +202,7 @@ func printCheck(w io.Writer, res checkResult) {
 		if t.MedianUs > 0 {
 			spread = (t.MaxUs - t.MinUs) / t.MedianUs * 100
 		}
-		line := fmt.Sprintf("%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t", printable(t.Name), t.MinUs, t.MedianUs, t.MaxUs, spread)
+		line := fmt.Sprintf("%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t", lang.Printable(t.Name), t.MinUs, t.MedianUs, t.MaxUs, spread)
 		if res.Predicted != nil {
 			if s, ok := res.Predicted[t.Name]; ok && s > 0 {
 				// (measured - predicted) / predicted, as the papers report it.
@@ -252,7 +252,7 @@ func printComparison(w io.Writer, c *codegen.CountComparison) {
 				fmt.Fprintf(tw, "    …\t%d more (-o json lists them)\t\t\t\n", len(ds)-maxListed)
 				break
 			}
-			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t%d\n", d.Rank, printable(d.Region), d.Count, d.Analyzer, d.Executed)
+			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t%d\n", d.Rank, lang.Printable(d.Region), d.Count, d.Analyzer, d.Executed)
 		}
 		tw.Flush()
 	}
@@ -260,6 +260,6 @@ func printComparison(w io.Writer, c *codegen.CountComparison) {
 	list("counts that depend on data", c.Data)
 	for _, b := range c.Branches {
 		fmt.Fprintf(w, "  data condition %s (%s): assumed prob %g, observed %.3f (%d of %d evaluations true)\n",
-			b.Stmt, printable(b.Region), b.Prob, b.Observed, b.Taken, b.Evaluated)
+			b.Stmt, lang.Printable(b.Region), b.Prob, b.Observed, b.Taken, b.Evaluated)
 	}
 }

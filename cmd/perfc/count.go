@@ -9,6 +9,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/analyze/cache"
+	"perfc/lang"
 )
 
 // countCmd is `perfc count`: exact counts per rank class and region.
@@ -154,7 +155,7 @@ func printRegionTable(w io.Writer, cl *analyze.Class) {
 			num(c.Loads), num(c.Stores), num(addCounts(c.LoadBytes, c.StoreBytes)), num(msgs), num(msgBytes), num(cols), num(c.Barriers))
 	}
 	for _, r := range cl.Regions {
-		row(printable(r.Name), r.Counts)
+		row(lang.Printable(r.Name), r.Counts)
 	}
 	row("total", cl.Total)
 	tw.Flush()
@@ -264,7 +265,7 @@ func printCache(w io.Writer, cl *analyze.Class, symbolic bool) {
 	shown := 0
 	for _, r := range cl.Regions {
 		if touchesCache(r.Counts.Cache) {
-			row(printable(r.Name), r.Counts.Cache)
+			row(lang.Printable(r.Name), r.Counts.Cache)
 			shown++
 		}
 	}

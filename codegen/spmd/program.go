@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -259,21 +260,14 @@ func printExecuted(out io.Writer, ex Executed) {
 	fmt.Fprintf(out, "checksum %s\n", ex.Checksum)
 }
 
-// printable returns a region name as the tables print it bare: unchanged
-// when every rune is printable, else with control characters, invalid
-// UTF-8, other non-printable runes and backslashes written as Go escapes
-// (\n, \t, \x1b, \u200b, \\), so that a name can neither drive the
-// terminal nor break a table's columns. perfc's own printers do the same
-// (cmd/perfc/printable.go); the runtime keeps its own copy because it is
-// copied into programs that import nothing but the standard library.
+// printable returns a region name as the tables print it: every control
+// character (C0, DEL, C1), every invalid UTF-8 byte and the Unicode line
+// and paragraph separators written as Go escapes (\n, \x1b, \u2028), so
+// that a name can neither drive the terminal nor break a table's columns.
+// It follows lang.Printable, which perfc's own printers use; the runtime
+// keeps a copy because it is copied into programs that import nothing but
+// the standard library.
 func printable(name string) string {
-	plain := true
-	for _, r := range name {
-		plain = plain && r != utf8.RuneError && strconv.IsPrint(r)
-	}
-	if plain {
-		return name
-	}
 	var b strings.Builder
 	for i, w := 0, 0; i < len(name); i += w {
 		r, size := utf8.DecodeRuneInString(name[i:])
@@ -281,11 +275,11 @@ func printable(name string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, name[i])
-		case r == '\\' || !strconv.IsPrint(r):
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:
-			b.WriteRune(r)
+			b.WriteString(name[i : i+size])
 		}
 	}
 	return b.String()

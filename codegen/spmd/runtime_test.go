@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfc/lang"
 )
 
 func TestIntegerArithmetic(t *testing.T) {
@@ -264,20 +266,24 @@ func TestProgram(t *testing.T) {
 }
 
 // TestPrintable checks the escapes of region names in the program's
-// tables (the same as perfc's, cmd/perfc/printable_test.go).
+// tables: those of lang.Printable, which perfc's printers use.
 func TestPrintable(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"pivot search", "pivot search"},
 		{`a\b`, `a\b`},
+		{"héllo", "héllo"},
 		{"a\x1b[31mred", `a\x1b[31mred`},
 		{"tab\there\n", `tab\there\n`},
-		{"back\\slash\r", `back\\slash\r`},
-		{"zero\u200bwidth", `zero\u200bwidth`},
+		{"cr\r del\x7f c1\u0085", `cr\r del\x7f c1\u0085`},
+		{"line\u2028sep", `line\u2028sep`},
 		{"bad\xffutf8", `bad\xffutf8`},
 	}
 	for _, tt := range tests {
 		if got := printable(tt.in); got != tt.want {
 			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := lang.Printable(tt.in); got != tt.want {
+			t.Errorf("lang.Printable(%q) = %q, want %q (the runtime and perfc must agree)", tt.in, got, tt.want)
 		}
 	}
 }

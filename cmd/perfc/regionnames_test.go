@@ -5,33 +5,12 @@ import (
 	"testing"
 )
 
-// TestPrintable checks the escapes of names with control characters.
-func TestPrintable(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"pivot search", "pivot search"},
-		{`a\b`, `a\b`}, // all printable: unchanged
-		{"héllo wörld", "héllo wörld"},
-		{"a\x1b[31mred", `a\x1b[31mred`},
-		{"tab\there", `tab\there`},
-		{"two\nlines\r", `two\nlines\r`},
-		{"back\\slash\n", `back\\slash\n`},
-		{"zero\u200bwidth", `zero\u200bwidth`},
-		{"bad\xffutf8", `bad\xffutf8`},
-		{"del\x7f", `del\x7f`},
-	}
-	for _, tt := range tests {
-		if got := printable(tt.in); got != tt.want {
-			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // ctlKernel has a region whose name holds an escape sequence, a tab and a
 // carriage return, written raw in the source.
 const ctlKernel = "kernel k(N = 4) {\n  array a[N]: f64\n  region \"a\x1b[31mred\tx\rb\" {\n    for i in 0..N {\n      a[i] = a[i] * 2.0\n    }\n  }\n}\n"
 
 // TestRegionNamesEscaped checks that no verb prints a region name's
-// control characters raw, and that they show as escapes.
+// control characters raw, and that they show as escapes (lang.Printable).
 func TestRegionNamesEscaped(t *testing.T) {
 	for _, args := range [][]string{
 		{"count", "-", "--cache", "L1=32KiB/64B/8"},
