@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -25,6 +28,10 @@ func (c *fmtCmd) Run(e env) error {
 	if !c.Write || c.File == "-" {
 		_, err := e.stdout.Write(out)
 		return err
+	}
+	if _, err := os.Stat(c.File); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("--write: %s is not a file but a built-in example (%s); save a copy to format: perfc examples %s > mine.spmd",
+			c.File, f.Source.Name, c.File)
 	}
 	if bytes.Equal(out, f.Source.Text) {
 		return nil

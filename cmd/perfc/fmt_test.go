@@ -88,3 +88,13 @@ func TestFmtWriteKeepsModeAndLink(t *testing.T) {
 		t.Errorf("the link was replaced: %v, %v", l, err)
 	}
 }
+
+// TestFmtWriteBuiltinExample checks that --write refuses a built-in
+// example, which is no file to rewrite, and says how to get a copy.
+func TestFmtWriteBuiltinExample(t *testing.T) {
+	code, _, errOut := runCLI(t, "", "fmt", "--write", "gauss")
+	want := "perfc: --write: gauss is not a file but a built-in example (examples/gauss.spmd (built in)); save a copy to format: perfc examples gauss > mine.spmd\n"
+	if code != 1 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, errOut, want)
+	}
+}
