@@ -45,6 +45,7 @@ func (p *Program) writeDir(dir string, fill func(File, io.Writer) error) error {
 	if dir == "" {
 		return errors.New("the directory name is empty: name the directory to write the program into, e.g. --out ./kernel")
 	}
+	dir = filepath.Clean(dir) // "out/" names out, whose parent is "."
 	info, err := os.Stat(dir) // a link the user names as the directory is theirs to follow
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

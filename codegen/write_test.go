@@ -168,3 +168,23 @@ func TestWriteDirRefuses(t *testing.T) {
 		t.Errorf("after the refusal (-want +got):\n%s", diff)
 	}
 }
+
+// TestWriteDirNewWithSlash checks that a new directory named with a
+// trailing slash is created (before, its parent was taken to be the
+// directory itself, and the rename failed leaving it empty).
+func TestWriteDirNewWithSlash(t *testing.T) {
+	p, err := Generate(checkExample(t, "triad", "N=10"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	if err := p.WriteDir(filepath.Join(parent, "out") + "/"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(parent, "out", "main.go")); err != nil {
+		t.Error(err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Errorf("the parent holds %d entries, want only out", len(entries))
+	}
+}
