@@ -9,12 +9,14 @@ import (
 
 	"perfc/analyze"
 	"perfc/analyze/cache"
+	"perfc/lang"
 )
 
 // countCmd is `perfc count`: exact counts per rank class and region.
 type countCmd struct {
 	kernelArgs
 	outputArg
+	scheduleArgs
 	Rank     int64  `default:"-1" help:"Count only this rank (default: every rank, grouped into classes of alike ranks)."`
 	Cache    string `help:"Cache hierarchy, e.g. L1=48KiB/64B/12,L2=1280KiB/64B/20 (default: this machine's, from /sys)." placeholder:"SPEC"`
 	Symbolic bool   `help:"Show the closed-form formula of every count."`
@@ -37,9 +39,15 @@ func (c *countCmd) Run(e env) error {
 	if c.Output == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printCounts(e.stdout, rep, c.Symbolic)
 	}
-	printCounts(e.stdout, rep, c.Symbolic)
+	if err := c.checkSchedule(k); err != nil {
+		return positioned(e, err, k.File.Source) // the deadlock predict and emulate report
+	}
 	return nil
 }
 
@@ -147,7 +155,7 @@ func printRegionTable(w io.Writer, cl *analyze.Class) {
 			num(c.Loads), num(c.Stores), num(addCounts(c.LoadBytes, c.StoreBytes)), num(msgs), num(msgBytes), num(cols), num(c.Barriers))
 	}
 	for _, r := range cl.Regions {
-		row(r.Name, r.Counts)
+		row(lang.Printable(r.Name), r.Counts)
 	}
 	row("total", cl.Total)
 	tw.Flush()
@@ -257,7 +265,7 @@ func printCache(w io.Writer, cl *analyze.Class, symbolic bool) {
 	shown := 0
 	for _, r := range cl.Regions {
 		if touchesCache(r.Counts.Cache) {
-			row(r.Name, r.Counts.Cache)
+			row(lang.Printable(r.Name), r.Counts.Cache)
 			shown++
 		}
 	}
