@@ -144,7 +144,7 @@ func (ra *rankAnalysis) rankBudgetError(ranks, steps, through int64, why string,
 	}
 	msg := fmt.Sprintf("kernel %s has %d ranks, and they cannot all be shown alike in ranges: %s; "+
 		"after %d ranks taken one by one (up to rank %d) the budget is spent; "+
-		"raise it with --max-ranks, or analyse one rank with --rank R",
+		"raise it with --max-ranks, or count one rank with perfc count --rank R",
 		ra.k.Kernel.Name.Name, ranks, why, steps, through)
 	if at == nil {
 		return errors.New(msg)

@@ -121,7 +121,7 @@ func TestBudgets(t *testing.T) {
 	}{
 		{"ranks that differ rank by rank", oddRanksSrc, Options{MaxRanks: 100}, []string{
 			"k.spmd:4:8: kernel odd has 1000 ranks, and they cannot all be shown alike in ranges: a rank-dependent decision is not an affine comparison of the rank;",
-			"after 100 ranks taken one by one (up to rank 99) the budget is spent; raise it with --max-ranks, or analyse one rank with --rank R"}},
+			"after 100 ranks taken one by one (up to rank 99) the budget is spent; raise it with --max-ranks, or count one rank with perfc count --rank R"}},
 		{"the same within the budget", oddRanksSrc, Options{MaxRanks: 1000}, nil},
 		{"more ranges than the budget", oddRanksSrc, Options{MaxRanks: 2}, []string{"after 2 ranks taken one by one (up to rank 1)"}},
 		{"counts that depend on the rank", rankTripSrc, Options{MaxRanks: 10}, []string{

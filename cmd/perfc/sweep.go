@@ -15,6 +15,7 @@ import (
 // point of the cartesian product of the listed values.
 type sweepCmd struct {
 	kernelArgs
+	budgetArgs
 	machineArgs
 	Output      string `short:"o" enum:"table,json,csv" default:"table" help:"Output format: table, json or csv."`
 	PaperRules  bool   `help:"Price the way the source paper did (docs/predict.md)."`
@@ -55,7 +56,7 @@ func (c *sweepCmd) Run(e env) error {
 			reportErrors(e, errs, f.Source)
 			return exitError{1}
 		}
-		pred, err := predict(e, k, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
+		pred, err := predict(e, k, c.budgetArgs, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
 		if err != nil {
 			return err
 		}
