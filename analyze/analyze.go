@@ -54,6 +54,14 @@ type classState struct {
 	shareable bool
 	ranks     RankSet
 	scratch   map[string]*big.Rat // symbol values while matching other ranks
+	// misses counts the ranks in a row for which alikeThrough found no
+	// range beyond the rank itself, skip the ranks still to be matched one
+	// by one before it is tried again, and why and at what it said last
+	// (extent).
+	misses int
+	skip   int64
+	why    string
+	at     lang.Expr
 }
 
 // Analyze counts what every rank of a checked kernel does.
@@ -100,7 +108,7 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 		}
 		prev = i
 		// The ranks after r that provably decide alike join at once.
-		h, why, at := classes[i].alikeThrough(r, last)
+		h, why, at := classes[i].extent(r, last)
 		classes[i].ranks.addSpan(r, h)
 		if steps++; h < last && steps >= maxRanks {
 			return nil, classes[i].ra.rankBudgetError(last-first+1, steps, h, why, at)

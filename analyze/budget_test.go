@@ -10,7 +10,9 @@ import (
 )
 
 // Kernels for the budgets. noRank never reads the rank; oddRanks decides on
-// rank % 2, which is no affine comparison; rankTrip's loop runs rank times,
+// rank ^ 1 (even ranks), which is no affine comparison, and evenRanks on
+// rank % 2, which is affine on ranges of one or two ranks; blocks on
+// floor and ceil of quotients, constant on blocks of ranks; rankTrip's loop runs rank times,
 // so every rank's counts differ; nonAffine enumerates N² iterations whose
 // condition reads the rank.
 const (
@@ -25,7 +27,28 @@ const (
 	oddRanksSrc = `kernel odd(N = 100) on P = 1000 ranks {
   array a[N]: f64
   region "r" {
+    if rank ^ 1 > rank {
+      for i in 0..N {
+        a[i] = a[i] + 1.0
+      }
+    }
+  }
+}`
+	evenRanksSrc = `kernel even(N = 100) on P = 1000 ranks {
+  array a[N]: f64
+  region "r" {
     if rank % 2 == 0 {
+      for i in 0..N {
+        a[i] = a[i] + 1.0
+      }
+    }
+  }
+}`
+	blocksSrc = `kernel blocks(N = 100) on P = 1_000_000 ranks {
+  array a[N]: f64
+  let block = floor(rank / 250_000)
+  region "r" {
+    if block == 1 || ceil((rank + 1) / 500_000) == 3 {
       for i in 0..N {
         a[i] = a[i] + 1.0
       }
@@ -69,6 +92,9 @@ func TestRankRanges(t *testing.T) {
 		{name: "a pipeline", file: "../examples/pipeline.spmd", settings: "P=1_000_000_000", maxRanks: 10,
 			want: []string{"0", "1-999999998", "999999999"}},
 		{name: "comparisons, lets and peers", file: "testdata/oracle/rankranges.spmd", settings: "P=1_000_000", maxRanks: 20},
+		{name: "blocks of ranks", src: blocksSrc, maxRanks: 10, want: []string{"0-249999,500000-999999", "250000-499999"}},
+		{name: "a ring", file: "../examples/stencil1d.spmd", settings: "P=1_000_000_000", maxRanks: 4,
+			want: []string{"0-999999999"}},
 		{name: "a grid, row by row", file: "testdata/oracle/gridranges.spmd", settings: "Px=1000 Py=1000", maxRanks: 10_000},
 		{name: "a halo exchange on a grid", file: "../examples/halo2d.spmd", settings: "Px=1000 Py=1000", maxRanks: 10_000},
 	}
@@ -124,6 +150,9 @@ func TestBudgets(t *testing.T) {
 			"after 100 ranks taken one by one (up to rank 99) the budget is spent; raise it with --max-ranks, or count one rank with perfc count --rank R"}},
 		{"the same within the budget", oddRanksSrc, Options{MaxRanks: 1000}, nil},
 		{"more ranges than the budget", oddRanksSrc, Options{MaxRanks: 2}, []string{"after 2 ranks taken one by one (up to rank 1)"}},
+		{"a decision that changes from rank to rank", evenRanksSrc, Options{MaxRanks: 100}, []string{
+			"k.spmd:4:8: kernel even has 1000 ranks, and they cannot all be shown alike in ranges: a rank-dependent decision changes from one rank to the next (as from rank ",
+			"after 100 ranks taken one by one (up to rank 99)"}},
 		{"counts that depend on the rank", rankTripSrc, Options{MaxRanks: 10}, []string{
 			"kernel trip has 1000 ranks, and they cannot all be shown alike in ranges: the ranks' counts differ in ways only an analysis of each rank shows",
 			"raise it with --max-ranks"}},

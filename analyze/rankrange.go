@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"math/big"
 
 	"perfc/analyze/symbolic"
@@ -35,42 +36,70 @@ func (c *classState) alikeThrough(r, last int64) (h int64, why string, at lang.E
 			return r, "a rank-dependent value is not affine in the rank", a.expr
 		}
 	}
-	span, blocker, ok := ra.decisionsSpan(r, allRanks)
+	span, at, ok := ra.decisionsSpan(r, allRanks)
 	if !ok {
 		if _, _, grid := ra.k.Grid(); grid {
 			// Decisions on rx and ry are affine within a row.
 			rows := rowOf(ra.k, r)
-			if s, _, rowOK := ra.decisionsSpan(r, rows); rowOK {
-				span, ok = s.meet(rows), true
+			if s, rowAt, rowOK := ra.decisionsSpan(r, rows); rowOK {
+				span, at, ok = s.meet(rows), rowAt, true
 			}
 		}
 	}
 	if !ok {
-		return r, "a rank-dependent decision is not an affine comparison of the rank", blocker
+		return r, "a rank-dependent decision is not an affine comparison of the rank", at
 	}
 	span = span.meet(rankSpan{r, last})
-	if span.lo > r || span.hi < r {
+	switch {
+	case span.lo > r || span.hi < r:
 		// The decisions do not hold at r: a bug, but the rank by rank
 		// path is always right.
 		return r, "internal error: the class's decisions do not hold on its rank", nil
+	case span.hi == r && r < last:
+		return r, fmt.Sprintf("a rank-dependent decision changes from one rank to the next (as from rank %d to %d)", r, r+1), at
 	}
 	return span.hi, "", nil
 }
 
 // decisionsSpan returns the ranks around r on which every decision of the
-// rank comes out as on r (rx and ry affine on rows), or, with ok false,
-// the first decision for which that cannot be shown (nil when it has no
-// expression).
-func (ra *rankAnalysis) decisionsSpan(r int64, rows rankSpan) (span rankSpan, blocker lang.Expr, ok bool) {
+// rank comes out as on r (rx and ry affine on rows) and the decision that
+// ends them first; or, with ok false, the first decision for which that
+// cannot be shown. Either is nil when the decision has no expression.
+func (ra *rankAnalysis) decisionsSpan(r int64, rows rankSpan) (span rankSpan, at lang.Expr, ok bool) {
 	span = allRanks
 	for _, d := range ra.decisions {
 		s, ok := ra.decisionSpan(d, r, rows)
 		if !ok {
 			return span, d.expr, false
 		}
+		if s.hi < span.hi {
+			at = d.expr
+		}
 		span = span.meet(s)
 	}
-	return span, nil, true
+	return span, at, true
+}
+
+// extent is alikeThrough, tried less and less often while it finds no
+// range: working a range out costs some microseconds, matching a rank
+// 80 ns, and a decision such as rank % 2 == 0 makes every range one rank.
+// After k misses in a row it skips 2^k - 1 ranks (at most 65,535), so that
+// such a class costs little more than matching rank by rank, and a class
+// whose ranges are long again is tried within that many ranks.
+func (c *classState) extent(r, last int64) (h int64, why string, at lang.Expr) {
+	if c.skip > 0 {
+		c.skip--
+		return r, c.why, c.at
+	}
+	h, why, at = c.alikeThrough(r, last)
+	if h > r || h == last {
+		c.misses = 0
+		return h, why, at
+	}
+	c.misses++
+	c.skip = 1<<min(c.misses, 16) - 1
+	c.why, c.at = why, at
+	return h, why, at
 }
 
 // meet returns the ranks in both spans.
@@ -217,18 +246,27 @@ func (ra *rankAnalysis) condSpan(e lang.Expr, r int64, rows rankSpan) (rankSpan,
 				return rankSpan{}, false
 			}
 			// A comparison's value depends only on the sign of X - Y.
-			return signSpan(new(big.Rat).Sub(x.a, y.a), new(big.Rat).Sub(x.b, y.b), r), true
+			return signSpan(new(big.Rat).Sub(x.a, y.a), new(big.Rat).Sub(x.b, y.b), r).meet(x.span.meet(y.span)), true
 		}
 	}
 	return rankSpan{}, false
 }
 
-// rankLinear is a·rank + b.
-type rankLinear struct{ a, b *big.Rat }
+// rankLinear is a·rank + b on the ranks of span (a floor or a remainder
+// is affine only while its quotient stays the same).
+type rankLinear struct {
+	a, b *big.Rat
+	span rankSpan
+}
 
-// rankAffine returns an integer expression as a·rank + b on the ranks of
-// rows, when it is made of constants, the rank (rx and ry on a grid), lets
-// of such, sums, differences, negations and products by a constant.
+// linear makes a rankLinear valid on every rank.
+func linear(a, b *big.Rat) rankLinear { return rankLinear{a, b, allRanks} }
+
+// rankAffine returns an integer expression as a·rank + b on a range of
+// ranks around r within rows, when it is made of constants, the rank (rx
+// and ry on a grid), lets of such, sums, differences, negations, products
+// and quotients by a constant, floor and ceil of such, and remainders by a
+// positive constant.
 func (ra *rankAnalysis) rankAffine(e lang.Expr, r int64, rows rankSpan) (rankLinear, bool) {
 	info := ra.k.Info
 	if info.Deps[e]&(lang.DepRank|lang.DepIndex|lang.DepData) == 0 {
@@ -236,7 +274,7 @@ func (ra *rankAnalysis) rankAffine(e lang.Expr, r int64, rows rankSpan) (rankLin
 		if err != nil || v.Rat() == nil {
 			return rankLinear{}, false
 		}
-		return rankLinear{new(big.Rat), v.Rat()}, true
+		return linear(new(big.Rat), v.Rat()), true
 	}
 	if info.Deps[e]&(lang.DepIndex|lang.DepData) != 0 {
 		return rankLinear{}, false
@@ -249,34 +287,123 @@ func (ra *rankAnalysis) rankAffine(e lang.Expr, r int64, rows rankSpan) (rankLin
 	case *lang.UnaryExpr:
 		if e.Op == lang.Neg {
 			x, ok := ra.rankAffine(e.X, r, rows)
-			return rankLinear{new(big.Rat).Neg(x.a), new(big.Rat).Neg(x.b)}, ok
+			return rankLinear{new(big.Rat).Neg(x.a), new(big.Rat).Neg(x.b), x.span}, ok
 		}
 	case *lang.BinaryExpr:
-		if e.Op != lang.Add && e.Op != lang.Sub && e.Op != lang.Mul {
-			return rankLinear{}, false
-		}
-		x, ok := ra.rankAffine(e.X, r, rows)
-		if !ok {
-			return rankLinear{}, false
-		}
-		y, ok := ra.rankAffine(e.Y, r, rows)
-		if !ok {
-			return rankLinear{}, false
-		}
-		switch e.Op {
-		case lang.Add:
-			return rankLinear{new(big.Rat).Add(x.a, y.a), new(big.Rat).Add(x.b, y.b)}, true
-		case lang.Sub:
-			return rankLinear{new(big.Rat).Sub(x.a, y.a), new(big.Rat).Sub(x.b, y.b)}, true
-		}
-		switch {
-		case x.a.Sign() == 0:
-			return rankLinear{new(big.Rat).Mul(x.b, y.a), new(big.Rat).Mul(x.b, y.b)}, true
-		case y.a.Sign() == 0:
-			return rankLinear{new(big.Rat).Mul(x.a, y.b), new(big.Rat).Mul(x.b, y.b)}, true
+		return ra.rankAffineBinary(e, r, rows)
+	case *lang.CallExpr:
+		if (e.Fun.Name == "floor" || e.Fun.Name == "ceil") && len(e.Args) == 1 {
+			x, ok := ra.rankAffine(e.Args[0], r, rows)
+			if !ok {
+				return rankLinear{}, false
+			}
+			return x.round(r, e.Fun.Name == "ceil"), true
 		}
 	}
 	return rankLinear{}, false
+}
+
+// rankAffineBinary is rankAffine of + - * / and %.
+func (ra *rankAnalysis) rankAffineBinary(e *lang.BinaryExpr, r int64, rows rankSpan) (rankLinear, bool) {
+	switch e.Op {
+	case lang.Add, lang.Sub, lang.Mul, lang.Quo, lang.Rem:
+	default:
+		return rankLinear{}, false
+	}
+	x, ok := ra.rankAffine(e.X, r, rows)
+	if !ok {
+		return rankLinear{}, false
+	}
+	y, ok := ra.rankAffine(e.Y, r, rows)
+	if !ok {
+		return rankLinear{}, false
+	}
+	span := x.span.meet(y.span)
+	switch e.Op {
+	case lang.Add:
+		return rankLinear{new(big.Rat).Add(x.a, y.a), new(big.Rat).Add(x.b, y.b), span}, true
+	case lang.Sub:
+		return rankLinear{new(big.Rat).Sub(x.a, y.a), new(big.Rat).Sub(x.b, y.b), span}, true
+	case lang.Mul:
+		switch {
+		case x.a.Sign() == 0:
+			return rankLinear{new(big.Rat).Mul(x.b, y.a), new(big.Rat).Mul(x.b, y.b), span}, true
+		case y.a.Sign() == 0:
+			return rankLinear{new(big.Rat).Mul(x.a, y.b), new(big.Rat).Mul(x.b, y.b), span}, true
+		}
+		return rankLinear{}, false
+	}
+	if y.a.Sign() != 0 || y.b.Sign() == 0 {
+		return rankLinear{}, false
+	}
+	if e.Op == lang.Quo {
+		// Exact (the checker demands it) or under floor or ceil.
+		inv := new(big.Rat).Inv(y.b)
+		return rankLinear{new(big.Rat).Mul(x.a, inv), new(big.Rat).Mul(x.b, inv), span}, true
+	}
+	// x % m = x - m·⌊x/m⌋ for a positive m (the Euclidean remainder).
+	if y.b.Sign() < 0 || !y.b.IsInt() {
+		return rankLinear{}, false
+	}
+	inv := new(big.Rat).Inv(y.b)
+	q := rankLinear{new(big.Rat).Mul(x.a, inv), new(big.Rat).Mul(x.b, inv), span}.round(r, false)
+	return rankLinear{x.a, new(big.Rat).Sub(x.b, new(big.Rat).Mul(y.b, q.b)), q.span}, true
+}
+
+// round returns ⌊f⌋ (⌈f⌉ when up) as a constant on the ranks around r
+// where it keeps its value at r, within f's span.
+func (f rankLinear) round(r int64, up bool) rankLinear {
+	v := new(big.Rat).Add(new(big.Rat).Mul(f.a, big.NewRat(r, 1)), f.b)
+	var q *big.Int
+	if up {
+		q = ceilRat(v)
+	} else {
+		q = floorRat(v)
+	}
+	qr := new(big.Rat).SetInt(q)
+	// ⌊f⌋ = q where q ≤ f < q + 1; ⌈f⌉ = q where q - 1 < f ≤ q.
+	lo, hi := qr, new(big.Rat).Add(qr, big.NewRat(1, 1))
+	if up {
+		lo, hi = new(big.Rat).Sub(qr, big.NewRat(1, 1)), qr
+	}
+	span := f.span.meet(f.within(lo, hi, up, !up))
+	return rankLinear{new(big.Rat), qr, span}
+}
+
+// within returns the ranks x on which lo ≤ a·x + b ≤ hi, with either bound
+// strict (loOpen: lo < …, hiOpen: … < hi); every rank when a is 0 (the
+// caller knows the bounds hold at its rank).
+func (f rankLinear) within(lo, hi *big.Rat, loOpen, hiOpen bool) rankSpan {
+	if f.a.Sign() == 0 {
+		return allRanks
+	}
+	inv := new(big.Rat).Inv(f.a)
+	x1 := new(big.Rat).Mul(new(big.Rat).Sub(lo, f.b), inv) // a·x + b = lo
+	x2 := new(big.Rat).Mul(new(big.Rat).Sub(hi, f.b), inv) // a·x + b = hi
+	if f.a.Sign() < 0 {
+		// a·x + b grows as x falls: the bound at lo becomes x's upper.
+		x1, x2 = x2, x1
+		loOpen, hiOpen = hiOpen, loOpen
+	}
+	return clampSpan(intAbove(x1, loOpen), intBelow(x2, hiOpen))
+}
+
+// intAbove returns the least integer ≥ x (> x when open).
+func intAbove(x *big.Rat, open bool) *big.Int {
+	if open {
+		n := floorRat(x)
+		return n.Add(n, big.NewInt(1))
+	}
+	return ceilRat(x)
+}
+
+// intBelow returns the greatest integer ≤ x (< x when open).
+func intBelow(x *big.Rat, open bool) *big.Int {
+	if open {
+		n := ceilRat(x)
+		return n.Sub(n, big.NewInt(1))
+	}
+	return floorRat(x)
 }
 
 // rankAffineIdent is rankAffine of a name: rank, rx, ry, or a let.
@@ -287,13 +414,13 @@ func (ra *rankAnalysis) rankAffineIdent(id *lang.Ident, r int64, rows rankSpan) 
 	}
 	switch {
 	case obj.Kind == lang.BuiltinObj && obj.Name == "rank":
-		return rankLinear{big.NewRat(1, 1), new(big.Rat)}, true
+		return linear(big.NewRat(1, 1), new(big.Rat)), true
 	case obj.Kind == lang.BuiltinObj && (obj.Name == "rx" || obj.Name == "ry") && rows != allRanks:
 		px := rows.hi - rows.lo + 1
 		if obj.Name == "rx" {
-			return rankLinear{big.NewRat(1, 1), big.NewRat(-rows.lo, 1)}, true
+			return linear(big.NewRat(1, 1), big.NewRat(-rows.lo, 1)), true
 		}
-		return rankLinear{new(big.Rat), big.NewRat(rows.lo/px, 1)}, true
+		return linear(new(big.Rat), big.NewRat(rows.lo/px, 1)), true
 	case obj.Kind == lang.LetObj && obj.Expr != nil:
 		return ra.rankAffine(obj.Expr, r, rows)
 	}
@@ -301,20 +428,9 @@ func (ra *rankAnalysis) rankAffineIdent(id *lang.Ident, r int64, rows rankSpan) 
 }
 
 // between returns the ranks around r on which lo ≤ a·rank + b ≤ hi, which
-// holds at r.
+// holds at r, within f's span.
 func (f rankLinear) between(lo, hi int64) rankSpan {
-	if f.a.Sign() == 0 {
-		return allRanks
-	}
-	// a·x + b ≥ lo and a·x + b ≤ hi: x ≥ (lo - b)/a and x ≤ (hi - b)/a for
-	// a > 0, the other way round for a < 0.
-	inv := new(big.Rat).Inv(f.a)
-	x1 := new(big.Rat).Mul(new(big.Rat).Sub(big.NewRat(lo, 1), f.b), inv)
-	x2 := new(big.Rat).Mul(new(big.Rat).Sub(big.NewRat(hi, 1), f.b), inv)
-	if f.a.Sign() < 0 {
-		x1, x2 = x2, x1
-	}
-	return clampSpan(ceilRat(x1), floorRat(x2))
+	return f.span.meet(f.within(big.NewRat(lo, 1), big.NewRat(hi, 1), false, false))
 }
 
 // signSpan returns the ranks around r on which a·rank + b has the sign it

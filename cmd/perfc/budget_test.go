@@ -9,7 +9,7 @@ import (
 // --max-enumerated, and that a spent budget is an error that names the
 // statement and the flag (docs/counts.md, Budgets).
 func TestBudgetFlags(t *testing.T) {
-	const oddRanks = "kernel odd(N = 8) on P = 1000 ranks {\n  array a[N]: f64\n  region \"r\" {\n    if rank % 2 == 0 {\n      a[0] = a[0] + 1.0\n    }\n  }\n}\n"
+	const oddRanks = "kernel odd(N = 8) on P = 1000 ranks {\n  array a[N]: f64\n  region \"r\" {\n    if rank ^ 1 > rank {\n      a[0] = a[0] + 1.0\n    }\n  }\n}\n"
 	const nonAffine = "kernel na(N = 300) {\n  array a[N]: f64\n  for i in 0..N {\n    for j in 0..N {\n      if (i*j + rank) % 3 == 0 {\n        a[j] = a[j] + 1.0\n      }\n    }\n  }\n}\n"
 	tests := []struct {
 		name  string
@@ -19,7 +19,7 @@ func TestBudgetFlags(t *testing.T) {
 		want  []string // in stderr
 	}{
 		{"count past --max-ranks", oddRanks, []string{"count", "-", "--max-ranks", "10"}, 1,
-			[]string{"<stdin>:4:8: kernel odd has 1000 ranks", "raise it with --max-ranks", "    if rank % 2 == 0 {"}},
+			[]string{"<stdin>:4:8: kernel odd has 1000 ranks", "raise it with --max-ranks", "    if rank ^ 1 > rank {"}},
 		{"count within --max-ranks", oddRanks, []string{"count", "-", "--max-ranks", "1000"}, 0, nil},
 		{"predict past --max-ranks", oddRanks, []string{"predict", "-", "--max-ranks", "10"}, 1,
 			[]string{"<stdin>:4:8: kernel odd has 1000 ranks", "raise it with --max-ranks"}},
