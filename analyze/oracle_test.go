@@ -836,7 +836,7 @@ func loadKernel(t testing.TB, name string, src []byte, overrides []lang.Override
 // both analysing all ranks together (rank classes) and each rank alone,
 // and describes the first differences, or returns "".
 func oracleMismatch(k *lang.Checked) string {
-	rep, err := Analyze(k, Options{Rank: AllRanks})
+	rep, err := Analyze(k, Options{Rank: AllRanks, rangesFrom: 1})
 	if err != nil {
 		return "Analyze: " + err.Error()
 	}
