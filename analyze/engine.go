@@ -69,7 +69,7 @@ func (e *nonAffineError) Unwrap() error { return errNonAffine }
 
 // DefaultMaxEnumerated is the budget of concrete iterations one analysis
 // may enumerate where closed forms fail (Options.MaxEnumerated), over every
-// leaf and every rank analysed: an iteration costs 0.5–1.2 µs (exact
+// leaf and every rank analysed: an iteration costs 0.45–1.2 µs (exact
 // arithmetic, evaluated conditions), so this is a few seconds, and a
 // non-affine kernel at a huge size, or one whose ranks must each enumerate,
 // gives an error instead of a long silence. Every example enumerates fewer
