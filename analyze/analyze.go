@@ -28,7 +28,32 @@ type Options struct {
 	Cache cache.Hierarchy
 	// Rank, when ≥ 0, restricts the analysis to that rank.
 	Rank int64
+	// MaxRanks bounds the ranks analysed or matched to a class one by one
+	// (ranges of ranks shown alike at once count once); zero means
+	// DefaultMaxRanks. Past it the analysis is an error that says which
+	// decision made the ranks differ.
+	MaxRanks int64
+	// MaxEnumerated bounds the loop iterations enumerated where closed
+	// forms fail, over every leaf and rank; zero means
+	// DefaultMaxEnumerated.
+	MaxEnumerated int64
+	// rangesFrom is the fewest ranks still to classify for which ranges
+	// of alike ranks are worked out (rankrange.go); zero means
+	// defaultRangesFrom. Tests set 1, so that small kernels take the
+	// ranges too and the oracle checks them.
+	rangesFrom int64
 }
+
+// defaultRangesFrom: below it, matching the ranks one by one (well under
+// a microsecond each) costs less than working out ranges (tens of
+// microseconds each, in exact arithmetic): a 512-rank torus took 2.5 ms
+// instead of 0.3.
+const defaultRangesFrom = 4096
+
+// DefaultMaxRanks is the Options.MaxRanks of the zero Options: matching a
+// million ranks one by one takes well under a second, analysing each of a
+// million small kernels' ranks about a minute at most.
+const DefaultMaxRanks = 1_000_000
 
 // AllRanks is the Options.Rank that analyses every rank.
 const AllRanks = -1
@@ -40,6 +65,14 @@ type classState struct {
 	shareable bool
 	ranks     RankSet
 	scratch   map[string]*big.Rat // symbol values while matching other ranks
+	// misses counts the ranks in a row for which alikeThrough found no
+	// range beyond the rank itself, skip the ranks still to be matched one
+	// by one before it is tried again, and why and at what it said last
+	// (extent).
+	misses int
+	skip   int64
+	why    string
+	at     lang.Expr
 }
 
 // Analyze counts what every rank of a checked kernel does.
@@ -65,34 +98,88 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 		}
 		first, last = opts.Rank, opts.Rank
 	}
+	p.maxEnumerated = opts.MaxEnumerated
+	rangesFrom := opts.rangesFrom
+	if rangesFrom == 0 {
+		rangesFrom = defaultRangesFrom
+	}
+	maxRanks := opts.MaxRanks
+	if maxRanks <= 0 {
+		maxRanks = DefaultMaxRanks
+	}
 	var classes []*classState
 	cacheMemo := cacheMemo{}
 	prev := -1
-	for r := first; r <= last; r++ {
-		if i := findClass(classes, prev, r); i >= 0 {
-			classes[i].ranks.add(r)
-			prev = i
-			continue
+	steps := int64(0)
+	for r := first; r <= last; {
+		i := findClass(classes, prev, r)
+		if i < 0 {
+			cs, err := newClass(p, r, cacheMemo, opts.Cache, rep)
+			if err != nil {
+				return nil, err
+			}
+			classes = append(classes, cs)
+			i = len(classes) - 1
 		}
-		ra := newRankAnalysis(p, r)
-		rt, err := ra.run()
-		if err != nil {
-			return nil, err
+		prev = i
+		// The ranks after r that provably decide alike join at once.
+		h, why, at := r, "", lang.Expr(nil)
+		if last-r+1 >= rangesFrom {
+			h, why, at = classes[i].extent(r, last)
 		}
-		if err := cacheMemo.lines(ra, rt, opts.Cache); err != nil {
-			return nil, err
+		classes[i].ranks.addSpan(r, h)
+		if steps++; h < last && steps >= maxRanks {
+			if why == "" {
+				// Ranges were not tried: say what stands in their way.
+				_, why, at = classes[i].alikeThrough(r, last)
+			}
+			return nil, classes[i].ra.rankBudgetError(last-first+1, steps, h, why, at)
 		}
-		cs := &classState{ra: ra, rt: rt, shareable: !ra.untraceable && !ra.rankFormula && !rankDependentCounts(ra, rt)}
-		cs.ranks.add(r)
-		classes = append(classes, cs)
-		prev = len(classes) - 1
-		for _, n := range ra.notes {
-			rep.addNote(n)
-		}
+		r = h + 1
 	}
 	rep.Classes = mergeClasses(classes)
 	rep.Footprint = footprint(k, opts.Cache)
 	return rep, nil
+}
+
+// newClass analyses rank r as the representative of a new class.
+func newClass(p *plan, r int64, memo cacheMemo, h cache.Hierarchy, rep *Report) (*classState, error) {
+	ra := newRankAnalysis(p, r)
+	rt, err := ra.run()
+	if err != nil {
+		return nil, err
+	}
+	if err := memo.lines(ra, rt, h); err != nil {
+		return nil, err
+	}
+	cs := &classState{ra: ra, rt: rt, shareable: !ra.untraceable && !ra.rankFormula && !rankDependentCounts(ra, rt)}
+	// Only matching other ranks reads the evaluations traced; the set
+	// that kept them unique is not needed again.
+	ra.traceSeen = traceSet{}
+	if !cs.shareable {
+		ra.traced = nil
+	}
+	for _, n := range ra.notes {
+		rep.addNote(n)
+	}
+	return cs, nil
+}
+
+// rankBudgetError reports ranks that must be told apart one by one past
+// the budget: how far the analysis got, why (at the decision that makes
+// the ranks differ, when there is one), and the two ways out.
+func (ra *rankAnalysis) rankBudgetError(ranks, steps, through int64, why string, at lang.Expr) error {
+	if why == "" {
+		why = "their rank-dependent decisions split them into more ranges than the budget"
+	}
+	msg := fmt.Sprintf("kernel %s has %d ranks, and they cannot all be shown alike in ranges: %s; "+
+		"after %d ranks taken one by one (up to rank %d) the budget is spent; "+
+		"raise it with --max-ranks, or count one rank with perfc count --rank R",
+		ra.k.Kernel.Name.Name, ranks, why, steps, through)
+	if at == nil {
+		return errors.New(msg)
+	}
+	return ra.errorf(at, "%s", msg)
 }
 
 // findClass returns the class rank r belongs to, trying the previous rank's

@@ -358,6 +358,25 @@ func TestAnalyzeErrors(t *testing.T) {
 		want                string
 	}{
 		{"rank out of range", "kernel k() on P = 4 ranks {\n  barrier\n}", "", 4, "rank 4 does not exist: kernel k has 4 ranks (0 to 3)"},
+		// A peer outside the ranks is an error on a rank where its
+		// statement runs (guards that keep it from running are fine:
+		// TestOracleTestdata/guardedpeers.spmd), with both ways out.
+		{"peer past the last rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if rank < P {\n    send b[0:2] to rank + 1\n  }\n}", "", AllRanks,
+			"k.spmd:4:20: peer rank + 1 is 4 on rank 3, where the statement runs, but the ranks are 0 to 3; guard the statement with 'if rank + 1 < P { … }'" +
+				" so that it runs only on ranks that have the peer (a pipeline), or use a periodic form such as (rank + 1) % P (a ring), or none"},
+		{"peer before the first rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if rank < P - 1 {\n    recv b[0:2] from rank - 2\n  }\n}", "", AllRanks,
+			"k.spmd:4:22: peer rank - 2 is -2 on rank 0, where the statement runs, but the ranks are 0 to 3; guard the statement with 'if rank - 2 >= 0 { … }'"},
+		{"let peer under the wrong guard", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  let next = rank + 1\n  if rank > 0 {\n    send b[0:2] to next\n  }\n}", "", AllRanks,
+			"k.spmd:5:20: peer next is 4 on rank 3, where the statement runs, but the ranks are 0 to 3; guard the statement with 'if next < P { … }'" +
+				" so that it runs only on ranks that have the peer (a pipeline), or use a periodic form such as next % P (a ring), or none"},
+		{"loop guard that reaches the last rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  for s in 0..P {\n    if rank == s {\n      send b[0:2] to rank + 1\n    }\n  }\n}", "", AllRanks,
+			"k.spmd:5:22: peer rank + 1 is 4 on rank 3, where the statement runs"},
+		{"a data branch runs sometimes", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if b[0] > 0.0 prob 0.25 {\n    send b[0:2] to rank + 1\n  }\n}", "", AllRanks,
+			"k.spmd:4:20: peer rank + 1 is 4 on rank 3, where the statement runs"},
+		{"peer that varies in a loop", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  for i in 1..3 {\n    if rank < P {\n      send b[0:2] to rank + i\n    }\n  }\n}", "", AllRanks,
+			"k.spmd:5:22: peer rank + i is 4 on rank 2, where the statement runs"},
+		{"only the rank asked for is checked", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  send b[0:2] to (rank + 1) % P\n  if rank < P {\n    send b[0:2] to rank + 1\n  }\n}", "", 3,
+			"k.spmd:5:20: peer rank + 1 is 4 on rank 3, where the statement runs"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

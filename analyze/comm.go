@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math/big"
+	"strings"
 
 	"perfc/analyze/symbolic"
 	"perfc/lang"
@@ -56,8 +57,8 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 		if err != nil {
 			return err
 		}
-		if err := ra.checkPeer(peer, v); err != nil {
-			return err
+		if !ra.validPeer(v) {
+			return ra.peerOutside(peer, v, l)
 		}
 		ra.record(decision{expr: peer, peer: true, holds: v >= 0})
 		if v < 0 {
@@ -128,11 +129,50 @@ func (ra *rankAnalysis) p2p(kind string, s *lang.CommStmt, pl *lang.Payload, pee
 
 // checkPeer rejects a peer that is neither none nor a rank of the kernel.
 func (ra *rankAnalysis) checkPeer(peer lang.Expr, v int64) error {
-	if v == -1 || (v >= 0 && v < ra.k.NumRanks()) {
+	if ra.validPeer(v) {
 		return nil
 	}
-	return ra.errorf(peer, "peer %s is %d on rank %d, but the ranks are 0 to %d; use a periodic form such as (rank + 1) %% P, or none",
-		lang.ExprString(peer), v, ra.rank, ra.k.NumRanks()-1)
+	return ra.peerError(peer, v)
+}
+
+// validPeer reports whether v is none (-1) or a rank of the kernel.
+func (ra *rankAnalysis) validPeer(v int64) bool {
+	return v == -1 || (v >= 0 && v < ra.k.NumRanks())
+}
+
+// peerOutside handles a peer that is no rank on this rank: it is an error
+// only where the statement runs. A pipeline's `if rank < P - 1 { send … to
+// rank + 1 }` names rank P on its last rank, which never sends. The guards
+// that keep the statement from running are the chain's rank decisions, which
+// exec records, so a rank that decides alike runs it as rarely.
+func (ra *rankAnalysis) peerOutside(peer lang.Expr, v int64, l *leaf) error {
+	n, err := ra.exec(l, l.chain)
+	if err != nil {
+		return err
+	}
+	if n.IsZero() {
+		return nil // the statement does not run on this rank
+	}
+	return ra.peerError(peer, v)
+}
+
+// peerError reports a peer outside the ranks on a rank where its statement
+// runs, with the two ways out: a guard that keeps the statement to the
+// ranks that have the peer (a pipeline), or a periodic form (a ring).
+func (ra *rankAnalysis) peerError(peer lang.Expr, v int64) error {
+	text := lang.ExprString(peer)
+	guard := text + " < P"
+	if v < 0 {
+		guard = text + " >= 0"
+	}
+	periodic := text
+	if strings.ContainsRune(text, ' ') {
+		periodic = "(" + text + ")"
+	}
+	return ra.errorf(peer, "peer %s is %d on rank %d, where the statement runs, but the ranks are 0 to %d; "+
+		"guard the statement with 'if %s { … }' so that it runs only on ranks that have the peer (a pipeline), "+
+		"or use a periodic form such as %s %% P (a ring), or none",
+		text, v, ra.rank, ra.k.NumRanks()-1, guard, periodic)
 }
 
 // collective adds one collective statement.

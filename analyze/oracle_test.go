@@ -836,7 +836,7 @@ func loadKernel(t testing.TB, name string, src []byte, overrides []lang.Override
 // both analysing all ranks together (rank classes) and each rank alone,
 // and describes the first differences, or returns "".
 func oracleMismatch(k *lang.Checked) string {
-	rep, err := Analyze(k, Options{Rank: AllRanks})
+	rep, err := Analyze(k, Options{Rank: AllRanks, rangesFrom: 1})
 	if err != nil {
 		return "Analyze: " + err.Error()
 	}
@@ -1025,6 +1025,7 @@ var exampleSettings = map[string][]string{
 	"meshshift":         {"size=64 Px=3 Py=2", "size=8 Px=2 Py=2"},
 	"permutation":       {"m=100 P=4", "m=8 dist=3 P=5"},
 	"pingpong":          {"n=8 reps=3", "n=2 reps=2 P=3"},
+	"pipeline":          {"m=4 b=3 P=5", "m=1 b=1 P=2", "m=2 b=2 P=1"},
 	"poly1":             {"n=10 k=3 reps=2", "n=4 k=0 reps=3"},
 	"poly2":             {"n=10 k=3", "n=7 k=1"},
 	"poly3":             {"n=10 k=3 reps=2", "n=4 k=2 reps=1 P=3"},

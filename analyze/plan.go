@@ -98,6 +98,10 @@ type plan struct {
 	// cacheShare keeps what the cache models of the rank classes share
 	// (cachemodel_share.go).
 	cacheShare *cacheShare
+	// enumerated counts the iterations enumerated so far, every rank's,
+	// against maxEnumerated (Options.MaxEnumerated; 0 is the default).
+	enumerated    int64
+	maxEnumerated int64
 }
 
 // newPlan walks the kernel once.

@@ -35,6 +35,20 @@ func (s *RankSet) add(r int64) {
 	s.normalize()
 }
 
+// addSpan inserts the ranks lo … hi, in increasing order like add.
+func (s *RankSet) addSpan(lo, hi int64) {
+	n := len(s.ranges)
+	switch {
+	case n > 0 && s.ranges[n-1].hi+1 == lo:
+		s.ranges[n-1].hi = hi
+	case n == 0 || s.ranges[n-1].hi < lo:
+		s.ranges = append(s.ranges, rankRange{lo, hi})
+	default:
+		s.ranges = append(s.ranges, rankRange{lo, hi})
+		s.normalize()
+	}
+}
+
 // merge adds every rank of t.
 func (s *RankSet) merge(t RankSet) {
 	s.ranges = append(s.ranges, t.ranges...)

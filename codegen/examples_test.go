@@ -34,6 +34,7 @@ var smallParams = map[string]string{
 	"meshshift":         "size=64,Px=4,Py=2",
 	"permutation":       "m=64,P=4",
 	"pingpong":          "n=16,reps=3",
+	"pipeline":          "m=32,b=3,P=5",
 	"poly1":             "n=32,k=3,reps=2",
 	"poly2":             "n=32,k=3",
 	"poly3":             "n=32,k=3,reps=2",

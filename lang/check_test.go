@@ -247,9 +247,11 @@ func badKernels() []badKernel {
   array a[N]: f64
   send a[0:N] to rank + 1
   recv a[0:N] from 5
+  recv a[0:N] from rank - 2
 }`, []string{
-			"3:18: the destination rank + 1 = 4 at rank = 3 is not a rank: the ranks are 0..3; use none for no peer, or wrap around with % P",
+			"3:18: the destination rank + 1 = 4 at rank = 3 is not a rank: the ranks are 0..3; guard the statement with 'if rank + 1 < P { … }' so that it runs only where the peer exists, use none for no peer, or wrap around with % P",
 			"4:20: the source 5 is not a rank: the ranks are 0..3; use none for no peer, or wrap around with % P",
+			"5:20: the source rank - 2 = -2 at rank = 0 is not a rank: the ranks are 0..3; guard the statement with 'if rank - 2 >= 0 { … }' so that it runs only where the peer exists, use none for no peer, or wrap around with % P",
 		}},
 		{"root that varies by rank", `kernel k(N = 8) on P = 4 ranks {
   array a[N]: f64

@@ -1,6 +1,7 @@
 package lang
 
 import (
+	"fmt"
 	"math/big"
 )
 
@@ -241,7 +242,7 @@ func (c *checker) peer(s *CommStmt, e Expr, ctx exprCtx, what string) {
 		c.errorf(e, "%s must be static, but %s; use parameters, lets, rank and loop indices",
 			what, c.varies(e, DepData))
 	case c.geomOK:
-		c.checkRank(e, op, ctx, what, "; use none for no peer, or wrap around with % P")
+		c.checkRank(e, op, ctx, what, "use none for no peer, or wrap around with % P", true)
 	}
 }
 
@@ -262,20 +263,34 @@ func (c *checker) root(s *CommStmt, ctx exprCtx) {
 		c.errorf(e, "the root of %s must be the same on every rank, but %s",
 			s.Kind, c.varies(e, op.dep&(DepData|DepRank)))
 	case c.geomOK:
-		c.checkRank(e, op, ctx, "the root", "")
+		c.checkRank(e, op, ctx, "the root", "", false)
 	}
 }
 
-// checkRank reports a rank expression that can leave 0..P-1.
-func (c *checker) checkRank(e Expr, op operand, ctx exprCtx, what, hint string) {
+// checkRank reports a rank expression that can leave 0..P-1, with hint
+// (if any) as the advice. A peer that varies (guard) is also told the
+// guard that keeps its statement to the ranks that have it, the idiom of a
+// pipeline: `if rank + 1 < P { send … to rank + 1 }`.
+func (c *checker) checkRank(e Expr, op operand, ctx exprCtx, what, hint string, guard bool) {
 	f, ok := c.boundsOf(e, op, ctx)
 	if !ok {
 		return
 	}
 	got, at, found := c.violation(f, new(big.Rat), ratInt64(c.geom.ranks-1))
-	if found {
-		c.errorf(e, "%s %s is not a rank: the ranks are 0..%d%s", what, valueAt(e, got.RatString(), at), c.geom.ranks-1, hint)
+	if !found {
+		return
 	}
+	if guard && !f.isConst() {
+		cond := exprText(e) + " < P"
+		if got.Sign() < 0 {
+			cond = exprText(e) + " >= 0"
+		}
+		hint = fmt.Sprintf("guard the statement with 'if %s { … }' so that it runs only where the peer exists, %s", cond, hint)
+	}
+	if hint != "" {
+		hint = "; " + hint
+	}
+	c.errorf(e, "%s %s is not a rank: the ranks are 0..%d%s", what, valueAt(e, got.RatString(), at), c.geom.ranks-1, hint)
 }
 
 // reduceOp checks the operator of reduce, allreduce and scan: and, or and

@@ -21,6 +21,7 @@ import (
 // counting build and compare what ran with the analyzer's counts.
 type checkCmd struct {
 	kernelArgs
+	budgetArgs
 	machineArgs
 	outputArg
 	Counts   bool          `help:"Also build the counting program, run it once and compare what every rank executed with perfc count (exit status 1 on a difference)."`
@@ -50,6 +51,7 @@ const noPrediction = "prediction: none (no predictor was given)"
 // table; it implements Predictor.
 type machinePredictor struct {
 	e  env
+	ba budgetArgs
 	ma machineArgs
 }
 
@@ -59,7 +61,7 @@ func (p machinePredictor) Machine() string { return p.ma.Machine }
 // PredictRegions predicts every region of the slowest rank class and the
 // total (the emulated critical path for a kernel whose ranks wait).
 func (p machinePredictor) PredictRegions(k *lang.Checked) (map[string]float64, error) {
-	pred, err := predict(p.e, k, p.ma, costmodel.Options{})
+	pred, err := predict(p.e, k, p.ba, p.ma, costmodel.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +89,9 @@ type checkResult struct {
 }
 
 // Run checks the kernel against the prediction for -m's machine.
-func (c *checkCmd) Run(e env) error { return c.check(e, machinePredictor{e: e, ma: c.machineArgs}) }
+func (c *checkCmd) Run(e env) error {
+	return c.check(e, machinePredictor{e: e, ba: c.budgetArgs, ma: c.machineArgs})
+}
 
 // check generates, builds and runs the kernel's program, and compares.
 func (c *checkCmd) check(e env, pred Predictor) error {
@@ -142,7 +146,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	if c.Counts {
 		steps.step("check: building and running the counting program")
-		if res.Counts, err = compareCounts(ctx, k, p, dir); err != nil {
+		if res.Counts, err = compareCounts(ctx, k, p, dir, c.options()); err != nil {
 			return err
 		}
 	}
@@ -164,7 +168,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 
 // compareCounts builds and runs the counting program and compares what it
 // executed with the analyzer.
-func compareCounts(ctx context.Context, k *lang.Checked, p *codegen.Program, dir string) (*codegen.CountComparison, error) {
+func compareCounts(ctx context.Context, k *lang.Checked, p *codegen.Program, dir string, opts analyze.Options) (*codegen.CountComparison, error) {
 	var ex *spmd.Executed
 	err := codegen.WithBinary(ctx, dir, true, func(bin string) (err error) {
 		ex, err = codegen.Count(ctx, bin)
@@ -173,7 +177,7 @@ func compareCounts(ctx context.Context, k *lang.Checked, p *codegen.Program, dir
 	if err != nil {
 		return nil, err
 	}
-	rep, err := analyze.Analyze(k, analyze.Options{Rank: analyze.AllRanks})
+	rep, err := analyze.Analyze(k, opts)
 	if err != nil {
 		return nil, err
 	}

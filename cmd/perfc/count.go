@@ -15,6 +15,7 @@ import (
 // countCmd is `perfc count`: exact counts per rank class and region.
 type countCmd struct {
 	kernelArgs
+	budgetArgs
 	outputArg
 	scheduleArgs
 	Rank     int64  `default:"-1" help:"Count only this rank (default: every rank, grouped into classes of alike ranks)."`
@@ -32,7 +33,9 @@ func (c *countCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	rep, err := analyze.Analyze(k, analyze.Options{Cache: h, Rank: c.Rank})
+	opts := c.options()
+	opts.Cache, opts.Rank = h, c.Rank
+	rep, err := analyze.Analyze(k, opts)
 	if err != nil {
 		return positioned(e, err, k.File.Source)
 	}

@@ -9,9 +9,22 @@ import (
 
 	"perfc/examples"
 	"perfc/internal/readlimit"
+	"perfc/analyze"
 	"perfc/lang"
 	"perfc/parser"
 )
+
+// budgetArgs are the analysis budgets of the verbs that count a kernel
+// (count, predict, sweep, check); zero means analyze's defaults.
+type budgetArgs struct {
+	MaxRanks      int64 `placeholder:"N" help:"Analysis budget: the most ranks taken one by one rather than a range of alike ranks at a time (default 1000000; docs/counts.md)."`
+	MaxEnumerated int64 `placeholder:"N" help:"Analysis budget: the most loop iterations enumerated where closed forms fail, over every rank (default 5000000; docs/counts.md)."`
+}
+
+// options returns analysis options for every rank with these budgets.
+func (b budgetArgs) options() analyze.Options {
+	return analyze.Options{Rank: analyze.AllRanks, MaxRanks: b.MaxRanks, MaxEnumerated: b.MaxEnumerated}
+}
 
 // kernelArgs are the arguments every verb that reads a kernel shares.
 type kernelArgs struct {

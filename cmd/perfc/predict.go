@@ -48,6 +48,7 @@ func (a machineArgs) load() (*machines.Machine, error) {
 // predictCmd is `perfc predict`.
 type predictCmd struct {
 	kernelArgs
+	budgetArgs
 	machineArgs
 	outputArg
 	PaperRules  bool `help:"Price the way the source paper did where it differs from the exact counts (docs/predict.md)."`
@@ -62,7 +63,7 @@ func (c *predictCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	pred, err := predict(e, k, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
+	pred, err := predict(e, k, c.budgetArgs, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
 	if err != nil {
 		return err
 	}
@@ -76,12 +77,14 @@ func (c *predictCmd) Run(e env) error {
 }
 
 // predict analyses a checked kernel with the machine's caches and prices it.
-func predict(e env, k *lang.Checked, ma machineArgs, opts costmodel.Options) (*costmodel.Prediction, error) {
+func predict(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costmodel.Options) (*costmodel.Prediction, error) {
 	m, err := ma.load()
 	if err != nil {
 		return nil, err
 	}
-	rep, err := analyze.Analyze(k, analyze.Options{Cache: costmodel.CacheHierarchy(m), Rank: analyze.AllRanks})
+	aopts := ba.options()
+	aopts.Cache = costmodel.CacheHierarchy(m)
+	rep, err := analyze.Analyze(k, aopts)
 	if err != nil {
 		return nil, positioned(e, err, k.File.Source)
 	}

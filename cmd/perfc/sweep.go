@@ -21,6 +21,7 @@ import (
 // soon as it is predicted.
 type sweepCmd struct {
 	kernelArgs
+	budgetArgs
 	machineArgs
 	Output      string `short:"o" enum:"table,json,csv" default:"table" help:"Output format: table, json or csv."`
 	MaxPoints   int64  `default:"10000" placeholder:"N" help:"Refuse a sweep of more points than this (the product of the lengths of the -D lists)."`
@@ -136,7 +137,7 @@ func (c *sweepCmd) predictPoint(e env, f *lang.File, names, values []string) swe
 		reportErrors(env{stderr: &report}, errs, f.Source)
 		return fail(nil)
 	}
-	pred, err := predict(env{stdout: io.Discard, stderr: &report}, k, c.machineArgs,
+	pred, err := predict(env{stdout: io.Discard, stderr: &report}, k, c.budgetArgs, c.machineArgs,
 		costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
 	if err != nil {
 		var ee exitError
