@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"perfc/costmodel"
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -94,14 +95,14 @@ func (c *sweepCmd) Run(e env) error {
 	}
 	fmt.Fprintf(e.stdout, "predictions (not measurements) on %s\n", c.Machine)
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\ttotal\tcompute\tmemory\tmessages\tcollectives\tR_B Mflop/s\tbottleneck\t\n", strings.Join(names, "\t"))
+	fmt.Fprintf(tw, "%s\ttotal\tcompute\tmemory\tmessages\tcollectives\tR_B\tbottleneck\t\n", strings.Join(names, "\t"))
 	for _, r := range rows {
 		var vals []string
 		for _, n := range names {
 			vals = append(vals, r.Params[n])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.4g\t%s\t\n", strings.Join(vals, "\t"), formatTime(r.Total), formatTime(r.Compute),
-			formatTime(r.Memory), formatTime(r.Messages), formatTime(r.Collectives), r.RB, r.Bottleneck)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", strings.Join(vals, "\t"), formatTime(r.Total), formatTime(r.Compute),
+			formatTime(r.Memory), formatTime(r.Messages), formatTime(r.Collectives), units.Rate(r.RB*1e6), r.Bottleneck)
 	}
 	return tw.Flush()
 }

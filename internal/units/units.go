@@ -103,48 +103,52 @@ func nonFinite(x float64) string {
 	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
-// scale is a unit of a ladder: a value of at least Factor (in the base
-// unit, after rounding to four significant digits) is written in this
-// unit.
+// scale is a unit of a ladder: a value of at least from (in the base unit,
+// after rounding to four significant digits) is written in this unit, as
+// a multiple of factor; from is factor unless the ladder says otherwise.
 type scale struct {
 	factor float64
 	name   string
+	from   float64
 }
 
 // timeScales are the units of a time, smallest first. Below a second the SI
 // prefixes step by 1000 (us is written without µ, as the machine tables and
-// the papers' ASCII print it); from a minute on the clock's units take over,
-// and a year is a Julian year of 365.25 days.
+// the papers' ASCII print it). Seconds last up to 10,000 s, so that four
+// significant digits still show whole seconds (and the unit machine's
+// steps stay exact); then hours up to 48 h, days up to a year, and Julian
+// years of 365.25 days.
 var timeScales = []scale{
-	{1e-9, "ns"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"},
-	{60, "min"}, {3600, "h"}, {86400, "days"}, {365.25 * 86400, "years"},
+	{1e-9, "ns", 0}, {1e-6, "us", 0}, {1e-3, "ms", 0}, {1, "s", 0},
+	{3600, "h", 1e4}, {86400, "days", 48 * 3600}, {365.25 * 86400, "years", 0},
 }
 
 // rateScales are the units of a flop rate (PARKBENCH writes Mflop/s; larger
 // and smaller rates take the neighbouring decimal prefixes).
 var rateScales = []scale{
-	{1, "flop/s"}, {1e3, "kflop/s"}, {1e6, "Mflop/s"}, {1e9, "Gflop/s"},
-	{1e12, "Tflop/s"}, {1e15, "Pflop/s"}, {1e18, "Eflop/s"},
+	{1, "flop/s", 0}, {1e3, "kflop/s", 0}, {1e6, "Mflop/s", 0}, {1e9, "Gflop/s", 0},
+	{1e12, "Tflop/s", 0}, {1e15, "Pflop/s", 0}, {1e18, "Eflop/s", 0},
 }
 
 // bandwidthScales are the units of a bandwidth: decimal, as the papers and
 // the machine tables write MB/s.
 var bandwidthScales = []scale{
-	{1, "B/s"}, {1e3, "kB/s"}, {1e6, "MB/s"}, {1e9, "GB/s"}, {1e12, "TB/s"}, {1e15, "PB/s"},
+	{1, "B/s", 0}, {1e3, "kB/s", 0}, {1e6, "MB/s", 0}, {1e9, "GB/s", 0}, {1e12, "TB/s", 0}, {1e15, "PB/s", 0},
 }
 
 // sizeScales are the units of a memory size: binary, as cache and memory
 // sizes are.
 var sizeScales = []scale{
-	{1, "B"}, {1 << 10, "KiB"}, {1 << 20, "MiB"}, {1 << 30, "GiB"}, {1 << 40, "TiB"},
-	{1 << 50, "PiB"}, {1 << 60, "EiB"},
+	{1, "B", 0}, {1 << 10, "KiB", 0}, {1 << 20, "MiB", 0}, {1 << 30, "GiB", 0}, {1 << 40, "TiB", 0},
+	{1 << 50, "PiB", 0}, {1 << 60, "EiB", 0},
 }
 
-// Time writes a time given in seconds with four significant digits in the
-// largest unit of ns, us, ms, s, min, h, days and years that keeps it at
-// least 1: 5.8e+05 s is "6.713 days", 90 s is "1.5 min", 0 is "0 s".
-// Times of more than 9,999 years keep years and an exponent (1.838e+04
-// years); times below 1 ns keep ns (0.001 ns).
+// Time writes a time given in seconds with four significant digits: in ns,
+// us, ms or s below 10,000 s (the largest that keeps the number at least
+// 1), in h below 48 h, in days below a year, and in years beyond: 85 s is
+// "85 s", 9999 s "9999 s", 5.8e+05 s "6.713 days", 0 is "0 s". Times of
+// more than 9,999 years keep years and an exponent (1.838e+04 years);
+// times below 1 ns keep ns (0.001 ns).
 func Time(s float64) string {
 	if s == 0 {
 		return "0 s"
@@ -189,26 +193,38 @@ func Bytes(n int64) string {
 }
 
 // onScale writes x with four significant digits in the largest unit of
-// the ladder whose factor the rounded magnitude reaches (the smallest unit
-// when it reaches none). Rounding first keeps 999.96 us from printing as
-// "1000 us": it prints as "1 ms".
+// the ladder whose start its magnitude reaches (the smallest unit when it
+// reaches none), or in the next unit when rounding reaches that one's
+// start: 999.96 us prints as "1 ms", not "1000 us".
 func onScale(x float64, ladder []scale) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return nonFinite(x) + " " + ladder[0].name
 	}
 	a := math.Abs(x)
-	rounded, _ := strconv.ParseFloat(strconv.FormatFloat(a, 'g', 4, 64), 64)
-	u := ladder[0]
-	for _, s := range ladder {
-		if rounded >= s.factor {
-			u = s
+	i := 0
+	for j, s := range ladder {
+		if a >= s.start() {
+			i = j
 		}
 	}
-	v := a / u.factor
-	if v < 1 && rounded >= u.factor {
-		v = 1 // 59.996 s rounds to 60 s: "1 min", not "0.9999 min"
+	if i+1 < len(ladder) && rounded4(a/ladder[i].factor)*ladder[i].factor >= ladder[i+1].start() {
+		i++ // 999.96 us rounds to 1000 us: write "1 ms"
 	}
-	return strconv.FormatFloat(math.Copysign(v, x), 'g', 4, 64) + " " + u.name
+	return strconv.FormatFloat(x/ladder[i].factor, 'g', 4, 64) + " " + ladder[i].name
+}
+
+// start is the smallest value, in the base unit, written in this unit.
+func (s scale) start() float64 {
+	if s.from != 0 {
+		return s.from
+	}
+	return s.factor
+}
+
+// rounded4 rounds to four significant digits, as the writers print.
+func rounded4(x float64) float64 {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', 4, 64), 64)
+	return r
 }
 
 // Number writes a dimensionless value with four significant digits, in
