@@ -137,6 +137,9 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	}
 	sort.Strings(pred.Notes)
 	pred.Notes = append(pred.Notes, rep.Notes...)
+	if err := checkPrediction(pred, rep, m); err != nil {
+		return nil, err
+	}
 	return pred, nil
 }
 

@@ -36,12 +36,13 @@ func usableTime(t float64) bool { return t >= 0 && !math.IsInf(t, 0) }
 
 // Check evaluates the cost at v and returns it, or an error when it is
 // negative or not finite there. The error names the entry as the table
-// writes it, where it is written, the values of the variables it reads and
-// the result, e.g. "m.yaml:14:26: 'time' (2000us - P*1us) is a negative
-// time (-2096us) at bytes=2e+06, P=4096". The sample points checked at
-// load time cannot cover every P and message size a kernel uses; pricing
-// calls Check for the values it meets.
-func (c *Cost) Check(v Vars) (float64, error) {
+// writes it, where it is written, the values of the variables it reads,
+// the result and, when usedBy is not empty, what it prices: "m.yaml:14:26:
+// 'time' (2000us - P*1us) is a negative time (-2.096ms) at bytes=8, P=4096
+// (for bcast at k.spmd:5:3): …". The sample points checked at load time
+// cannot cover every P and message size a kernel uses; pricing calls Check
+// for the values it meets.
+func (c *Cost) Check(v Vars, usedBy string) (float64, error) {
 	t := c.Eval(v)
 	if usableTime(t) {
 		return t, nil
@@ -50,6 +51,9 @@ func (c *Cost) Check(v Vars) (float64, error) {
 	if where == "" {
 		where = "machine table"
 	}
-	return t, fmt.Errorf("%s: '%s' (%s) is %s at %s: a cost must not be negative or infinite; correct the entry or the range it is measured over",
-		where, c.key, c.text, badTime(t), describeVars(v, c.vars))
+	if usedBy != "" {
+		usedBy = " (for " + usedBy + ")"
+	}
+	return t, fmt.Errorf("%s: '%s' (%s) is %s at %s%s: a cost must not be negative or infinite; correct the entry or the range it is measured over",
+		where, c.key, c.text, badTime(t), describeVars(v, c.vars), usedBy)
 }

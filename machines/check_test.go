@@ -49,7 +49,7 @@ collectives:
 			"m.yaml:8:5: 'time' (table over bytes (2 points)) is a negative time (-10us) at bytes=4.194304e+06: a cost must not be negative or infinite; correct the entry or the range it is measured over"},
 	}
 	for _, tt := range tests {
-		got, err := tt.cost.Check(tt.v)
+		got, err := tt.cost.Check(tt.v, "")
 		if d := got - tt.want; d > 1e-15 || d < -1e-15 {
 			t.Errorf("%s: value %g, want %g", tt.name, got, tt.want)
 		}
@@ -61,7 +61,8 @@ collectives:
 			t.Errorf("%s: error\n%s\nwant\n%s", tt.name, gotErr, tt.wantErr)
 		}
 	}
-	if _, err := bcast.Check(Vars{P: 1e308, Bytes: -1e308}); err == nil || !strings.Contains(err.Error(), "negative") {
-		t.Errorf("a huge P: %v", err)
+	_, err = bcast.Check(Vars{P: 1e308}, "bcast at k.spmd:5:3")
+	if want := "P=1e+308 (for bcast at k.spmd:5:3): a cost"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a huge P: got %v, want it to contain %q", err, want)
 	}
 }

@@ -36,6 +36,9 @@ func (c *countCmd) Run(e env) error {
 		return positioned(e, err, k.File.Source)
 	}
 	if c.Output == "json" {
+		if err := checkCountsForJSON(rep); err != nil {
+			return err
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
