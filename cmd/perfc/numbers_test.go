@@ -19,9 +19,9 @@ func countSizes() []string {
 	return append(sizes, "7", "1966080", "9007199254740991", "9007199254740993", "31415926535897932", "999999999999999999")
 }
 
-// exponentForm matches a number in exponent form with the digits, commas
-// and points before its exponent.
-var exponentForm = regexp.MustCompile(`[0-9][0-9,.]*e[+-]?[0-9][0-9,]*`)
+// exponentForm matches a number in exponent form with the digits, commas,
+// points and signs around its exponent (1e,+07 included).
+var exponentForm = regexp.MustCompile(`[0-9][0-9,.]*e[0-9,+-]*[0-9]`)
 
 // TestNumbersGolden runs perfc predict and perfc count on the triad at
 // sizes from 1 to 10^18 and keeps the lines that print counts, times and

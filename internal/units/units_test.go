@@ -188,9 +188,9 @@ func TestCountsGolden(t *testing.T) {
 	golden(t, "counts.golden", b.String())
 }
 
-// exponentForm matches a number in exponent form with whatever digits,
-// commas and points precede its exponent.
-var exponentForm = regexp.MustCompile(`[0-9][0-9,.]*e[+-]?[0-9][0-9,]*`)
+// exponentForm matches a number in exponent form with the digits, commas,
+// points and signs around its exponent (1e,+07 included).
+var exponentForm = regexp.MustCompile(`[0-9][0-9,.]*e[0-9,+-]*[0-9]`)
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
