@@ -213,6 +213,14 @@ kernel coll() on P = 4 ranks {
   allreduce sum a[0:4]
 }
 `)
+	work := checkSource(t, "w.spmd", `
+kernel work(n = 8) on P = 2 ranks {
+  array a[n]: f64
+  for i in 0..n {
+    a[i] = a[i] * 2.0
+  }
+}
+`)
 	tests := []struct {
 		name string
 		k    *lang.Checked
@@ -222,6 +230,7 @@ kernel coll() on P = 4 ranks {
 		{"negative message", k, unitPricer{msg: -1, eager: -1}, "a message of 64 B from rank 0 to rank 1 costs a negative time (-1 s)"},
 		{"infinite message", k, unitPricer{msg: math.Inf(1), eager: -1}, "a message of 64 B from rank 0 to rank 1 costs +Inf s, not a usable time"},
 		{"NaN collective", coll, unitPricer{coll: math.NaN(), eager: -1}, "a call of allreduce sum f64 with 32 B on 4 ranks costs NaN s, not a usable time"},
+		{"negative compute", work, unitPricer{cpu: -1, msg: 1, eager: -1}, "kernel work: rank 0 computes for a negative time (-1 s): a compute or memory cost of the machine table goes below zero; perfc predict --no-emulation names the term"},
 		{"usable", k, steps(), ""},
 	}
 	for _, tt := range tests {
