@@ -57,3 +57,33 @@ func Source(name string) ([]byte, error) {
 	}
 	return src, nil
 }
+
+// Summary returns the one-line description of the example called name: the
+// first sentence of its header comment without the leading "name: ", as in
+// "Gaussian elimination with partial pivoting, row-block distribution." It
+// is what `perfc examples` lists, so the headers stay the one place that
+// describes each kernel.
+func Summary(name string) (string, error) {
+	src, err := Source(name)
+	if err != nil {
+		return "", err
+	}
+	var words []string
+	for line := range strings.Lines(string(src)) {
+		text, ok := strings.CutPrefix(strings.TrimSpace(line), "//")
+		text = strings.TrimSpace(text)
+		if !ok || text == "" {
+			break // the first paragraph of the header ends here
+		}
+		words = append(words, text)
+		if strings.HasSuffix(text, ".") {
+			break
+		}
+	}
+	first := strings.Join(words, " ")
+	if end := strings.Index(first, ". "); end >= 0 {
+		first = first[:end+1]
+	}
+	base := strings.TrimSuffix(name, ext)
+	return strings.TrimPrefix(first, base+": "), nil
+}

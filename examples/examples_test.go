@@ -92,3 +92,28 @@ func TestHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestSummary checks the one-line descriptions `perfc examples` lists: the
+// first sentence of each header, without the "name: " prefix, joined across
+// lines where the sentence wraps.
+func TestSummary(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"gauss", "Gaussian elimination with partial pivoting, row-block distribution."},
+		{"concat.spmd", "the CM-5 concatenation, every rank's local portion appended in rank order and the whole vector delivered to every rank (an allgather)."},
+	}
+	for _, tt := range tests {
+		got, err := Summary(tt.name)
+		if err != nil || got != tt.want {
+			t.Errorf("Summary(%q) = %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+	for _, name := range Names() {
+		got, err := Summary(name)
+		if err != nil || got == "" || strings.HasPrefix(got, name+":") || strings.Contains(got, "//") || !strings.HasSuffix(got, ".") {
+			t.Errorf("Summary(%q) = %q, %v; want the first sentence of the header", name, got, err)
+		}
+	}
+	if _, err := Summary("nosuch"); err == nil {
+		t.Error("Summary(nosuch) succeeded")
+	}
+}

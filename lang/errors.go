@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Error is one diagnostic at a source position.
@@ -87,19 +89,89 @@ func (l ErrorList) Err() error {
 func (l ErrorList) Format(src *Source) string {
 	var b strings.Builder
 	for _, e := range l {
-		b.WriteString(e.Error())
+		b.WriteString(Printable(e.Error()))
 		b.WriteByte('\n')
 		if src != nil && e.Pos.IsValid() && (e.Pos.Filename == src.Name) {
 			line := src.Line(e.Pos.Line)
 			if line != "" {
 				b.WriteString("    ")
-				b.WriteString(strings.ReplaceAll(line, "\t", " "))
+				b.WriteString(displayLine(line))
 				b.WriteString("\n    ")
-				col := min(e.Pos.Col-1, len(line))
-				b.WriteString(strings.Repeat(" ", max(col, 0)))
+				col := min(max(e.Pos.Col-1, 0), len(line))
+				b.WriteString(strings.Repeat(" ", utf8.RuneCountInString(displayLine(line[:col]))))
 				b.WriteString("^\n")
 			}
 		}
 	}
 	return b.String()
+}
+
+// displayLine is a source line as the caret display shows it: tabs become
+// one space each, so that the caret's column counts characters, and control
+// characters are escaped, so that a stray escape sequence in a file cannot
+// recolour or rewrite the user's terminal.
+func displayLine(line string) string {
+	return Printable(strings.ReplaceAll(line, "\t", " "))
+}
+
+// Printable returns s with every control character (C0, DEL, C1), every
+// invalid UTF-8 byte and the Unicode line and paragraph separators written
+// as Go escapes (\n, \x1b, \u2028). Names that users choose, such as
+// region names, are printed through it wherever they reach a terminal.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if needsEscape(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case needsEscape(r):
+			q := escapeRune(r)
+			b.WriteString(q)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// needsEscape reports whether r would act on a terminal instead of showing.
+func needsEscape(r rune) bool {
+	return r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
+
+// escapeRune is r as a Go escape without the quotes: \n, \t, \x1b,
+// \u0085, \u2028.
+func escapeRune(r rune) string {
+	switch r {
+	case '\a':
+		return `\a`
+	case '\b':
+		return `\b`
+	case '\f':
+		return `\f`
+	case '\n':
+		return `\n`
+	case '\r':
+		return `\r`
+	case '\t':
+		return `\t`
+	case '\v':
+		return `\v`
+	}
+	if r < 0x80 {
+		return fmt.Sprintf(`\x%02x`, r)
+	}
+	return fmt.Sprintf(`\u%04x`, r)
 }

@@ -436,16 +436,29 @@ func unknownUnitError(sym string) error {
 	switch {
 	case sym == "":
 		return fmt.Errorf("missing unit")
+	case strings.HasSuffix(sym, "Bps"):
+		return perSecondError(sym, strings.TrimSuffix(sym, "Bps"))
+	case strings.HasSuffix(sym, "bps"):
+		return fmt.Errorf("unit '%s': perfc counts bytes, not bits: 1 %sbit/s is 0.125 %sB/s; write a bandwidth in B/s, such as 1.25GB/s for 10 Gbit/s", sym, strings.TrimSuffix(sym, "bps"), strings.TrimSuffix(sym, "bps"))
 	case strings.HasPrefix(sym, "K") && !strings.HasPrefix(sym, "Ki"):
 		return fmt.Errorf("unit '%s' is ambiguous: write Ki%s (1024) or k%s (1000)", sym, sym[1:], sym[1:])
 	case strings.HasSuffix(lower, "flops"):
 		return fmt.Errorf("unit '%s': flop is never pluralised; write a rate as %sflop/s", sym, strings.TrimSuffix(strings.TrimSuffix(sym, "flops"), "FLOPS"))
 	case strings.Contains(lower, "byte"):
 		return fmt.Errorf("unit '%s': write bytes as B with a prefix, MB (10^6 B) or MiB (2^20 B)", sym)
-	case strings.HasSuffix(lower, "sec"):
+	case strings.HasSuffix(lower, "sec") || strings.HasSuffix(lower, "secs") || strings.HasPrefix(lower, "second"):
 		return fmt.Errorf("unit '%s': write seconds as s, ms, us or ns", sym)
 	case !utf8.ValidString(sym) || strings.IndexFunc(sym, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0:
 		return fmt.Errorf("bad unit '%s'", sym)
 	}
 	return fmt.Errorf("unknown unit '%s': want s ms us ns, B kB MB GB KiB MiB GiB, flop Mflop, Hz MHz or mref, joined by / as in us/B or Mflop/s", sym)
+}
+
+// perSecondError explains a bandwidth written the networking way, "GBps":
+// perfc writes it GB/s, and a K prefix must still say 1000 or 1024.
+func perSecondError(sym, prefix string) error {
+	if prefix == "K" {
+		return fmt.Errorf("unit '%s': write a bandwidth as kB/s (1000 B per second) or KiB/s (1024 B per second)", sym)
+	}
+	return fmt.Errorf("unit '%s': write a bandwidth as %sB/s", sym, prefix)
 }

@@ -70,8 +70,13 @@ func (p machinePredictor) PredictRegions(k *lang.Checked) (map[string]float64, e
 	return out, nil
 }
 
+// CheckSchema names the JSON schema of `perfc check -o json`
+// (docs/codegen.md).
+const CheckSchema = "perfc.check/v1"
+
 // checkResult is the JSON of perfc check.
 type checkResult struct {
+	Schema      string                   `json:"schema"` // CheckSchema
 	Kernel      string                   `json:"kernel"`
 	File        string                   `json:"file"`
 	Measurement *spmd.Measurement        `json:"measurement"`
@@ -90,6 +95,13 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	if err != nil {
 		return err
 	}
+	nsteps := int64(3) // generate, build, run
+	if c.Counts {
+		nsteps++
+	}
+	steps := newStepLine(e.stderr, nsteps)
+	defer steps.finish()
+	steps.step("check: generating")
 	p, err := codegen.Generate(k, codegen.Options{MemLimit: c.MemLimit})
 	if err != nil {
 		return err
@@ -100,6 +112,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
+	steps.step("check: building")
 	bin, err := codegen.Build(ctx, dir, false)
 	if err != nil {
 		return err
@@ -108,11 +121,12 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	if c.Reps > 0 {
 		args = append(args, "-reps", fmt.Sprint(c.Reps))
 	}
+	steps.step("check: running")
 	m, err := codegen.Measure(ctx, bin, args...)
 	if err != nil {
 		return err
 	}
-	res := checkResult{Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction}
+	res := checkResult{Schema: CheckSchema, Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction}
 	if pred != nil {
 		if res.Predicted, err = pred.PredictRegions(k); err != nil {
 			return err
@@ -123,10 +137,12 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 		}
 	}
 	if c.Counts {
+		steps.step("check: building and running the counting program")
 		if res.Counts, err = compareCounts(ctx, k, p, dir); err != nil {
 			return err
 		}
 	}
+	steps.finish()
 	if c.Output == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")

@@ -49,7 +49,7 @@ func TestCheck(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
 		t.Fatalf("exit %d, %v: %s %s", code, err, out, errOut)
 	}
-	if res.Measurement == nil || len(res.Measurement.Regions) != 2 || res.Counts == nil || !res.Counts.OK() || res.Machine != "cm5-32" || res.Predicted["total"] <= 0 {
+	if res.Schema != CheckSchema || res.Measurement == nil || len(res.Measurement.Regions) != 2 || res.Counts == nil || !res.Counts.OK() || res.Machine != "cm5-32" || res.Predicted["total"] <= 0 {
 		t.Errorf("JSON %+v", res)
 	}
 	var buf, errBuf bytes.Buffer

@@ -48,6 +48,9 @@ func (c *emulateCmd) Run(e env) error {
 			return fmt.Errorf("--plot %s: the chart is written as .svg or .png; name the file so", c.Plot)
 		}
 	}
+	if c.Timeline == "-" && c.Output == "json" {
+		return fmt.Errorf("--timeline - and -o json both want standard output; write the timeline to a file (--timeline FILE)")
+	}
 	k, err := loadKernel(e, c.kernelArgs)
 	if err != nil {
 		return err
@@ -95,8 +98,18 @@ func (c *emulateCmd) Run(e env) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	printEmulation(e.stdout, rep)
+	printEmulation(reportWriter(e, c.Timeline), rep)
 	return nil
+}
+
+// reportWriter is where the report for people goes: standard output, or
+// standard error when the timeline takes standard output, so that what a
+// pipe reads is JSON lines only.
+func reportWriter(e env, timeline string) io.Writer {
+	if timeline == "-" {
+		return e.stderr
+	}
+	return e.stdout
 }
 
 // openOutput opens a file for writing, or standard output for "-".

@@ -4,16 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
+	"perfc/examples"
 	"perfc/lang"
 	"perfc/parser"
 )
 
 // kernelArgs are the arguments every verb that reads a kernel shares.
 type kernelArgs struct {
-	File   string   `arg:"" help:"Kernel file (.spmd)."`
+	File   string   `arg:"" help:"Kernel file (.spmd), - for standard input, or the name of a built-in example (perfc examples lists them)."`
 	Kernel string   `help:"Kernel to use when the file holds several (default: the first)." placeholder:"NAME"`
 	Define []string `short:"D" name:"define" sep:"none" help:"Override a kernel parameter, e.g. -D N=1024 (repeatable)." placeholder:"NAME=VALUE"`
 }
@@ -30,7 +32,24 @@ func readSource(path string, stdin io.Reader) ([]byte, string, error) {
 		return b, "<stdin>", err
 	}
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return exampleSource(path, err)
+	}
 	return b, path, err
+}
+
+// exampleSource resolves a kernel argument that names no file to a built-in
+// example, so that an installed perfc runs `perfc predict gauss` anywhere:
+// "gauss", "gauss.spmd" and "examples/gauss.spmd" all name it. Its source
+// name, which reports and error positions show, says that it is built in.
+// Anything else keeps the file error and lists the examples.
+func exampleSource(arg string, notFound error) ([]byte, string, error) {
+	base := strings.TrimSuffix(strings.TrimPrefix(arg, "examples/"), ".spmd")
+	if src, err := examples.Source(base); err == nil && !strings.ContainsAny(base, `/\.`) {
+		return src, "examples/" + base + ".spmd (built in)", nil
+	}
+	return nil, "", fmt.Errorf("%w; nor is %q a built-in example (perfc examples lists them: %s)",
+		notFound, arg, strings.Join(examples.Names(), ", "))
 }
 
 // parseFile reads and parses a file, printing syntax errors with carets.
@@ -60,10 +79,24 @@ func overrides(defs []string) ([]lang.Override, error) {
 	return out, nil
 }
 
+// noValueLists points a -D with a list of values (-D N=64,128), which only
+// perfc sweep takes, to perfc sweep with the same arguments.
+func noValueLists(a kernelArgs) error {
+	for _, d := range a.Define {
+		if _, value, _ := strings.Cut(d, "="); strings.Contains(value, ",") {
+			return fmt.Errorf("-D %s: one value per parameter here; to predict every value of a list, run perfc sweep %s -D %s", d, a.File, strings.Join(a.Define, " -D "))
+		}
+	}
+	return nil
+}
+
 // loadKernel parses and checks the kernel the arguments name.
 func loadKernel(e env, a kernelArgs) (*lang.Checked, error) {
 	f, err := parseFile(e, a.File)
 	if err != nil {
+		return nil, err
+	}
+	if err := noValueLists(a); err != nil {
 		return nil, err
 	}
 	ovs, err := overrides(a.Define)

@@ -12,8 +12,12 @@ import (
 type machinesCmd struct {
 	Name     string   `arg:"" optional:"" help:"A built-in machine, or a YAML file, to print with every number's unit and source."`
 	Override []string `short:"M" name:"set" sep:"none" help:"Override a parameter before printing (repeatable)." placeholder:"NAME=VALUE"`
-	outputArg
+	Output   string   `short:"o" enum:"table,json,yaml" default:"table" help:"Output format: table (for people), json (the YAML table's keys, for programs) or yaml (a table that -m FILE.yaml loads back)."`
 }
+
+// MachinesSchema names the JSON schema of the list `perfc machines -o json`;
+// one table's is machines.TableSchema.
+const MachinesSchema = "perfc.machines/v1"
 
 // machineSummary is one row of the list.
 type machineSummary struct {
@@ -33,10 +37,16 @@ func (c *machinesCmd) Run(e env) error {
 			}
 			list = append(list, machineSummary{n, m.Description(), m.Source()})
 		}
-		if c.Output == "json" {
+		switch c.Output {
+		case "json":
 			enc := json.NewEncoder(e.stdout)
 			enc.SetIndent("", "  ")
-			return enc.Encode(list)
+			return enc.Encode(struct {
+				Schema   string           `json:"schema"`
+				Machines []machineSummary `json:"machines"`
+			}{MachinesSchema, list})
+		case "yaml":
+			return fmt.Errorf("-o yaml prints one table: name it, as in perfc machines %s -o yaml", list[0].Name)
 		}
 		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 		for _, m := range list {
@@ -48,14 +58,11 @@ func (c *machinesCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	if c.Output == "json" {
-		out := struct {
-			machineSummary
-			Params []machines.Param `json:"params"`
-		}{machineSummary{m.Name(), m.Description(), m.Source()}, m.Params()}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+	switch c.Output {
+	case "json":
+		return m.WriteJSON(e.stdout)
+	case "yaml":
+		return m.WriteYAML(e.stdout)
 	}
 	return m.Describe(e.stdout)
 }

@@ -16,15 +16,18 @@ import (
 // cli is the command line. Each verb is a struct with a Run method; kong
 // generates --help for every one of them.
 type cli struct {
-	Parse    parseCmd    `cmd:"" help:"Check a kernel file and print the checked AST (JSON) or a summary (table)."`
-	Fmt      fmtCmd      `cmd:"" help:"Print a kernel file in canonical form."`
-	Predict  predictCmd  `cmd:"" help:"Predict how long a kernel takes on a machine, and why."`
-	Emulate  emulateCmd  `cmd:"" help:"Emulate every rank's schedule event by event: the time of the critical path, per-rank busy and idle time, a timeline and a Gantt chart."`
-	Sweep    sweepCmd    `cmd:"" help:"Predict over a range of parameter values, one row per point."`
-	Machines machinesCmd `cmd:"" help:"List the built-in machine tables, or print one with its sources."`
-	Count    countCmd    `cmd:"" help:"Count exactly what every rank does, per region: iterations, operations, flop, loads, stores, messages, collectives."`
-	Gen      genCmd      `cmd:"" help:"Write a kernel as a self-contained Go program that runs it, times every region and can count what runs."`
-	Check    checkCmd    `cmd:"" help:"Generate, build and run a kernel's program; print the measured times per region and, with --counts, compare what ran with perfc count."`
+	Version  kong.VersionFlag `help:"Print the version of perfc and of the Go it was built with."`
+	Parse    parseCmd         `cmd:"" help:"Check a kernel and print a summary or its AST as JSON."`
+	Fmt      fmtCmd           `cmd:"" help:"Print a kernel in canonical form."`
+	Predict  predictCmd       `cmd:"" help:"Predict how long a kernel takes on a machine, and why."`
+	Emulate  emulateCmd       `cmd:"" help:"Emulate every rank's schedule: critical path, idle time, timeline."`
+	Sweep    sweepCmd         `cmd:"" help:"Predict over lists of parameter values, one row per point."`
+	Count    countCmd         `cmd:"" help:"Count exactly what every rank does, per region."`
+	Gen      genCmd           `cmd:"" help:"Write a kernel as a Go program that runs and times it."`
+	Check    checkCmd         `cmd:"" help:"Run a kernel's generated program; measured against predicted."`
+	Machines machinesCmd      `cmd:"" help:"List the built-in machine tables, or print one with its sources."`
+	Examples examplesCmd      `cmd:"" help:"List the built-in example kernels, or print one."`
+	Help     helpCmd          `cmd:"" help:"List the verbs, or show the help of one."`
 }
 
 // env carries the streams a verb writes to, so tests can run verbs in
@@ -45,13 +48,22 @@ func main() {
 }
 
 // run parses args and runs one verb, returning the process exit status.
+// perfc alone prints the list of verbs, as perfc help does, but exits with
+// status 1 because it did nothing.
 func run(args []string, e env) int {
+	if len(args) == 0 {
+		if code := run([]string{"help"}, e); code != 0 {
+			return code
+		}
+		return 1
+	}
 	var c cli
 	parser, err := kong.New(&c,
 		kong.Name("perfc"),
-		kong.Description("perfc: analytic performance prediction for SPMD kernels.\n\n"+
-			"Predictions are predictions: only measured timings are results."),
+		kong.Description(overview+"\n\nThis is "+version()+"."),
 		kong.UsageOnError(),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: true}),
+		kong.Vars{"version": version()},
 		kong.Writers(e.stdout, e.stderr),
 		kong.Exit(func(code int) { panic(exitError{code}) }),
 		kong.BindTo(e, (*env)(nil)),

@@ -79,7 +79,7 @@ func TestGolden(t *testing.T) {
 
 // TestHelp checks that every verb answers --help with exit status 0.
 func TestHelp(t *testing.T) {
-	for _, verb := range []string{"parse", "fmt", "count", "predict", "sweep", "machines"} {
+	for _, verb := range verbs {
 		code, out, errOut := runCLI(t, "", verb, "--help")
 		if code != 0 || !strings.Contains(out, "Usage: perfc "+verb) {
 			t.Errorf("%s --help: status %d, stdout %q, stderr %q", verb, code, out, errOut)

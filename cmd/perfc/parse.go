@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -23,10 +26,31 @@ func (c *parseCmd) Run(e env) error {
 		return err
 	}
 	if c.Output == "json" {
-		return lang.EncodeJSON(e.stdout, k.File.Source, k.Kernel, annotations(k))
+		return encodeAST(e.stdout, k)
 	}
 	printSummary(e, k)
 	return nil
+}
+
+// ASTSchema names the JSON schema of `perfc parse -o json` (docs/ast-json.md).
+const ASTSchema = "perfc.ast/v1"
+
+// encodeAST writes the checked kernel's annotated AST as indented JSON whose
+// root object starts with "schema", like every JSON perfc prints. The key
+// is spliced into the tree lang builds, which keeps its own key order.
+func encodeAST(w io.Writer, k *lang.Checked) error {
+	tree, err := lang.JSONTree(k.File.Source, k.Kernel, annotations(k))
+	if err != nil {
+		return err
+	}
+	doc := append([]byte(`{"schema":"`+ASTSchema+`",`), bytes.TrimPrefix(tree, []byte("{"))...)
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc, "", "  "); err != nil {
+		return fmt.Errorf("indenting the AST: %w", err)
+	}
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
+	return err
 }
 
 // annotations adds the checker's type, value and dependence to every
