@@ -231,6 +231,7 @@ kernel work(n = 8) on P = 2 ranks {
 		{"infinite message", k, unitPricer{msg: math.Inf(1), eager: -1}, "a message of 64 B from rank 0 to rank 1 costs +Inf s, not a usable time"},
 		{"NaN collective", coll, unitPricer{coll: math.NaN(), eager: -1}, "a call of allreduce sum f64 with 32 B on 4 ranks costs NaN s, not a usable time"},
 		{"negative compute", work, unitPricer{cpu: -1, msg: 1, eager: -1}, "kernel work: rank 0 computes for a negative time (-1 s): a compute or memory cost of the machine table goes below zero; perfc predict --no-emulation names the term"},
+		{"negative message between nodes", wave(t, 4, 4, 1), negativeInter(), "a message of 512 B between two nodes of the cluster costs a negative time (-1 s): check the machine table's cluster.inter and the -M overrides"},
 		{"usable", k, steps(), ""},
 	}
 	for _, tt := range tests {
@@ -276,4 +277,12 @@ func TestCheckFiniteNumbers(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}
+}
+
+// negativeInter is the unit pricer on nodes of 2 x 2 ranks where a message
+// between nodes costs -1 s.
+func negativeInter() unitPricer {
+	p := onCluster(2, 2, 0)
+	p.cluster.Inter = func(int64) float64 { return -1 }
+	return p
 }
