@@ -46,11 +46,7 @@ func (p *Program) Prepare(root string) (string, error) {
 		}
 		root = filepath.Join(cache, "perfc")
 	}
-	name := p.Kernel
-	if !isIdent(name) {
-		name = "kernel" // a name from a program-built AST must not reach a path
-	}
-	dir := filepath.Join(root, name+"-"+p.Hash())
+	dir := filepath.Join(root, cacheDirName(p.Kernel, p.Hash()))
 	if _, err := os.Stat(filepath.Join(dir, "main.go")); err == nil {
 		return dir, nil
 	}
@@ -73,6 +69,21 @@ func (p *Program) Prepare(root string) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// maxCachePrefix is the most of a kernel's name a cache directory's name
+// keeps: enough to recognise it, short enough that the name stays far
+// below the file systems' limit of 255 bytes whatever the kernel's name.
+const maxCachePrefix = 40
+
+// cacheDirName names a program's cache directory: a readable prefix of
+// the kernel's name and the hash of the program's source (which includes
+// the whole name, so a shortened prefix cannot mix two kernels up).
+func cacheDirName(kernel, hash string) string {
+	if !isIdent(kernel) {
+		kernel = "kernel" // a name from a program-built AST must not reach a path
+	}
+	return kernel[:min(len(kernel), maxCachePrefix)] + "-" + hash
 }
 
 // BinaryName is the name of a program's binary in its directory: the
@@ -109,13 +120,54 @@ func Build(ctx context.Context, dir string, counting bool) (string, error) {
 	return bin, os.Rename(tmp, bin)
 }
 
+// WithBinary builds the program in dir (the timed build, or the counting
+// one) unless its binary is cached, and calls use with the binary. A
+// cached binary that does not start (truncated, damaged, not executable,
+// removed meanwhile) is removed and rebuilt once, so a broken cache does
+// not fail every later check.
+func WithBinary(ctx context.Context, dir string, counting bool, use func(bin string) error) error {
+	bin, err := Build(ctx, dir, counting)
+	if err != nil {
+		return err
+	}
+	err = use(bin)
+	var se *startError
+	if !errors.As(err, &se) {
+		return err
+	}
+	if err := os.Remove(bin); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w; removing it to rebuild: %v", se, err)
+	}
+	if bin, err = Build(ctx, dir, counting); err != nil {
+		return err
+	}
+	return use(bin)
+}
+
+// startError is a program that could not be started at all, as opposed
+// to one that ran and failed.
+type startError struct {
+	bin string
+	err error
+}
+
+func (e *startError) Error() string {
+	return fmt.Sprintf("the generated program %s does not start: %v", e.bin, e.err)
+}
+
+func (e *startError) Unwrap() error { return e.err }
+
 // Run runs a built program and returns what it printed on standard
-// output; when it fails, the error carries its standard error.
+// output; when it fails, the error carries its standard error, and when
+// it cannot start, the error is a *startError.
 func Run(ctx context.Context, bin string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
+		return nil, &startError{bin: bin, err: err}
+	}
+	if err := cmd.Wait(); err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("the generated program did not finish: %w", ctx.Err())
 		}

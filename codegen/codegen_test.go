@@ -209,21 +209,43 @@ func TestMemoryIsChecked(t *testing.T) {
 	}
 }
 
-// TestMemoryNeed checks the estimate on kernels whose buffers are known.
+// TestMemoryNeed checks the estimate on kernels whose buffers are known,
+// a `SIZE bytes` that varies by rank (its largest value counts), and sizes
+// whose total does not fit in 64 bits (refused with the largest part; the
+// sum wrapped to a negative or a small number before).
 func TestMemoryNeed(t *testing.T) {
+	const rankBytes = "kernel rb() on P = 4 ranks {\n  sendrecv 1000 * rank bytes to (rank + 1) % P from (rank + P - 1) % P\n}\n"
+	const huge = "kernel huge(N = 536870912) on P = 4 ranks {\n  array a[N][N]: f64\n  for i in 0..2 {\n    a[i][0] = 1.0\n  }\n}\n"
 	tests := []struct {
-		name, spec string
-		want       int64
+		name, src, spec string
+		want            int64
+		wantErr         string
 	}{
-		{"triad", "N=1000", 3*8000 + 16},
+		{name: "triad", spec: "N=1000", want: 3*8000 + 16},
 		// 4 ranks × (8 KiB) + allgather of 64 bytes: 4·4·64, slots 2·16·8.
-		{"concat", "l=64,P=4", 4*4*64 + 2*16*8},
+		{name: "concat", spec: "l=64,P=4", want: 4*4*64 + 2*16*8},
 		// scatter from a constant root: the root's 5 blocks, 25 tree blocks.
-		{"scatter", "m=10,P=5,root=1", 5*10 + 25*10 + 2*25*8},
+		{name: "scatter", spec: "m=10,P=5,root=1", want: 5*10 + 25*10 + 2*25*8},
+		// rank 3 sends the most, 3000 bytes: 2 buffers × 4 ranks × 3000.
+		{name: "rank-varying bytes", src: rankBytes, want: 2*4*3000 + 2*16*8},
+		// 2^61 bytes per rank × 4 ranks = 2^63, one more than an int64 holds.
+		{name: "huge on 4 ranks", src: huge, wantErr: "the kernel needs 9223372036854776064 B of memory for its arrays and message buffers (array a, 2.0 EiB per rank on 4 ranks: 9223372036854775808 B), more than any machine has"},
+		// × 8 ranks wrapped to 1.0 KiB.
+		{name: "huge on 8 ranks", src: huge, spec: "P=8", wantErr: "(array a, 2.0 EiB per rank on 8 ranks: 18446744073709551616 B)"},
 	}
 	for _, tt := range tests {
-		if got := memoryNeed(checkExample(t, tt.name, tt.spec)); got != tt.want {
-			t.Errorf("%s %s: memoryNeed = %d, want %d", tt.name, tt.spec, got, tt.want)
+		var k *lang.Checked
+		if tt.src != "" {
+			k = checkSource(t, tt.name+".spmd", []byte(tt.src), tt.spec)
+		} else {
+			k = checkExample(t, tt.name, tt.spec)
+		}
+		got, err := memoryNeed(k)
+		switch {
+		case tt.wantErr == "" && (err != nil || got != tt.want):
+			t.Errorf("%s %s: memoryNeed = %d, %v; want %d", tt.name, tt.spec, got, err, tt.want)
+		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+			t.Errorf("%s %s: memoryNeed = %d, %v; want an error containing %q", tt.name, tt.spec, got, err, tt.wantErr)
 		}
 	}
 }

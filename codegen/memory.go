@@ -1,6 +1,11 @@
 package codegen
 
 import (
+	"fmt"
+	"math"
+	"math/big"
+
+	"perfc/codegen/spmd"
 	"perfc/lang"
 )
 
@@ -9,28 +14,75 @@ import (
 // of the collectives that gather or spread blocks, the scratch buffers of
 // reductions, in-place exchanges and `SIZE bytes` payloads, and the
 // rendezvous slots. Payload sizes are bounded by the part of the array
-// they select; a `SIZE bytes` payload whose size varies by rank or
-// iteration is not known in advance and is not included.
-func memoryNeed(k *lang.Checked) int64 {
+// they select; a `SIZE bytes` payload whose size varies by rank counts at
+// its largest over the ranks; one that varies by loop iteration is not
+// known in advance and is not included. The sum is computed exactly: a
+// kernel whose need does not fit in 64 bits is an error naming the largest
+// part, so that no overflow can let it past the memory limit.
+func memoryNeed(k *lang.Checked) (int64, error) {
+	var t memTally
 	p := k.NumRanks()
-	need := 2 * p * p * 8 // the slots' pointers, two contexts
+	t.add(product(2, p, p, 8), "the rendezvous slots") // two contexts of P×P pointers
 	for _, a := range k.Info.Arrays {
-		need += p * elements(a) * int64(a.Elem.Size())
+		perRank := product(elements(a), int64(a.Elem.Size()))
+		t.add(new(big.Int).Mul(perRank, big.NewInt(p)), fmt.Sprintf("array %s, %s per rank on %d ranks", a.Name, bigBytes(perRank), p))
 	}
 	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
 		s, ok := n.(*lang.CommStmt)
-		if !ok || s.Payload == nil {
+		if !ok || s.Payload == nil || t.overflow() {
 			return true
 		}
-		need += commBuffers(k, s, payloadBound(k, s.Payload))
+		b := payloadBound(k, s.Payload)
+		t.add(commBuffers(k, s, b), fmt.Sprintf("the buffers of the %s at line %d (payload up to %s)", s.Kind, k.File.Source.Position(s.Pos()).Line, bigBytes(big.NewInt(b))))
 		return true
 	})
-	return need
+	if t.overflow() {
+		return 0, fmt.Errorf("the kernel needs %s of memory for its arrays and message buffers (%s: %s), more than any machine has; lower the sizes or the rank count with -D",
+			bigBytes(&t.total), t.largestWhat, bigBytes(&t.largest))
+	}
+	return t.total.Int64(), nil
+}
+
+// memTally sums memory exactly and remembers its largest part, which the
+// error for an impossible need names.
+type memTally struct {
+	total, largest big.Int
+	largestWhat    string
+}
+
+// add adds n bytes, described by what.
+func (t *memTally) add(n *big.Int, what string) {
+	t.total.Add(&t.total, n)
+	if n.Cmp(&t.largest) > 0 {
+		t.largest.Set(n)
+		t.largestWhat = what
+	}
+}
+
+// overflow reports whether the total no longer fits in an int64.
+func (t *memTally) overflow() bool { return !t.total.IsInt64() }
+
+// product multiplies exactly.
+func product(xs ...int64) *big.Int {
+	out := big.NewInt(1)
+	for _, x := range xs {
+		out.Mul(out, big.NewInt(x))
+	}
+	return out
+}
+
+// bigBytes prints a byte count with a binary prefix, exactly in bytes
+// beyond what an int64 holds.
+func bigBytes(n *big.Int) string {
+	if n.IsInt64() {
+		return spmd.FormatBytes(n.Int64())
+	}
+	return n.String() + " B"
 }
 
 // commBuffers is the extra memory, all ranks together, of one
 // communication statement whose payload holds at most b bytes.
-func commBuffers(k *lang.Checked, s *lang.CommStmt, b int64) int64 {
+func commBuffers(k *lang.Checked, s *lang.CommStmt, b int64) *big.Int {
 	p := k.NumRanks()
 	switch s.Kind {
 	case lang.Scatter, lang.Gather:
@@ -38,28 +90,26 @@ func commBuffers(k *lang.Checked, s *lang.CommStmt, b int64) int64 {
 		if s.Peer != nil && k.Info.Deps[s.Peer] == 0 {
 			roots = 1
 		}
-		return roots*p*b + p*p*b // the root's blocks, the tree's temporaries and the rotation
+		// the root's blocks, the tree's temporaries and the rotation
+		return new(big.Int).Add(product(roots, p, b), product(p, p, b))
 	case lang.Allgather:
-		return p * p * b
+		return product(p, p, b)
 	case lang.Alltoall:
-		return 2 * p * p * b
+		return product(2, p, p, b)
 	case lang.Reduce, lang.Allreduce, lang.Scan:
-		return 2 * p * b
+		return product(2, p, b)
 	case lang.SendRecv, lang.Exchange, lang.Send, lang.Recv, lang.Bcast:
-		return 2 * p * b // in-place copies, byte buffers
+		return product(2, p, b) // in-place copies, byte buffers
 	}
-	return 0
+	return new(big.Int)
 }
 
-// payloadBound is the largest number of bytes a payload can hold.
+// payloadBound is the largest number of bytes a payload can hold: a
+// `SIZE bytes` size that depends on the rank is evaluated on every rank;
+// one that depends on a loop index, or cannot be evaluated, counts 0.
 func payloadBound(k *lang.Checked, pl *lang.Payload) int64 {
 	if pl.Bytes != nil {
-		if v, ok := k.Info.Values[pl.Bytes]; ok {
-			if n, ok := v.Int64(); ok && n > 0 {
-				return n
-			}
-		}
-		return 0
+		return bytesBound(k, pl.Bytes)
 	}
 	obj := k.Info.Uses[pl.Name]
 	if obj == nil {
@@ -70,7 +120,31 @@ func payloadBound(k *lang.Checked, pl *lang.Payload) int64 {
 		return size
 	}
 	for _, d := range obj.Dims[min(len(pl.Index), len(obj.Dims)):] {
-		size *= d
+		size *= d // no overflow: the checker bounds an array's bytes by 2^63
 	}
 	return size
+}
+
+// bytesBound is the largest value of a `SIZE bytes` size over the ranks.
+func bytesBound(k *lang.Checked, size lang.Expr) int64 {
+	if v, ok := k.Info.Values[size]; ok {
+		if n, ok := v.Int64(); ok && n > 0 {
+			return n
+		}
+		return 0
+	}
+	if k.Info.Deps[size]&^lang.DepRank != 0 {
+		return 0 // varies by iteration (or reads data): not known in advance
+	}
+	largest := int64(0)
+	for r := range k.NumRanks() {
+		n, err := k.EvalInt(size, &lang.Env{Rank: r})
+		if err == nil && n > largest {
+			largest = n
+		}
+		if largest == math.MaxInt64 {
+			break
+		}
+	}
+	return largest
 }

@@ -89,7 +89,7 @@ func (l ErrorList) Err() error {
 func (l ErrorList) Format(src *Source) string {
 	var b strings.Builder
 	for _, e := range l {
-		b.WriteString(Printable(e.Error()))
+		b.WriteString(printableLines(e.Error()))
 		b.WriteByte('\n')
 		if src != nil && e.Pos.IsValid() && (e.Pos.Filename == src.Name) {
 			line := src.Line(e.Pos.Line)
@@ -144,6 +144,20 @@ func Printable(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// printableLines is Printable for a message that may span lines, such as a
+// deadlock's chain of waits: its newlines and tabs are layout and stay.
+func printableLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		fields := strings.Split(l, "\t")
+		for j, f := range fields {
+			fields[j] = Printable(f)
+		}
+		lines[i] = strings.Join(fields, "\t")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // needsEscape reports whether r would act on a terminal instead of showing.

@@ -43,3 +43,14 @@ func TestFormatEscapesSourceLine(t *testing.T) {
 		t.Errorf("Format (-want +got):\n%s", diff)
 	}
 }
+
+// TestFormatKeepsMessageLayout checks that a message written on several
+// lines (a deadlock's chain of waits) keeps its newlines and tabs while its
+// other control characters are escaped.
+func TestFormatKeepsMessageLayout(t *testing.T) {
+	errs := lang.ErrorList{{Pos: lang.Position{Filename: "k.spmd", Line: 2, Col: 1}, Msg: "deadlock:\n\trank 0 waits\x1b"}}
+	want := "k.spmd:2:1: deadlock:\n\trank 0 waits\\x1b\n"
+	if diff := cmp.Diff(want, errs.Format(nil)); diff != "" {
+		t.Errorf("Format (-want +got):\n%s", diff)
+	}
+}

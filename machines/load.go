@@ -5,16 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"perfc/internal/readlimit"
 )
 
-// Load reads a user's machine table from a YAML file.
+// Load reads a user's machine table from a YAML file of at most
+// readlimit.Max bytes.
 func Load(path string) (*Machine, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.File(path)
 	if err != nil {
 		return nil, err
 	}
@@ -23,8 +25,14 @@ func Load(path string) (*Machine, error) {
 
 // Parse builds a machine from the YAML text of a table. name is the file name
 // used in error positions. Every problem of the table is reported at once, as
-// an ErrorList of "file:line:col: message" errors.
+// an ErrorList of "file:line:col: message" errors. A table over
+// readlimit.Max bytes is refused.
 func Parse(name string, data []byte) (*Machine, error) {
+	if len(data) > readlimit.Max {
+		var errs ErrorList
+		errs.add(name, 0, 0, "the table is %d bytes; perfc reads at most 1 MiB (%d bytes) of a machine table: give it a smaller file", len(data), readlimit.Max)
+		return nil, errs
+	}
 	return build(name, bytes.Clone(data), nil)
 }
 
@@ -112,7 +120,73 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
+	if err := checkAliases(file, root); err != nil {
+		return nil, err
+	}
 	return root, nil
+}
+
+// maxAliasNodes bounds the nodes that aliases repeat, all uses together.
+// The decoder follows an alias at every use, so a few kilobytes of nested
+// aliases ("billion laughs") would otherwise make it walk billions of
+// nodes; a real table repeats a few hundred at most.
+const maxAliasNodes = 100_000
+
+// checkAliases refuses a table whose aliases repeat more than
+// maxAliasNodes nodes, naming the alias at which the budget runs out.
+func checkAliases(file string, root *yaml.Node) error {
+	sizes := map[*yaml.Node]int64{}
+	var total int64
+	var bad *yaml.Node
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || bad != nil {
+			return
+		}
+		if n.Kind == yaml.AliasNode {
+			total += expandedSize(n.Alias, sizes)
+			if total > maxAliasNodes {
+				bad = n
+			}
+			return
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(root)
+	if bad == nil {
+		return nil
+	}
+	var errs ErrorList
+	errs.add(file, bad.Line, bad.Column, "YAML: the alias *%s takes the aliases' repeated nodes over %d (the limit); write the repeated part out, or share numbers through params", bad.Value, maxAliasNodes)
+	return errs
+}
+
+// expandedSize is the number of nodes n stands for with every alias in it
+// expanded, memoized in sizes and capped just above maxAliasNodes so that
+// it cannot overflow. An alias to a node being expanded (a cycle) counts
+// as over the cap.
+func expandedSize(n *yaml.Node, sizes map[*yaml.Node]int64) int64 {
+	if n == nil {
+		return 0
+	}
+	if s, ok := sizes[n]; ok {
+		if s < 0 {
+			return maxAliasNodes + 1 // a cycle
+		}
+		return s
+	}
+	if n.Kind == yaml.AliasNode {
+		return expandedSize(n.Alias, sizes)
+	}
+	sizes[n] = -1
+	size := int64(1)
+	for _, c := range n.Content {
+		size = min(size+expandedSize(c, sizes), maxAliasNodes+1)
+	}
+	sizes[n] = size
+	return size
 }
 
 // decoder reads a node tree strictly into a Machine, collecting errors.

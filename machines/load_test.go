@@ -1,6 +1,8 @@
 package machines
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -283,5 +285,53 @@ func TestParseCopiesInput(t *testing.T) {
 	}
 	if p, _ := m.Param("x"); p.Value != 2e-6 {
 		t.Errorf("x = %v", p)
+	}
+}
+
+// laughs returns a "billion laughs" list: levels nested lists, each
+// holding ten aliases of the one before, 11·10^levels nodes expanded.
+func laughs(levels int) string {
+	var b strings.Builder
+	b.WriteString("missing:\n  - &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < levels; i++ {
+		fmt.Fprintf(&b, "  - &a%d [%s]\n", i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*a%d, ", i-1), 10), ", "))
+	}
+	return b.String()
+}
+
+// TestParseRefusesBlowUp checks that inputs built to exhaust memory are
+// refused with the place and the limit: aliases that expand to billions of
+// nodes, and a table over 1 MiB. A table that shares a value through an
+// alias still loads.
+func TestParseRefusesBlowUp(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		// a1..a3 repeat 12,330 nodes; the 8th *a3 of a4 (line 9, column
+		// 45) takes the total over 100,000.
+		{"billion laughs", header + laughs(9), "m.yaml:9:45: YAML: the alias *a3 takes the aliases' repeated nodes over 100000 (the limit)"},
+		{"a recursive alias", header + "missing: &a [x, *a]\n", "m.yaml:4:"},
+		{"over 1 MiB", header /* 39 bytes */ + "# " + strings.Repeat("x", 1<<20) + "\n", "m.yaml: the table is 1048618 bytes; perfc reads at most 1 MiB (1048576 bytes) of a machine table"},
+		{"one shared value", header + "params:\n  x: &v {value: 1us, source: s}\n  y: *v\n", ""},
+	}
+	for _, tt := range tests {
+		_, err := Parse("m.yaml", []byte(tt.text))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestLoadEndlessFile checks that Load stops reading at the limit.
+func TestLoadEndlessFile(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip(err)
+	}
+	_, err := Load("/dev/zero")
+	if err == nil || !strings.Contains(err.Error(), "/dev/zero: the input is more than 1 MiB") {
+		t.Errorf("Load(/dev/zero) = %v", err)
 	}
 }

@@ -112,17 +112,21 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
-	steps.step("check: building")
-	bin, err := codegen.Build(ctx, dir, false)
-	if err != nil {
-		return err
-	}
 	args := []string{"-samples", fmt.Sprint(c.Samples), "-min-time", c.MinTime.String()}
 	if c.Reps > 0 {
 		args = append(args, "-reps", fmt.Sprint(c.Reps))
 	}
-	steps.step("check: running")
-	m, err := codegen.Measure(ctx, bin, args...)
+	steps.step("check: building")
+	var m *spmd.Measurement
+	running := false
+	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
+		if !running { // a binary rebuilt because it did not start runs within this step
+			steps.step("check: running")
+			running = true
+		}
+		m, err = codegen.Measure(ctx, bin, args...)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -161,11 +165,11 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 // compareCounts builds and runs the counting program and compares what it
 // executed with the analyzer.
 func compareCounts(ctx context.Context, k *lang.Checked, p *codegen.Program, dir string) (*codegen.CountComparison, error) {
-	bin, err := codegen.Build(ctx, dir, true)
-	if err != nil {
-		return nil, err
-	}
-	ex, err := codegen.Count(ctx, bin)
+	var ex *spmd.Executed
+	err := codegen.WithBinary(ctx, dir, true, func(bin string) (err error) {
+		ex, err = codegen.Count(ctx, bin)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +202,7 @@ func printCheck(w io.Writer, res checkResult) {
 		if t.MedianUs > 0 {
 			spread = (t.MaxUs - t.MinUs) / t.MedianUs * 100
 		}
-		line := fmt.Sprintf("%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t", t.Name, t.MinUs, t.MedianUs, t.MaxUs, spread)
+		line := fmt.Sprintf("%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t", lang.Printable(t.Name), t.MinUs, t.MedianUs, t.MaxUs, spread)
 		if res.Predicted != nil {
 			if s, ok := res.Predicted[t.Name]; ok && s > 0 {
 				// (measured - predicted) / predicted, as the papers report it.
@@ -248,7 +252,7 @@ func printComparison(w io.Writer, c *codegen.CountComparison) {
 				fmt.Fprintf(tw, "    …\t%d more (-o json lists them)\t\t\t\n", len(ds)-maxListed)
 				break
 			}
-			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t%d\n", d.Rank, d.Region, d.Count, d.Analyzer, d.Executed)
+			fmt.Fprintf(tw, "    %d\t%s\t%s\t%s\t%d\n", d.Rank, lang.Printable(d.Region), d.Count, d.Analyzer, d.Executed)
 		}
 		tw.Flush()
 	}
@@ -256,6 +260,6 @@ func printComparison(w io.Writer, c *codegen.CountComparison) {
 	list("counts that depend on data", c.Data)
 	for _, b := range c.Branches {
 		fmt.Fprintf(w, "  data condition %s (%s): assumed prob %g, observed %.3f (%d of %d evaluations true)\n",
-			b.Stmt, b.Region, b.Prob, b.Observed, b.Taken, b.Evaluated)
+			b.Stmt, lang.Printable(b.Region), b.Prob, b.Observed, b.Taken, b.Evaluated)
 	}
 }

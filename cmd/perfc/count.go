@@ -10,12 +10,14 @@ import (
 	"perfc/analyze"
 	"perfc/analyze/cache"
 	"perfc/internal/units"
+	"perfc/lang"
 )
 
 // countCmd is `perfc count`: exact counts per rank class and region.
 type countCmd struct {
 	kernelArgs
 	outputArg
+	scheduleArgs
 	Rank     int64  `default:"-1" help:"Count only this rank (default: every rank, grouped into classes of alike ranks)."`
 	Cache    string `help:"Cache hierarchy, e.g. L1=48KiB/64B/12,L2=1280KiB/64B/20 (default: this machine's, from /sys)." placeholder:"SPEC"`
 	Symbolic bool   `help:"Show the closed-form formula of every count."`
@@ -41,9 +43,15 @@ func (c *countCmd) Run(e env) error {
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printCounts(e.stdout, rep, c.Symbolic)
 	}
-	printCounts(e.stdout, rep, c.Symbolic)
+	if err := c.checkSchedule(k); err != nil {
+		return positioned(e, err, k.File.Source) // the deadlock predict and emulate report
+	}
 	return nil
 }
 
@@ -128,7 +136,7 @@ func printRegionTable(w io.Writer, cl *analyze.Class) {
 			num(c.Loads), num(c.Stores), num(addCounts(c.LoadBytes, c.StoreBytes)), num(msgs), num(msgBytes), num(cols), num(c.Barriers))
 	}
 	for _, r := range cl.Regions {
-		row(r.Name, r.Counts)
+		row(lang.Printable(r.Name), r.Counts)
 	}
 	row("total", cl.Total)
 	tw.Flush()
@@ -238,7 +246,7 @@ func printCache(w io.Writer, cl *analyze.Class, symbolic bool) {
 	shown := 0
 	for _, r := range cl.Regions {
 		if touchesCache(r.Counts.Cache) {
-			row(r.Name, r.Counts.Cache)
+			row(lang.Printable(r.Name), r.Counts.Cache)
 			shown++
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // genCmd is `perfc gen`: write a kernel as a Go program that runs it.
 type genCmd struct {
 	kernelArgs
-	Out      string `short:"o" required:"" type:"path" placeholder:"DIR" help:"Directory to write the program into (created; files perfc did not write are never overwritten)."`
+	Out      string `required:"" placeholder:"DIR" help:"Directory to write the program into (created; files perfc did not write are never overwritten or removed, nor written through a symbolic link; a failed write leaves it as it was)."`
 	MemLimit int64  `placeholder:"BYTES" help:"Refuse a kernel that needs more memory than this (default: 80% of the memory this machine has available)."`
 }
 

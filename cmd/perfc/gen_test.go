@@ -8,11 +8,12 @@ import (
 )
 
 // TestGen writes a program, rewrites it, and refuses a directory that
-// holds other code and a kernel too large for the limit.
+// holds other code, an empty directory name and a kernel too large for
+// the limit.
 func TestGen(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "triad")
 	for range 2 {
-		code, out, errOut := runCLI(t, "", "gen", "../../examples/triad.spmd", "-D", "N=1000", "-o", dir)
+		code, out, errOut := runCLI(t, "", "gen", "../../examples/triad.spmd", "-D", "N=1000", "--out", dir)
 		if code != 0 || !strings.Contains(out, "wrote "+dir+": kernel triad on 1 rank, ") || !strings.Contains(out, "files; it needs 23.5 KiB of memory to run") ||
 			!strings.Contains(out, "go run -tags perfc_count . -count") {
 			t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
@@ -29,8 +30,9 @@ func TestGen(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-o", other}, "holds go.mod, which perfc did not write"},
-		{[]string{"-o", dir, "--mem-limit", "1000"}, "needs 23.5 KiB of memory for its arrays and message buffers, more than the limit of 1000 B"},
+		{[]string{"--out", other}, "holds go.mod, which perfc did not write"},
+		{[]string{"--out", dir, "--mem-limit", "1000"}, "needs 23.5 KiB of memory for its arrays and message buffers, more than the limit of 1000 B"},
+		{[]string{"--out", ""}, "perfc: the directory name is empty: name the directory to write the program into, e.g. --out ./kernel"},
 	}
 	for _, tt := range tests {
 		code, _, errOut := runCLI(t, "", append([]string{"gen", "../../examples/triad.spmd", "-D", "N=1000"}, tt.args...)...)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"perfc/examples"
+	"perfc/internal/readlimit"
 	"perfc/lang"
 	"perfc/parser"
 )
@@ -25,13 +25,15 @@ type outputArg struct {
 	Output string `short:"o" enum:"table,json" default:"table" help:"Output format: table (for people) or json (for programs)."`
 }
 
-// readSource reads a file, or standard input for "-".
+// readSource reads a file, or standard input for "-", refusing more than
+// readlimit.Max bytes before reading further (so /dev/zero is an error,
+// not a crash).
 func readSource(path string, stdin io.Reader) ([]byte, string, error) {
 	if path == "-" {
-		b, err := io.ReadAll(stdin)
+		b, err := readlimit.Reader(stdin, "<stdin>")
 		return b, "<stdin>", err
 	}
-	b, err := os.ReadFile(path)
+	b, err := readlimit.File(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return exampleSource(path, err)
 	}

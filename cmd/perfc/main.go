@@ -48,11 +48,55 @@ func main() {
 }
 
 // run parses args and runs one verb, returning the process exit status.
+// A verb whose output could not be written (a full disk, a closed pipe)
+// fails even when it returned no error itself, so that no one mistakes a
+// lost table for a printed one.
+func run(args []string, e env) int {
+	out := &outputWriter{w: e.stdout}
+	e.stdout = out
+	code := runVerb(args, e)
+	if out.err != nil {
+		fmt.Fprintf(e.stderr, "perfc: writing output: %v\n", out.err)
+		return max(code, 1)
+	}
+	return code
+}
+
+// outputWriter is a verb's standard output: it remembers the first write
+// error, so that run can report it whichever printer (fmt, tabwriter, a
+// JSON encoder) met it and whether or not that printer passed it on.
+type outputWriter struct {
+	w   io.Writer
+	err error
+}
+
+// Write writes p, or after a failure returns the first error again
+// without writing, so a printer's later lines cannot land after a gap.
+func (o *outputWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
+	}
+	o.err = err
+	return n, err
+}
+
+// writeFailed reports whether err is the write error of the verb's
+// standard output, which run reports once on its own.
+func writeFailed(e env, err error) bool {
+	o, ok := e.stdout.(*outputWriter)
+	return ok && o.err != nil && errors.Is(err, o.err)
+}
+
+// runVerb parses args and runs one verb, returning the exit status.
 // perfc alone prints the list of verbs, as perfc help does, but exits with
 // status 1 because it did nothing.
-func run(args []string, e env) int {
+func runVerb(args []string, e env) int {
 	if len(args) == 0 {
-		if code := run([]string{"help"}, e); code != 0 {
+		if code := runVerb([]string{"help"}, e); code != 0 {
 			return code
 		}
 		return 1
@@ -85,6 +129,10 @@ func run(args []string, e env) int {
 		}()
 		ctx, err := parser.Parse(args)
 		if err != nil {
+			if writeFailed(e, err) {
+				code = 1 // kong's help could not be written; run reports it
+				return
+			}
 			fmt.Fprintf(e.stderr, "perfc: %v\n", err)
 			code = 2
 			return
@@ -93,6 +141,10 @@ func run(args []string, e env) int {
 			var ee exitError
 			if errors.As(err, &ee) {
 				code = ee.code
+				return
+			}
+			if writeFailed(e, err) {
+				code = 1 // run reports it
 				return
 			}
 			fmt.Fprintf(e.stderr, "perfc: %v\n", err)

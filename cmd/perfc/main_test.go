@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -104,5 +105,73 @@ func TestFmtWrite(t *testing.T) {
 	second, _ := os.ReadFile(path)
 	if string(first) != string(second) || !strings.Contains(string(first), "for i in 0..N {") {
 		t.Errorf("not canonical or not idempotent:\n%s\n---\n%s", first, second)
+	}
+}
+
+// failingWriter fails every write after the first ok bytes, like a disk
+// that fills up.
+type failingWriter struct{ ok int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.ok {
+		w.ok -= len(p)
+		return len(p), nil
+	}
+	n := w.ok
+	w.ok = 0
+	return n, errors.New("no space left on device")
+}
+
+// TestOutputWriteFails checks that every kind of printer (plain prints,
+// tabwriter tables, JSON encoders, kong's help) turns a failed write into
+// exit status 1 and one message, instead of a lost table and exit 0.
+func TestOutputWriteFails(t *testing.T) {
+	tests := [][]string{
+		{"predict", "../../examples/gauss.spmd"},
+		{"predict", "../../examples/gauss.spmd", "-o", "json"},
+		{"count", "../../examples/triad.spmd"},
+		{"parse", "../../examples/triad.spmd", "-o", "json"},
+		{"fmt", "../../examples/triad.spmd"},
+		{"machines"},
+		{"sweep", "../../examples/gauss.spmd", "-D", "N=64,128"},
+		{"sweep", "../../examples/gauss.spmd", "-D", "N=64,128", "-o", "csv"},
+		{"emulate", "../../examples/gauss.spmd"},
+		{"--help"},
+	}
+	for _, args := range tests {
+		for _, ok := range []int{0, 10} {
+			var errOut bytes.Buffer
+			code := run(args, env{stdin: strings.NewReader(""), stdout: &failingWriter{ok: ok}, stderr: &errOut})
+			want := "perfc: writing output: no space left on device\n"
+			if code != 1 || errOut.String() != want {
+				t.Errorf("%v with %d bytes of room: exit %d, stderr %q; want 1 and %q", args, ok, code, errOut.String(), want)
+			}
+		}
+	}
+}
+
+// TestInputTooLarge checks that kernel files, machine tables and standard
+// input over 1 MiB are refused with the file and the size, and that an
+// endless device is cut at the limit instead of read whole.
+func TestInputTooLarge(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.spmd")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("// comment\n"), 200_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"parse", "/dev/zero"}, "", "perfc: /dev/zero: the input is more than 1 MiB; perfc reads at most 1 MiB (1048576 bytes)"},
+		{[]string{"count", big}, "", "perfc: " + big + ": the input is 2200000 bytes; perfc reads at most 1 MiB"},
+		{[]string{"fmt", "-"}, strings.Repeat("x", 1<<20+1), "perfc: <stdin>: the input is more than 1 MiB"},
+		{[]string{"predict", "../../examples/triad.spmd", "-m", "/dev/zero"}, "", "perfc: /dev/zero: the input is more than 1 MiB"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCLI(t, tt.stdin, tt.args...)
+		if code != 1 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tt.args, code, errOut, tt.want)
+		}
 	}
 }

@@ -113,7 +113,7 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 		if r.Time == 0 && len(r.Terms) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, formatTime(r.Compute), formatTime(r.Memory),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", lang.Printable(r.Name), formatTime(r.Compute), formatTime(r.Memory),
 			formatTime(r.Messages), formatTime(r.Collectives), formatTime(r.Time), r.Bottleneck)
 		sum.Compute += r.Compute
 		sum.Memory += r.Memory
@@ -146,7 +146,7 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, r := range p.Regions {
 			for _, t := range r.Terms {
-				fmt.Fprintf(tw, "  %s\t%s\t%s %s x %s\t= %s\t%s\n", r.Name, t.What, units.Count(t.Count), t.Unit,
+				fmt.Fprintf(tw, "  %s\t%s\t%s %s x %s\t= %s\t%s\n", lang.Printable(r.Name), t.What, units.Count(t.Count), t.Unit,
 					formatTime(t.UnitCost), formatTime(t.Time), t.How)
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // options are the command-line flags of a generated program.
@@ -210,7 +212,7 @@ func printMeasurement(out io.Writer, m Measurement) {
 		if t.MedianUs > 0 {
 			spread = (t.MaxUs - t.MinUs) / t.MedianUs * 100
 		}
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t\n", t.Name, t.MinUs, t.MedianUs, t.MaxUs, spread)
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.1f%%\t\n", printable(t.Name), t.MinUs, t.MedianUs, t.MaxUs, spread)
 	}
 	for _, t := range m.Regions {
 		row(t)
@@ -246,14 +248,39 @@ func printExecuted(out io.Writer, ex Executed) {
 				c.Loads, c.Stores, msgs, msgBytes, colls, c.Barriers)
 		}
 		for _, r := range rc.Regions {
-			row(r.Name, r.Counts)
+			row(printable(r.Name), r.Counts)
 		}
 		row("total", rc.Total)
 		tw.Flush()
 		for _, b := range rc.Branches {
 			fmt.Fprintf(out, "  data condition %s (%s): assumed prob %g, true %d of %d times (%.3f)\n",
-				b.Stmt, b.Region, b.Prob, b.Taken, b.Evaluated, b.Observed())
+				b.Stmt, printable(b.Region), b.Prob, b.Taken, b.Evaluated, b.Observed())
 		}
 	}
 	fmt.Fprintf(out, "checksum %s\n", ex.Checksum)
+}
+
+// printable returns a region name as the tables print it: every control
+// character (C0, DEL, C1), every invalid UTF-8 byte and the Unicode line
+// and paragraph separators written as Go escapes (\n, \x1b, \u2028), so
+// that a name can neither drive the terminal nor break a table's columns.
+// It follows lang.Printable, which perfc's own printers use; the runtime
+// keeps a copy because it is copied into programs that import nothing but
+// the standard library.
+func printable(name string) string {
+	var b strings.Builder
+	for i, w := 0, 0; i < len(name); i += w {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		w = size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, name[i])
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(name[i : i+size])
+		}
+	}
+	return b.String()
 }

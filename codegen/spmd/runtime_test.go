@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfc/lang"
 )
 
 func TestIntegerArithmetic(t *testing.T) {
@@ -260,5 +262,39 @@ func TestProgram(t *testing.T) {
 				t.Errorf("-json printed %s (%v)", out.String(), err)
 			}
 		}
+	}
+}
+
+// TestPrintable checks the escapes of region names in the program's
+// tables: those of lang.Printable, which perfc's printers use.
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"pivot search", "pivot search"},
+		{`a\b`, `a\b`},
+		{"héllo", "héllo"},
+		{"a\x1b[31mred", `a\x1b[31mred`},
+		{"tab\there\n", `tab\there\n`},
+		{"cr\r del\x7f c1\u0085", `cr\r del\x7f c1\u0085`},
+		{"line\u2028sep", `line\u2028sep`},
+		{"bad\xffutf8", `bad\xffutf8`},
+	}
+	for _, tt := range tests {
+		if got := printable(tt.in); got != tt.want {
+			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := lang.Printable(tt.in); got != tt.want {
+			t.Errorf("lang.Printable(%q) = %q, want %q (the runtime and perfc must agree)", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestTablesEscapeRegionNames checks that the program's tables print a
+// region name's control characters as escapes.
+func TestTablesEscapeRegionNames(t *testing.T) {
+	var out strings.Builder
+	printMeasurement(&out, Measurement{Regions: []Timing{{Name: "a\x1b[31mred\tx"}}, Total: Timing{Name: "total"}})
+	printExecuted(&out, Executed{PerRank: []RankCounts{{Regions: []RegionCounts{{Name: "b\nc"}}}}})
+	if strings.ContainsAny(out.String(), "\x1b\t") || !strings.Contains(out.String(), `a\x1b[31mred\tx`) || !strings.Contains(out.String(), `b\nc`) {
+		t.Errorf("tables:\n%q", out.String())
 	}
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"perfc/analyze"
+	"perfc/costmodel"
+	"perfc/lang"
+)
+
+// scheduleArgs are count's flags for the schedule check.
+type scheduleArgs struct {
+	NoEmulation bool `help:"Do not emulate the ranks' schedules to find deadlocks (the emulation takes time in proportion to the messages sent, as in perfc predict; kernels without messages are never emulated)."`
+}
+
+// checkSchedule runs every rank's schedule of a kernel that has
+// point-to-point messages, as perfc predict and perfc emulate do, only to
+// find the schedules that cannot complete (a deadlock, with its chain of
+// waits; message sizes that differ; ranks at different collectives).
+// Messages block, as the language defines them, whatever a machine's eager
+// limit would let through. Kernels without send, recv, sendrecv or
+// exchange are not emulated, so counting them stays as fast as before; for
+// the others it costs what predict's emulation costs (--no-emulation
+// skips it).
+func (a scheduleArgs) checkSchedule(k *lang.Checked) error {
+	if a.NoEmulation || !hasPointToPoint(k) {
+		return nil
+	}
+	_, err := costmodel.Emulate(k, untimed{}, costmodel.EmulateOptions{})
+	return err
+}
+
+// hasPointToPoint reports whether the kernel has a point-to-point
+// statement, on any rank (count --rank analyses only one).
+func hasPointToPoint(k *lang.Checked) bool {
+	found := false
+	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
+		if s, ok := n.(*lang.CommStmt); ok {
+			switch s.Kind {
+			case lang.Send, lang.Recv, lang.SendRecv, lang.Exchange:
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// untimed is a costmodel.Pricer that prices everything at zero and makes
+// every send wait for its receiver: the order of events, and so whether
+// the ranks can complete, is all count needs.
+type untimed struct{}
+
+func (untimed) Compute(*analyze.Work) float64                        { return 0 }
+func (untimed) Message(src, dst, bytes int64) float64                { return 0 }
+func (untimed) Collective(kind, op, elem string, b, n int64) float64 { return 0 }
+func (untimed) EagerLimit() int64                                    { return -1 }
+func (untimed) Cluster() *costmodel.Cluster                          { return nil }

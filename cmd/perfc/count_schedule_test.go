@@ -1,0 +1,45 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCountReportsDeadlock checks that perfc count, after the counts,
+// reports the deadlock perfc emulate finds, with the same chain of waits
+// and exit status 1, in both output formats; and that kernels whose
+// messages complete still count with exit status 0.
+func TestCountReportsDeadlock(t *testing.T) {
+	const ring = "testdata/emulate_deadlock.spmd"
+	_, _, want := runCLI(t, "", "emulate", ring, "-m", "unit")
+	if !strings.Contains(want, "deadlock: 3 of 3 ranks cannot complete") {
+		t.Fatalf("emulate no longer finds the deadlock: %q", want)
+	}
+	for _, format := range []string{"table", "json"} {
+		code, out, errOut := runCLI(t, "", "count", ring, "--cache", "L1=32KiB/64B/8", "-o", format)
+		if code != 1 || !strings.Contains(out, "emulate_deadlock.spmd") {
+			t.Errorf("count -o %s: exit %d, stdout %q; want 1 and the counts", format, code, out)
+		}
+		if diff := cmp.Diff(want, errOut); diff != "" {
+			t.Errorf("count -o %s: stderr differs from emulate's (-emulate +count):\n%s", format, diff)
+		}
+	}
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"../../examples/pingpong.spmd"}, 0},
+		{[]string{"../../examples/wave.spmd"}, 0},
+		{[]string{"../../examples/triad.spmd"}, 0},
+		{[]string{ring, "--rank", "1"}, 1}, // one rank analysed; every rank's schedule checked
+		{[]string{ring, "--no-emulation"}, 0},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCLI(t, "", append([]string{"count", "--cache", "L1=32KiB/64B/8"}, tt.args...)...)
+		if code != tt.code || (tt.code == 0 && errOut != "") {
+			t.Errorf("count %v: exit %d, stderr %q; want %d", tt.args, code, errOut, tt.code)
+		}
+	}
+}
