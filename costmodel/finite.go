@@ -68,9 +68,12 @@ func checkTerm(region string, t Term) error {
 		return fmt.Errorf("the unit cost of %s is %g s per %s: not a usable time (%s); check the machine table and the -M overrides", what, t.UnitCost, t.Unit, from)
 	case t.UnitCost < 0:
 		return fmt.Errorf("the unit cost of %s is a negative time (%s per %s; %s): a cost must not be negative; correct the machine table's entry", what, units.Time(t.UnitCost), t.Unit, from)
-	case !isFinite(t.Time) || t.Time < 0:
+	case !isFinite(t.Time):
 		return fmt.Errorf("%s: %s %s x %g s overflows float range (more than 1.8e+308 s); the unit cost comes from %s: check the machine table and the -M overrides, or make the kernel smaller with -D",
 			what, units.Count(t.Count), t.Unit, t.UnitCost, from)
+	case t.Time < 0:
+		return fmt.Errorf("the time of %s is negative (%s = %s %s x %s; %s): a cost must not be negative; correct the machine table's entry",
+			what, units.Time(t.Time), units.Count(t.Count), t.Unit, units.Time(t.UnitCost), from)
 	}
 	return nil
 }

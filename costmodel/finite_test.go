@@ -71,6 +71,29 @@ kernel huge(R = 1_000_000_000_000_000_000) {
 }
 `
 
+// memoryMachine prices memory with a cost that is positive at the
+// load-time samples (n = 0 and 10^6 elements) and negative between 10 and
+// 100 elements.
+const memoryMachine = `
+name: mem
+description: a memory cost that dips below zero between the samples
+source: perfc test
+compute: {source: test, peak: {f64: 1Gflop/s}}
+memory:
+  source: test
+  cost: 1ns*(n - 10)*(n - 100)
+`
+
+// memoryKernel moves 50 elements: 25 loads and 25 stores.
+const memoryKernel = `
+kernel m(n = 25) {
+  array a[n]: f64
+  for i in 0..n {
+    a[i] = a[i] * 2.0
+  }
+}
+`
+
 // predictSource analyses and prices kernel source on a machine.
 func predictSource(t *testing.T, m *machines.Machine, src string, opts Options, defs ...string) (*Prediction, error) {
 	t.Helper()
@@ -103,6 +126,10 @@ func TestPredictRefusesUnusableCosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	memory, err := machines.Parse("mem.yaml", []byte(memoryMachine))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		m    *machines.Machine
@@ -120,6 +147,9 @@ func TestPredictRefusesUnusableCosts(t *testing.T) {
 		{"measured message table extrapolated below zero, no emulation", bad, pingKernel, Options{NoEmulation: true}, []string{"n", "524288"},
 			[]string{"bad.yaml:12:5: 'time' (table over bytes (2 points)) is a negative time (-10us) at bytes=4.194304e+06", `send at k.spmd:6:7 in region "ping" of rank 0`}},
 		{"t_startup = 1e308 s, emulated", huge, pingKernel, Options{}, []string{"n", "8"}, nil},
+		{"memory cost negative between the samples", memory, memoryKernel, Options{}, nil,
+			[]string{`the unit cost of processor-memory transfers in region "(outside regions)" is a negative time (-40 ns per element; 1ns*(n - 10)*(n - 100) with n = 50 elements`,
+				"correct the machine table's entry"}},
 		{"count beyond float range", cm5, hugeKernel, Options{}, nil,
 			[]string{`the count of madd f64 s&s&s in region "deep" is beyond float range`, "-D"}},
 	}
