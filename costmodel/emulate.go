@@ -43,14 +43,19 @@ import (
 // the number of ranks, not to the number of events: the timeline is only
 // streamed to opts.Timeline and opts.Observe.
 func Emulate(k *lang.Checked, p Pricer, opts EmulateOptions) (*Emulation, error) {
-	em, err := newEmulator(k, p, opts)
+	checked := &checkedPricer{Pricer: p}
+	em, err := newEmulator(k, checked, opts)
 	if err != nil {
 		return nil, err
 	}
 	if err := em.run(); err != nil {
 		return nil, err
 	}
-	return em.result()
+	res, err := em.result()
+	if err != nil {
+		return nil, err
+	}
+	return res, checkEmulation(k, checked, res)
 }
 
 // EmulateOptions says where the timeline goes.

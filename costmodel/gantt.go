@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"perfc/internal/units"
 )
 
 // Gantt draws an emulation's timeline: one row per rank, computing,
@@ -320,15 +321,5 @@ func timeScale(horizon float64) (float64, string) {
 	return 1e6, "us"
 }
 
-// formatDuration writes a time with a PARKBENCH unit: s, ms or us.
-func formatDuration(t float64) string {
-	switch a := math.Abs(t); {
-	case a == 0:
-		return "0 s"
-	case a >= 1:
-		return fmt.Sprintf("%.4g s", t)
-	case a >= 1e-3:
-		return fmt.Sprintf("%.4g ms", t*1e3)
-	}
-	return fmt.Sprintf("%.4g us", t*1e6)
-}
+// formatDuration writes a time in the unit a reader uses (units.Time).
+func formatDuration(t float64) string { return units.Time(t) }

@@ -8,6 +8,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/analyze/cache"
+	"perfc/internal/units"
 	"perfc/lang"
 	"perfc/machines"
 )
@@ -136,6 +137,9 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	}
 	sort.Strings(pred.Notes)
 	pred.Notes = append(pred.Notes, rep.Notes...)
+	if err := checkPrediction(pred, rep, m); err != nil {
+		return nil, err
+	}
 	return pred, nil
 }
 
@@ -199,7 +203,7 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts) []Term {
 			unit, how = 0, "overlaps the send half of the same sendrecv"
 		}
 		terms = append(terms, Term{Resource: "message", What: fmt.Sprintf("%s %s (%s)", msg.Kind, msg.Peer, msg.Stmt),
-			Count: n, Unit: fmt.Sprintf("message of %.6g B", bytes), UnitCost: unit, Time: n * unit, How: how})
+			Count: n, Unit: "message of " + units.Count(bytes) + " B", UnitCost: unit, Time: n * unit, How: how})
 	}
 	return terms
 }
@@ -216,7 +220,7 @@ func (p *machinePricer) collectiveTerms(c analyze.Counts) []Term {
 		unit, how, src := p.collective(col.Kind, col.Op, col.Elem, bytes, col.Participants)
 		what := strings.Join(strings.Fields(col.Kind+" "+col.Op+" "+col.Elem), " ")
 		terms = append(terms, Term{Resource: "collective", What: fmt.Sprintf("%s (%s)", what, col.Stmt), Count: n,
-			Unit: fmt.Sprintf("call of %.6g B", bytes), UnitCost: unit, Time: n * unit, How: how, Source: src})
+			Unit: "call of " + units.Count(bytes) + " B", UnitCost: unit, Time: n * unit, How: how, Source: src})
 	}
 	if n := c.Barriers.Float(); n > 0 {
 		unit, how, src := p.collective("barrier", "", "", 0, p.ranks)
@@ -275,11 +279,11 @@ func cacheWarnings(rep *analyze.Report, m *machines.Machine) []string {
 		}
 		for _, a := range rep.Footprint.Arrays {
 			if a.Bytes > size {
-				out = append(out, fmt.Sprintf("array %s is %d B, larger than the %s of %s (%s): it does not stay in cache", a.Name, a.Bytes, c.Name, m.Name(), c.Size.String()))
+				out = append(out, fmt.Sprintf("array %s is %s, larger than the %s of %s (%s): it does not stay in cache", a.Name, units.Bytes(a.Bytes), c.Name, m.Name(), c.Size.String()))
 			}
 		}
 		if rep.Footprint.Bytes > size {
-			out = append(out, fmt.Sprintf("the working set of one rank is %d B, larger than the %s of %s (%s)", rep.Footprint.Bytes, c.Name, m.Name(), c.Size.String()))
+			out = append(out, fmt.Sprintf("the working set of one rank is %s, larger than the %s of %s (%s)", units.Bytes(rep.Footprint.Bytes), c.Name, m.Name(), c.Size.String()))
 		}
 	}
 	return out

@@ -158,6 +158,9 @@ func AnalyzeWavefront(k *lang.Checked, p Pricer, em *Emulation) (*Wavefront, err
 			wf.Notes = append(wf.Notes, note)
 		}
 	}
+	if err := checkFiniteNumbers("the wavefront analysis of kernel "+k.Kernel.Name.Name, wf); err != nil {
+		return nil, err
+	}
 	return wf, nil
 }
 

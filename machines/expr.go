@@ -812,6 +812,12 @@ type Cost struct {
 	prog   program
 	table  *table
 	source string
+	// key, where and vars name the entry for errors at pricing time (Check):
+	// its key ('time'), file:line:col in the table, and the variables it
+	// may read.
+	key   string
+	where string
+	vars  varSet
 }
 
 // Eval evaluates the cost for the given variables, in SI units of Dim

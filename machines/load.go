@@ -619,11 +619,9 @@ func (d *decoder) cost(n *yaml.Node, key string, vars varSet, inherited string) 
 		d.errorf(valueNode, "'%s' needs a time, got %s (%s)", key, c.dim.Describe(), valueNode.Value)
 		return nil
 	}
-	for _, v := range costSamples() {
-		if t := c.Eval(v); t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
-			d.errorf(valueNode, "'%s' is %s at %s", key, badTime(t), describeVars(v, vars))
-			return nil
-		}
+	c.key, c.where, c.vars = key, d.position(valueNode), vars
+	if !d.checkSamples(valueNode, c) {
+		return nil
 	}
 	c.source = firstNonEmpty(own, inherited, d.paramSources(used))
 	if c.source == "" {
@@ -700,7 +698,12 @@ func (d *decoder) table(n *yaml.Node, key string, vars varSet, inherited string)
 	if len(t.xs) < len(items) {
 		return nil // reported
 	}
-	return &Cost{text: fmt.Sprintf("table over %s (%d points)", xName, len(t.xs)), dim: Time, table: t, source: src}
+	c := &Cost{text: fmt.Sprintf("table over %s (%d points)", xName, len(t.xs)), dim: Time, table: t, source: src,
+		key: key, where: d.position(n), vars: setOf(id)}
+	if !d.checkSamples(n, c) {
+		return nil
+	}
+	return c
 }
 
 // point reads one [x, y] pair of a measured table.

@@ -145,6 +145,14 @@ messages:
     x: bytes
     points: [[0B, 1us], [0B, 2us]]
 `, []string{`m.yaml:10:25: points of 'time' must have strictly increasing bytes`}},
+		{"a measured table that extrapolates below zero", `
+messages:
+  source: s
+  model: expr
+  time:
+    x: bytes
+    points: [[1KiB, 100us], [2KiB, 50us]]
+`, []string{`m.yaml:9:5: 'time' is a negative time (-51.05ms) at bytes=1.048576e+06 (the measured table is extended linearly beyond its points)`}},
 		{"a measured table with bad points", `
 messages:
   source: s

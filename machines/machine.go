@@ -568,6 +568,17 @@ func (mm *MessageModel) Kind() MessageKind { return mm.kind }
 // Source cites the model.
 func (mm *MessageModel) Source() string { return mm.source }
 
+// TimeCost is the time entry of an expr model (an expression or measured
+// table over bytes and level), which, unlike the Hockney and LogGP laws,
+// may go negative for sizes the table was not measured at; pricing checks
+// it with Cost.Check. It reports false for the other models.
+func (mm *MessageModel) TimeCost() (*Cost, bool) {
+	if mm.kind != ExprModel || mm.time == nil {
+		return nil, false
+	}
+	return mm.time, true
+}
+
 // Time is the time of one message of the given size that crosses the given
 // number of network levels (see Levels): the model's time plus PerLevel for
 // each level beyond BaseLevel.

@@ -9,6 +9,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/analyze/cache"
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -40,6 +41,9 @@ func (c *countCmd) Run(e env) error {
 		return positioned(e, err, k.File.Source)
 	}
 	if c.Output == "json" {
+		if err := checkCountsForJSON(rep); err != nil {
+			return err
+		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
@@ -99,16 +103,10 @@ func printCounts(w io.Writer, rep *analyze.Report, symbolic bool) {
 	}
 }
 
-// num prints a count compactly: exact integers, fractions as decimals.
-func num(c analyze.Count) string {
-	if c.Value == nil || c.Value.Sign() == 0 {
-		return "0"
-	}
-	if c.Value.IsInt() {
-		return groupDigits(c.Value.Num().String())
-	}
-	return fmt.Sprintf("%.6g", c.Float())
-}
+// num prints a count compactly: exact integers in full with grouped digits
+// below 10^18, larger ones and fractions with 7 significant digits
+// (units.ExactCount; docs/counts.md).
+func num(c analyze.Count) string { return units.ExactCount(c.Value) }
 
 // formula prints a count with its closed form.
 func formula(c analyze.Count, symbolic bool) string {
@@ -120,23 +118,6 @@ func formula(c analyze.Count, symbolic bool) string {
 		}
 	}
 	return s
-}
-
-// groupDigits writes 1234567 as 1,234,567.
-func groupDigits(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // printRegionTable prints one row per region and the total.

@@ -12,6 +12,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/costmodel"
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -201,7 +202,7 @@ func count(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return fmt.Sprintf("%s %s", groupDigits(fmt.Sprint(n)), many)
+	return units.Int(n) + " " + many
 }
 
 // orDash prints "-" for an empty field.

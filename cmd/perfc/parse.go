@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -157,18 +158,6 @@ func printSummary(e env, k *lang.Checked) {
 	w.Flush()
 }
 
-// formatBytes prints a byte count exactly and with a binary prefix, the
-// PARKBENCH way (KiB = 1024 B).
-func formatBytes(n int64) string {
-	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	f := float64(n)
-	u := 0
-	for f >= 1024 && u < len(units)-1 {
-		f /= 1024
-		u++
-	}
-	if u == 0 {
-		return fmt.Sprintf("%d B", n)
-	}
-	return fmt.Sprintf("%d B (%.1f %s)", n, f, units[u])
-}
+// formatBytes prints a byte count exactly, with grouped digits, and from
+// 1 KiB on with a binary prefix (units.Bytes).
+func formatBytes(n int64) string { return units.Bytes(n) }

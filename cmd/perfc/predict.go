@@ -9,6 +9,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/costmodel"
+	"perfc/internal/units"
 	"perfc/lang"
 	"perfc/machines"
 )
@@ -95,27 +96,9 @@ func predict(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costmod
 	return pred, nil
 }
 
-// formatTime prints seconds with a unit that keeps 4 significant digits.
-func formatTime(s float64) string {
-	switch a := abs(s); {
-	case a == 0:
-		return "0 s"
-	case a >= 1:
-		return fmt.Sprintf("%.4g s", s)
-	case a >= 1e-3:
-		return fmt.Sprintf("%.4g ms", s*1e3)
-	case a >= 1e-6:
-		return fmt.Sprintf("%.4g us", s*1e6)
-	}
-	return fmt.Sprintf("%.4g ns", s*1e9)
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
+// formatTime prints seconds in the unit a reader uses, from ns to years
+// with 4 significant digits (units.Time; docs/predict.md).
+func formatTime(s float64) string { return units.Time(s) }
 
 // printPrediction prints a prediction for people.
 func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
@@ -143,13 +126,13 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 	fmt.Fprintf(tw, "total\t%s\t%s\t%s\t%s\t%s\t%s\t\n", formatTime(sum.Compute), formatTime(sum.Memory),
 		formatTime(sum.Messages), formatTime(sum.Collectives), formatTime(p.Total), p.Bottleneck)
 	tw.Flush()
-	fmt.Fprintf(w, "\npredicted time: %s   R_B = %.4g Mflop/s (%s nominal flop, all ranks)   R_T = %.4g /s\n",
-		formatTime(p.Total), p.RB, groupDigits(fmt.Sprintf("%.0f", p.NominalFlop)), p.RT)
+	fmt.Fprintf(w, "\npredicted time: %s   R_B = %s (%s nominal flop, all ranks)   R_T = %s /s\n",
+		formatTime(p.Total), units.Rate(p.RB*1e6), units.Count(p.NominalFlop), units.Number(p.RT))
 	if em := p.Emulation; em != nil {
 		fmt.Fprintf(w, "emulated: %s events, %s messages; the slowest rank's own costs add up to %s, the rest is waiting on the critical path\n",
-			groupDigits(fmt.Sprint(em.Events)), groupDigits(fmt.Sprint(em.Messages)), formatTime(p.RankSum))
+			units.Int(em.Events), units.Int(em.Messages), formatTime(p.RankSum))
 		if em.LinkWaits > 0 {
-			fmt.Fprintf(w, "node-boundary links: %d messages waited %s in all\n", em.LinkWaits, formatTime(em.LinkWait))
+			fmt.Fprintf(w, "node-boundary links: %s messages waited %s in all\n", units.Int(em.LinkWaits), formatTime(em.LinkWait))
 		}
 		if p.Wavefront != nil {
 			printWavefront(w, p.Wavefront)
@@ -166,7 +149,7 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, r := range p.Regions {
 			for _, t := range r.Terms {
-				fmt.Fprintf(tw, "  %s\t%s\t%s %s x %s\t= %s\t%s\n", lang.Printable(r.Name), t.What, groupDigits(fmt.Sprintf("%.6g", t.Count)), t.Unit,
+				fmt.Fprintf(tw, "  %s\t%s\t%s %s x %s\t= %s\t%s\n", lang.Printable(r.Name), t.What, units.Count(t.Count), t.Unit,
 					formatTime(t.UnitCost), formatTime(t.Time), t.How)
 			}
 		}

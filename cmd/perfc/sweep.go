@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"perfc/costmodel"
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -249,8 +250,12 @@ func sweepTimeColumns() []string {
 }
 
 // sweepTimeWidth is the width of a time column: wide enough for "999.9 ms"
-// and "1.235e+04 s", or for its header.
+// and "18.38 years" (units.Time), or for its header.
 func sweepTimeWidth(header string) int { return max(11, len(header)) }
+
+// sweepRateWidth is the width of the R_B column: wide enough for "999.9
+// Mflop/s" and "21.72 Gflop/s" (units.Rate).
+const sweepRateWidth = 13
 
 func newSweepTable(w io.Writer, machine string, s *sweepSpace) *sweepTable {
 	t := &sweepTable{w: w, machine: machine, names: s.names}
@@ -273,7 +278,7 @@ func (t *sweepTable) header() error {
 	for _, h := range sweepTimeColumns() {
 		fmt.Fprintf(&b, "%*s  ", sweepTimeWidth(h), h)
 	}
-	b.WriteString("R_B Mflop/s  bottleneck\n")
+	fmt.Fprintf(&b, "%*s  bottleneck\n", sweepRateWidth, "R_B")
 	_, err := io.WriteString(t.w, b.String())
 	return err
 }
@@ -289,7 +294,7 @@ func (t *sweepTable) row(r sweepRow) error {
 		for i, v := range []float64{r.Total, r.Compute, r.Memory, r.Messages, r.Collectives} {
 			fmt.Fprintf(&b, "%*s  ", sweepTimeWidth(sweepTimeColumns()[i]), formatTime(v))
 		}
-		fmt.Fprintf(&b, "%11s  %s\n", fmt.Sprintf("%.4g", r.RB), r.Bottleneck)
+		fmt.Fprintf(&b, "%*s  %s\n", sweepRateWidth, units.Rate(r.RB*1e6), r.Bottleneck)
 	}
 	_, err := io.WriteString(t.w, b.String())
 	return err

@@ -1,0 +1,354 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"perfc/analyze"
+	"perfc/internal/units"
+	"perfc/lang"
+	"perfc/machines"
+)
+
+// This file refuses results that cannot be printed or encoded as JSON: a
+// count beyond float range, a cost that is negative where it is used, a
+// time or rate that is infinite or not a number. Each error names its
+// cause (the region, the term, its count and unit cost, the machine
+// table's entry) so that a user never sees "+Inf s", "R_B = NaN" or a JSON
+// encoder's "unsupported value".
+
+// checkPrediction is the last step of Predict. It first evaluates the
+// machine table's collective and message entries at the exact sizes and
+// rank counts the kernel uses (so that a formula such as 2000us - P*1us at
+// P = 4096 is refused with its entry and P), then checks every term of the
+// slowest rank class, the sums, and finally every number of the
+// prediction.
+func checkPrediction(pred *Prediction, rep *analyze.Report, m *machines.Machine) error {
+	if err := checkTableEntries(rep, m); err != nil {
+		return err
+	}
+	for _, r := range pred.Regions {
+		for _, t := range r.Terms {
+			if err := checkTerm(r.Name, t); err != nil {
+				return err
+			}
+		}
+		for _, part := range []struct {
+			name string
+			t    float64
+		}{{"compute", r.Compute}, {"memory", r.Memory}, {"message", r.Messages}, {"collective", r.Collectives}, {"total", r.Time}} {
+			if !isFinite(part.t) {
+				return fmt.Errorf("the predicted %s time of region %q is %s: its terms add up beyond float range (1.8e+308 s); the largest is %s",
+					part.name, r.Name, units.Time(part.t), largestTerm(r.Terms))
+			}
+		}
+	}
+	if !isFinite(pred.NominalFlop) {
+		return fmt.Errorf("the nominal flop count of all ranks is beyond float range (more than 1.8e+308 flop): make the kernel's sizes smaller with -D")
+	}
+	if !isFinite(pred.RB) {
+		return fmt.Errorf("R_B = nominal flop / predicted time = %g flop / %g s is beyond float range: the predicted time is too small to divide by", pred.NominalFlop, pred.Total)
+	}
+	return checkFiniteNumbers("the prediction", pred)
+}
+
+// checkTerm refuses a term whose count, unit cost or time cannot be used.
+func checkTerm(region string, t Term) error {
+	what := fmt.Sprintf("%s in region %q", t.What, region)
+	from := t.How
+	if t.Source != "" {
+		from += "; source: " + t.Source
+	}
+	switch {
+	case !isFinite(t.Count):
+		return fmt.Errorf("the count of %s is beyond float range (more than 1.8e+308 %s): make the kernel's sizes smaller with -D", what, t.Unit)
+	case !isFinite(t.UnitCost):
+		return fmt.Errorf("the unit cost of %s is %g s per %s: not a usable time (%s); check the machine table and the -M overrides", what, t.UnitCost, t.Unit, from)
+	case t.UnitCost < 0:
+		return fmt.Errorf("the unit cost of %s is a negative time (%s per %s; %s): a cost must not be negative; correct the machine table's entry", what, units.Time(t.UnitCost), t.Unit, from)
+	case !isFinite(t.Time):
+		return fmt.Errorf("%s: %s %s x %g s overflows float range (more than 1.8e+308 s); the unit cost comes from %s: check the machine table and the -M overrides, or make the kernel smaller with -D",
+			what, units.Count(t.Count), t.Unit, t.UnitCost, from)
+	case t.Time < 0:
+		return fmt.Errorf("the time of %s is negative (%s = %s %s x %s; %s): a cost must not be negative; correct the machine table's entry",
+			what, units.Time(t.Time), units.Count(t.Count), t.Unit, units.Time(t.UnitCost), from)
+	}
+	return nil
+}
+
+// largestTerm names the term that takes the longest, for an error about a
+// sum that overflows although every term is finite.
+func largestTerm(terms []Term) string {
+	best := -1
+	for i, t := range terms {
+		if best < 0 || t.Time > terms[best].Time {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "(no terms)"
+	}
+	t := terms[best]
+	return fmt.Sprintf("%s: %s %s x %g s = %g s (%s)", t.What, units.Count(t.Count), t.Unit, t.UnitCost, t.Time, t.How)
+}
+
+// checkTableEntries evaluates, for every rank class and region, the table
+// entries that price its collectives, barriers and expr-model messages at
+// the sizes and rank counts it uses, and returns the first that is
+// negative or not finite, naming the kernel statement, the entry and the
+// values (machines.Cost.Check).
+func checkTableEntries(rep *analyze.Report, m *machines.Machine) error {
+	for _, cl := range rep.Classes {
+		for _, r := range cl.Regions {
+			c := r.Counts
+			for _, col := range c.Collectives {
+				n := col.Count.Float()
+				if n == 0 {
+					continue
+				}
+				if cost, ok := m.Collective(col.Kind, col.Op, col.Elem); ok {
+					use := fmt.Sprintf("%s at %s in region %q on machine %s", col.Kind, col.Stmt, r.Name, m.Name())
+					if _, err := cost.Check(machines.Vars{Bytes: col.Bytes.Float() / n, P: float64(col.Participants)}, use); err != nil {
+						return err
+					}
+				}
+			}
+			if c.Barriers.Float() > 0 {
+				if cost, ok := m.Collective("barrier", "", ""); ok {
+					use := fmt.Sprintf("barrier in region %q on machine %s", r.Name, m.Name())
+					if _, err := cost.Check(machines.Vars{P: float64(rep.Ranks)}, use); err != nil {
+						return err
+					}
+				}
+			}
+			for _, msg := range c.Messages {
+				use := fmt.Sprintf("%s at %s in region %q of rank %d on machine %s", msg.Kind, msg.Stmt, r.Name, cl.Rank, m.Name())
+				if err := checkMessageEntry(m, rep.Ranks, cl.Rank, msg, use); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkMessageEntry evaluates an expr message model's entry for the
+// messages of one statement, at their mean size and the network level
+// between the rank and its peer (a peer that varies is priced as the next
+// rank, as messageTerms does).
+func checkMessageEntry(m *machines.Machine, ranks, rank int64, msg analyze.Message, use string) error {
+	n := msg.Count.Float()
+	mm := m.Messages(msg.Elem)
+	if n == 0 || mm == nil {
+		return nil
+	}
+	cost, ok := mm.TimeCost()
+	if !ok {
+		return nil
+	}
+	peer := msg.Rank
+	if peer < 0 {
+		peer = (rank + 1) % max(ranks, 1)
+	}
+	_, err := cost.Check(machines.Vars{Bytes: msg.Bytes.Float() / n, Level: float64(mm.Levels(int(rank), int(peer)))}, use)
+	return err
+}
+
+// checkFiniteNumbers refuses a result with any float that is infinite or
+// not a number, naming it by its JSON path (regions[2].terms[0].time): it
+// is the last guard before a printer or the JSON encoder, for a number the
+// specific checks above do not name.
+func checkFiniteNumbers(what string, v any) error {
+	path, x, ok := firstNonFinite(reflect.ValueOf(v), "")
+	if ok {
+		return nil
+	}
+	return fmt.Errorf("%s has %s = %g: a time or rate beyond float range (1.8e+308); check the machine table and the -M overrides, or make the kernel smaller with -D",
+		what, strings.TrimPrefix(path, "."), x)
+}
+
+// firstNonFinite walks structs, pointers and slices and returns the JSON
+// path of the first float that is infinite or NaN; ok is true when there
+// is none.
+func firstNonFinite(v reflect.Value, path string) (string, float64, bool) {
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
+			return path, x, false
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			return firstNonFinite(v.Elem(), path)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if p, x, ok := firstNonFinite(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); !ok {
+				return p, x, false
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < v.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			if p, x, ok := firstNonFinite(v.Field(i), path+"."+name); !ok {
+				return p, x, false
+			}
+		}
+	}
+	return "", 0, true
+}
+
+// checkedPricer passes a Pricer's prices to the emulator and keeps the
+// first that is negative or not finite, with what was priced; the emulator
+// gets 0 in its place, so that the run ends normally and Emulate can
+// return the error. It also keeps the largest price, the likely cause of a
+// sum that overflows.
+type checkedPricer struct {
+	Pricer
+	err     error
+	largest price
+}
+
+// price is one call of a Pricer, kept to describe it in an error.
+type price struct {
+	t                   float64
+	message             bool // a point-to-point message, else a collective
+	src, dst            int64
+	kind, op, elem      string
+	bytes, participants int64
+}
+
+// String describes the priced event.
+func (p price) String() string {
+	if p.message {
+		return fmt.Sprintf("a message of %s B from rank %d to rank %d", units.Int(p.bytes), p.src, p.dst)
+	}
+	return fmt.Sprintf("a call of %s with %s B on %s ranks", strings.Join(strings.Fields(p.kind+" "+p.op+" "+p.elem), " "),
+		units.Int(p.bytes), units.Int(p.participants))
+}
+
+// Message implements Pricer.
+func (c *checkedPricer) Message(src, dst int64, bytes int64) float64 {
+	t := c.Pricer.Message(src, dst, bytes)
+	if usable(t) && t <= c.largest.t {
+		return t
+	}
+	return c.keep(price{t: t, message: true, src: src, dst: dst, bytes: bytes})
+}
+
+// Collective implements Pricer.
+func (c *checkedPricer) Collective(kind, op, elem string, bytes int64, participants int64) float64 {
+	t := c.Pricer.Collective(kind, op, elem, bytes, participants)
+	if usable(t) && t <= c.largest.t {
+		return t
+	}
+	return c.keep(price{t: t, kind: kind, op: op, elem: elem, bytes: bytes, participants: participants})
+}
+
+// keep records a price larger than any before, or the first unusable one
+// (then the emulator gets 0).
+func (c *checkedPricer) keep(p price) float64 {
+	if usable(p.t) {
+		c.largest = p
+		return p.t
+	}
+	if c.err == nil {
+		c.err = fmt.Errorf("%s costs %s", p, badCost(p.t))
+		if entry := c.entryError(p); entry != nil {
+			c.err = entry
+		}
+	}
+	return 0
+}
+
+// entryError names the machine table's entry behind an unusable price when
+// the pricer is a machine table's and the entry is an expression or a
+// measured table (machines.Cost.Check).
+func (c *checkedPricer) entryError(p price) error {
+	mp, ok := c.Pricer.(*machinePricer)
+	if !ok {
+		return nil
+	}
+	use := fmt.Sprintf("%s on machine %s", p, mp.m.Name())
+	if p.message {
+		if mm := mp.m.Messages(""); mm != nil {
+			if cost, ok := mm.TimeCost(); ok {
+				_, err := cost.Check(machines.Vars{Bytes: float64(p.bytes), Level: float64(mm.Levels(int(p.src), int(p.dst)))}, use)
+				return err
+			}
+		}
+		return nil
+	}
+	if cost, ok := mp.m.Collective(p.kind, p.op, p.elem); ok {
+		_, err := cost.Check(machines.Vars{Bytes: float64(p.bytes), P: float64(p.participants)}, use)
+		return err
+	}
+	return nil
+}
+
+// Cluster implements Pricer: a message between nodes is checked as
+// Message is.
+func (c *checkedPricer) Cluster() *Cluster {
+	cl := c.Pricer.Cluster()
+	if cl == nil || cl.Inter == nil {
+		return cl
+	}
+	out := *cl
+	inter := cl.Inter
+	out.Inter = func(bytes int64) float64 {
+		t := inter(bytes)
+		if usable(t) {
+			return t
+		}
+		if c.err == nil {
+			c.err = fmt.Errorf("a message of %s B between two nodes of the cluster costs %s: check the machine table's cluster.inter and the -M overrides", units.Int(bytes), badCost(t))
+		}
+		return 0
+	}
+	return &out
+}
+
+// checkEmulation is the last step of Emulate: the first unusable price the
+// emulator met, else any time of the result that is not finite (a sum of
+// finite costs can still overflow).
+func checkEmulation(k *lang.Checked, p *checkedPricer, em *Emulation) error {
+	if p.err != nil {
+		return p.err
+	}
+	for _, r := range em.PerRank {
+		if r.Compute < 0 {
+			return fmt.Errorf("kernel %s: rank %d computes for a negative time (%s): a compute or memory cost of the machine table goes below zero; perfc predict --no-emulation names the term",
+				k.Kernel.Name.Name, r.Rank, units.Time(r.Compute))
+		}
+	}
+	if err := checkFiniteNumbers("the emulation of kernel "+k.Kernel.Name.Name, em); err != nil {
+		if p.largest.t > 0 {
+			return fmt.Errorf("%w; the largest single cost is %s at %g s", err, p.largest, p.largest.t)
+		}
+		return err
+	}
+	return nil
+}
+
+// usable reports whether a price is a time the emulator can use.
+func usable(t float64) bool { return t >= 0 && isFinite(t) }
+
+// badCost says what is wrong with a price.
+func badCost(t float64) string {
+	if t < 0 {
+		return "a negative time (" + units.Time(t) + ")"
+	}
+	return fmt.Sprintf("%g s, not a usable time", t)
+}
