@@ -18,7 +18,8 @@ import (
 // halos) take the time of their critical path, not the sum of their costs.
 // The rules (docs/emulate.md):
 //
-//   - A compute segment takes p.Compute of its work.
+//   - A compute segment takes p.Compute of its work (ComputeOn for a
+//     RankComputer: the machine pricer's share of the region's cost).
 //   - send and recv are blocking and matched in order per (sender, receiver)
 //     pair. A message starts when both sides have reached it (and, between
 //     nodes of a cluster, a link is free) and takes p.Message (or the
@@ -187,7 +188,8 @@ type emulator struct {
 	floor    float64 // while granting links: the earliest clock of a woken rank
 	done     int64
 	regions  map[*lang.CommStmt]string
-	works    map[*analyze.Work]float64
+	works    map[workKey]float64
+	computer RankComputer // p, when its segments cost differently by rank class
 	net      network
 	path     pathRing
 	coll     collectiveState
@@ -291,10 +293,11 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		k: k, p: p, eager: p.EagerLimit(), opts: opts,
 		ranks:   make([]rankState, n),
 		regions: commRegions(k),
-		works:   map[*analyze.Work]float64{},
+		works:   map[workKey]float64{},
 		path:    newPathRing(n),
 	}
 	em.inject, _ = p.(Injector)
+	em.computer, _ = p.(RankComputer)
 	em.until = math.Inf(1)
 	if opts.Until > 0 {
 		em.until = opts.Until
@@ -454,7 +457,7 @@ func (em *emulator) advance(r int64) error {
 func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) {
 	cost := rs.lastCost
 	if ev.Work != rs.lastWork {
-		cost = em.price(rs, ev.Work)
+		cost = em.price(r, rs, ev.Work)
 	}
 	start := rs.clock
 	rs.clock += cost
@@ -466,20 +469,40 @@ func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) {
 	}
 }
 
-// price returns the cost of a compute segment other than the rank's last
-// one. A fixed segment's price is cached, per emulation and as the rank's
-// last, since a pricer may take its time.
-func (em *emulator) price(rs *rankState, w *analyze.Work) float64 {
-	if !rs.cur.Fixed() {
-		return em.p.Compute(w)
+// price returns the cost of a compute segment on rank r other than the
+// rank's last one. A fixed segment's price is cached, per emulation (for
+// the rank's class) and as the rank's last, since a pricer may take its
+// time.
+func (em *emulator) price(r int64, rs *rankState, w *analyze.Work) float64 {
+	class := 0
+	if em.computer != nil {
+		class = em.computer.ComputeClass(r)
 	}
-	c, ok := em.works[w]
+	if !rs.cur.Fixed() {
+		return em.segmentCost(class, w)
+	}
+	key := workKey{w, class}
+	c, ok := em.works[key]
 	if !ok {
-		c = em.p.Compute(w)
-		em.works[w] = c
+		c = em.segmentCost(class, w)
+		em.works[key] = c
 	}
 	rs.lastWork, rs.lastCost = w, c
 	return c
+}
+
+// workKey is a fixed segment's work on a class of ranks.
+type workKey struct {
+	w     *analyze.Work
+	class int
+}
+
+// segmentCost prices one execution of w on a rank of class.
+func (em *emulator) segmentCost(class int, w *analyze.Work) float64 {
+	if em.computer != nil {
+		return em.computer.ComputeOn(class, w)
+	}
+	return em.p.Compute(w)
 }
 
 // emit hands em.iv to the timeline and the observer.

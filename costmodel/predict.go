@@ -90,8 +90,10 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		Ranks: rep.Ranks, Compose: m.Compose().String(), Method: "sum of per-rank costs, slowest rank class",
 	}
 	var slowest []RegionPrediction
+	p.shares = &regionShares{ranks: p.ranks}
 	for _, cl := range rep.Classes {
 		regions := p.priceClass(cl, rep)
+		p.shares.addClass(p, cl, regions)
 		var total float64
 		for _, r := range regions {
 			total += r.Time

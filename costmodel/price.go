@@ -34,6 +34,9 @@ type machinePricer struct {
 	// rules are the source paper's pricing rules (Options.PaperRules,
 	// paperrules.go); the zero value prices the exact counts.
 	rules paperRules
+	// shares, when set, make compute segments cost their share of their
+	// region's cost (shares.go); nil prices a segment on its own.
+	shares *regionShares
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -384,7 +387,9 @@ func (p *machinePricer) bottleneck(w *workload, caches []machines.Cache) (machin
 	return machines.Bottleneck{}, false
 }
 
-// Compute implements Pricer for a schedule segment.
+// Compute implements Pricer for a schedule segment priced on its own,
+// without the region's cache lines, vector loops or composition; a pricer
+// built from an analysis prices segments with ComputeOn instead.
 func (p *machinePricer) Compute(x *analyze.Work) float64 {
 	w := fromWork(x)
 	return composeTime(p.m.Compose(), sumTerms(p.computeTerms(w)), sumTerms(p.memoryTerms(w)))

@@ -186,7 +186,7 @@ func samplePattern(k *lang.Checked, p Pricer, px, py int64) ([]wavePattern, erro
 		switch ev.Kind {
 		case analyze.EvCompute:
 			if recvs == 2 && sends == 0 {
-				cur.cpu += p.Compute(ev.Work)
+				cur.cpu += computeCost(p, r, ev.Work)
 			}
 			continue
 		case analyze.EvRecv:

@@ -55,10 +55,13 @@ func (c *emulateCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	p, err := costmodel.NewPricer(m, k)
+	// Segments cost what the region table charges (predict): analyse with
+	// the machine's caches for the cache-line model.
+	counts, err := analyze.Analyze(k, analyze.Options{Cache: costmodel.CacheHierarchy(m), Rank: analyze.AllRanks})
 	if err != nil {
-		return err
+		return positioned(e, err, k.File.Source)
 	}
+	p := costmodel.PricerFor(k, counts, m, costmodel.Options{})
 	var opts costmodel.EmulateOptions
 	if c.Timeline != "" {
 		w, closeTimeline, err := openOutput(e, c.Timeline)

@@ -1,0 +1,102 @@
+package costmodel
+
+import (
+	"math"
+	"testing"
+
+	"perfc/analyze"
+	"perfc/examples"
+	"perfc/machines"
+)
+
+// oneTables returns every built-in table and the host-style test table
+// (caches with bandwidths, main-memory bandwidth), the latter with both
+// compositions: the tables on which the emulator must charge what the
+// region table charges.
+func oneTables(t *testing.T) map[string]*machines.Machine {
+	t.Helper()
+	out := map[string]*machines.Machine{}
+	for _, name := range machines.BuiltinNames() {
+		m, err := machines.Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = m
+	}
+	for _, compose := range []string{"max", "sum"} {
+		m, err := machines.Load("testdata/host.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Override([]string{"compose=" + compose}); err != nil {
+			t.Fatal(err)
+		}
+		out["host-"+compose] = m
+	}
+	return out
+}
+
+// ownCosts is what the region table charges one class of ranks: compute
+// and memory composed per region.
+type ownCosts struct{ compute float64 }
+
+// classCosts prices every class of rep region by region, as Predict does.
+func classCosts(p *machinePricer, rep *analyze.Report) []ownCosts {
+	var out []ownCosts
+	for _, cl := range rep.Classes {
+		var c ownCosts
+		for _, r := range p.priceClass(cl, rep) {
+			c.compute += composeTime(p.m.Compose(), r.Compute, r.Memory)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// TestEmulationChargesRegionCosts checks that one pricing serves the
+// region table and the emulator (issue 12 item 2): for every example on
+// every table, every rank's emulated compute time equals the compute and
+// memory its class's regions are charged.
+func TestEmulationChargesRegionCosts(t *testing.T) {
+	tables := oneTables(t)
+	for _, name := range examples.Names() {
+		k := loadKernel(t, "../examples/"+name+".spmd")
+		for mname, m := range tables {
+			t.Run(name+"/"+mname, func(t *testing.T) {
+				rep, err := analyze.Analyze(k, analyze.Options{Cache: CacheHierarchy(m), Rank: analyze.AllRanks})
+				if err != nil {
+					t.Fatal(err)
+				}
+				costs := classCosts(newMachinePricer(m, k), rep)
+				em, err := Emulate(k, PricerFor(k, rep, m, Options{}), EmulateOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range em.PerRank {
+					own := costs[classIndex(t, rep, r.Rank)]
+					if !sameTime(r.Compute, own.compute) {
+						t.Errorf("rank %d: emulated compute %g s, region table %g s (compute and memory)", r.Rank, r.Compute, own.compute)
+						break
+					}
+				}
+			})
+		}
+	}
+}
+
+// classIndex is the index of the class of rank in rep.
+func classIndex(t *testing.T, rep *analyze.Report, rank int64) int {
+	t.Helper()
+	for i, cl := range rep.Classes {
+		if cl.Ranks.Contains(rank) {
+			return i
+		}
+	}
+	t.Fatalf("rank %d is in no class", rank)
+	return -1
+}
+
+// sameTime compares two times to a relative 1e-9.
+func sameTime(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
