@@ -611,8 +611,13 @@ func (em *emulator) completePair(r int64, rs *rankState, other *half, start, end
 	if p.end > end {
 		prev, via = &p.prev, p.via
 	}
+	// The halves overlap: the rank is busy for the longer one, as the
+	// region table charges a sendrecv; the rest of the span it waited.
+	busy := max(p.end-p.start, end-start)
 	start, end = min(p.start, start), max(p.end, end)
 	em.finishEvent(r, rs, start, end, prev, via)
+	rs.comm -= end - start - busy
+	rs.wait += end - start - busy
 	return true
 }
 

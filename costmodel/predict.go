@@ -144,6 +144,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 // priceClass prices every region of one class.
 func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []RegionPrediction {
 	var out []RegionPrediction
+	walked := p.walkMessages(cl)
 	for _, r := range cl.Regions {
 		w := fromCounts(r.Counts, rep.Footprint.Bytes)
 		rp := RegionPrediction{Name: r.Name}
@@ -158,7 +159,7 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 				rp.Memory += t.Time
 			}
 		}
-		for _, t := range p.messageTerms(cl.Rank, r.Counts) {
+		for _, t := range p.messageTerms(cl.Rank, r.Counts, walked) {
 			rp.Messages += t.Time
 			rp.Terms = append(rp.Terms, t)
 		}
@@ -175,9 +176,11 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 
 // messageTerms prices a rank's point-to-point messages: every send and
 // every receive costs one message time (a receive waits for its message),
-// except that the receive half of a sendrecv or exchange overlaps its send
-// half and costs nothing more.
-func (p *machinePricer) messageTerms(rank int64, c analyze.Counts) []Term {
+// except that the two halves of a sendrecv or exchange overlap: the receive
+// half costs only what it takes longer than the send half. A statement in
+// walked (walkMessages) is priced message by message, with its real peers;
+// the others from the counts.
+func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[string]float64) []Term {
 	var terms []Term
 	overlapped := p.rules.overlappedReceives(c.Messages)
 	for i, msg := range c.Messages {
@@ -188,23 +191,101 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts) []Term {
 		bytes := msg.Bytes.Float() / n
 		peer := msg.Rank
 		if peer < 0 {
-			peer = (rank + 1) % max(p.ranks, 1) // a peer that varies: priced as a neighbour
+			peer = (rank + 1) % max(p.ranks, 1) // a peer that varies: a neighbour, unless walked
 		}
 		src, dst := rank, peer
 		if msg.Kind == "recv" {
 			src, dst = peer, rank
 		}
 		unit, how := p.message(src, dst, bytes, msg.Elem)
+		half := msg.Kind == "recv" && hasSendAt(c.Messages, msg.Stmt)
+		if sum, ok := walked[walkKey(msg.Stmt, msg.Kind)]; ok {
+			unit = sum / n
+			if msg.Rank < 0 {
+				how += ", mean over the rank's messages, each priced with its own peer and size"
+			}
+		}
 		if why, ok := overlapped[i]; ok {
 			unit, how = 0, why
-		} else if msg.Kind == "recv" && hasSendAt(c.Messages, msg.Stmt) {
-			unit, how = 0, "overlaps the send half of the same sendrecv"
+		} else if half {
+			how = "overlaps the send half of the same sendrecv: charged only where longer (" + how + ")"
+			if _, ok := walked[walkKey(msg.Stmt, msg.Kind)]; !ok {
+				unit = 0
+			}
 		}
 		terms = append(terms, Term{Resource: "message", What: fmt.Sprintf("%s %s (%s)", msg.Kind, msg.Peer, msg.Stmt),
 			Count: n, Unit: fmt.Sprintf("message of %.6g B", bytes), UnitCost: unit, Time: n * unit, How: how})
 	}
 	return terms
 }
+
+// walkMessages prices the point-to-point messages of a class's
+// representative event by event, as the emulator charges them when nobody
+// waits, for the statements whose counts cannot say it: a peer that
+// varies from call to call (a hypercube's partner), and the halves of a
+// sendrecv or exchange (the event takes the longer of its halves, so the
+// receive half is charged max(0, receive − send) per event). The result
+// is keyed by walkKey; nil when no statement needs it, or when the
+// schedule cannot be built (the counts' pricing is kept).
+func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
+	if !needsWalk(cl.Total.Messages) {
+		return nil
+	}
+	s, err := analyze.NewSchedule(p.k, cl.Rank)
+	if err != nil {
+		return nil
+	}
+	r := cl.Rank
+	out := map[string]float64{}
+	err = s.Events(func(ev *analyze.Event) bool {
+		switch ev.Kind {
+		case analyze.EvSend, analyze.EvRecv, analyze.EvSendRecv:
+		default:
+			return true
+		}
+		pos := p.k.File.Source.Position(ev.Stmt.Pos()).String()
+		var send, recv float64
+		switch ev.Kind {
+		case analyze.EvSend:
+			if ev.Peer >= 0 {
+				out[walkKey(pos, "send")] += p.Message(r, ev.Peer, ev.Bytes)
+			}
+			return true
+		case analyze.EvRecv:
+			if ev.Peer >= 0 {
+				out[walkKey(pos, "recv")] += p.Message(ev.Peer, r, ev.Bytes)
+			}
+			return true
+		}
+		if ev.Peer >= 0 {
+			send = p.Message(r, ev.Peer, ev.Bytes)
+			out[walkKey(pos, "send")] += send
+		}
+		if ev.From >= 0 {
+			recv = p.Message(ev.From, r, ev.RecvBytes)
+			out[walkKey(pos, "recv")] += max(0, recv-send)
+		}
+		return true
+	})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// needsWalk reports whether some message's price needs walkMessages: a
+// peer that varies, or a receive that is the half of a sendrecv.
+func needsWalk(msgs []analyze.Message) bool {
+	for _, m := range msgs {
+		if m.Rank < 0 || m.Kind == "recv" && hasSendAt(msgs, m.Stmt) {
+			return true
+		}
+	}
+	return false
+}
+
+// walkKey names one direction of a point-to-point statement.
+func walkKey(stmt, kind string) string { return stmt + " " + kind }
 
 // collectiveTerms prices a rank's collectives and barriers.
 func (p *machinePricer) collectiveTerms(c analyze.Counts) []Term {

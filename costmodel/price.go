@@ -426,7 +426,7 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 // levels it crosses.
 func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.px > 0 && p.differentNodes(cl, src, dst) {
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
 		mm = cl.Inter()
 	}
 	if mm == nil {
@@ -435,10 +435,15 @@ func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageMod
 	return mm, mm.Levels(int(src), int(dst))
 }
 
-// differentNodes reports whether two grid ranks sit on different nodes.
+// differentNodes reports whether two ranks sit on different nodes; a
+// kernel without a grid is a row of P ranks, as the emulator places it.
 func (p *machinePricer) differentNodes(cl *machines.Cluster, a, b int64) bool {
-	ax, ay := cl.NodeOf(int(a%p.px), int(a/p.px))
-	bx, by := cl.NodeOf(int(b%p.px), int(b/p.px))
+	px := p.px
+	if px <= 0 {
+		px = max(p.ranks, 1)
+	}
+	ax, ay := cl.NodeOf(int(a%px), int(a/px))
+	bx, by := cl.NodeOf(int(b%px), int(b/px))
 	return ax != bx || ay != by
 }
 
