@@ -82,9 +82,7 @@ type Options struct {
 // Predict prices the counts of a kernel on a machine: every rank class is
 // priced region by region, and the slowest class decides the total.
 func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) (*Prediction, error) {
-	p := newMachinePricer(m, k)
-	p.vectorUnits = opts.VectorUnits
-	p.rules = p.paperRulesFor(opts)
+	p := newOptionsPricer(m, k, opts)
 	pred := &Prediction{
 		Schema: PredictionSchema, Kernel: rep.Kernel, File: rep.File, Machine: m.Name(), Params: rep.Params,
 		Ranks: rep.Ranks, Compose: m.Compose().String(), Method: "sum of per-rank costs, slowest rank class",

@@ -53,6 +53,14 @@ func newMachinePricer(m *machines.Machine, k *lang.Checked) *machinePricer {
 	return p
 }
 
+// newOptionsPricer returns the pricer of a prediction with options opts.
+func newOptionsPricer(m *machines.Machine, k *lang.Checked, opts Options) *machinePricer {
+	p := newMachinePricer(m, k)
+	p.vectorUnits = opts.VectorUnits
+	p.rules = p.paperRulesFor(opts)
+	return p
+}
+
 // note records a pricing caveat once.
 func (p *machinePricer) note(s string) { p.notes[s] = true }
 

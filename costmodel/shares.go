@@ -136,9 +136,7 @@ func (p *machinePricer) ComputeOn(class int, x *analyze.Work) float64 {
 // counts rep (analysed with CacheHierarchy(m) for the cache-line model),
 // so that `perfc emulate` and `perfc predict` charge every rank the same.
 func PricerFor(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) Pricer {
-	p := newMachinePricer(m, k)
-	p.vectorUnits = opts.VectorUnits
-	p.rules = p.paperRulesFor(opts)
+	p := newOptionsPricer(m, k, opts)
 	p.shares = &regionShares{ranks: p.ranks}
 	for _, cl := range rep.Classes {
 		p.shares.addClass(p, cl, p.priceClass(cl, rep))
