@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -117,6 +118,10 @@ func emulationChargesRegionCosts(t *testing.T, k *lang.Checked, rep *analyze.Rep
 		}
 	}
 	pred, err := Predict(k, rep, m, opts)
+	var unpriced *UnpricedError
+	if errors.As(err, &unpriced) {
+		return // the table prices nothing the kernel does (TestUnpriced)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,9 @@ type Prediction struct {
 	RankSum   float64    `json:"rank_sum"`
 	Emulation *Emulation `json:"emulation,omitempty"`
 	Wavefront *Wavefront `json:"wavefront,omitempty"`
+	// Overrides are the -M assignments of the machine, and whether each
+	// priced anything (MarkOverrides).
+	Overrides []Override `json:"overrides,omitempty"`
 }
 
 // Options tune a prediction.
@@ -110,6 +113,14 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		pred.RT = 1 / pred.Total
 	}
 	pred.RankSum = pred.Total
+	unpriced, err := unpricedWarnings(rep, m, pred.Total)
+	if err != nil {
+		return nil, err
+	}
+	pred.Warnings = append(pred.Warnings, unpriced...)
+	if n := p.vectorNote(rep); n != "" {
+		p.note(n)
+	}
 	if hasPointToPoint(rep) && !opts.NoEmulation {
 		// Ranks wait on each other's messages: the time is a critical path.
 		em, err := Emulate(k, p, EmulateOptions{})

@@ -29,8 +29,9 @@ type machinePricer struct {
 	ranks int64
 	px    int64 // grid width, 0 for a 1-D rank space
 	notes map[string]bool
-	// vectorUnits prices vector loops on the vector units (Options).
-	vectorUnits bool
+	// vectorUnits prices vector loops on the vector units (Options);
+	// vectorPriced records that some loop was.
+	vectorUnits, vectorPriced bool
 	// rules are the source paper's pricing rules (Options.PaperRules,
 	// paperrules.go); the zero value prices the exact counts.
 	rules paperRules
@@ -569,6 +570,7 @@ func (p *machinePricer) vectorTerms(w *workload, loops []analyze.VectorLoop) []T
 			continue
 		}
 		t := vu.Work.Value * (iters + entries*vu.Nhalf.Value) / vu.Rinf.Value
+		p.vectorPriced = true
 		terms = append(terms, Term{Resource: "compute", What: fmt.Sprintf("vector %s %s (%s)", v.Form, v.Elem, v.Stmt),
 			Count: iters, Unit: "element", UnitCost: safeDiv(t, iters), Time: t,
 			How:    fmt.Sprintf("Hockney q(n + n½)/r∞ over %.6g entries of mean length %.4g; r∞ = %s, n½ = %s", entries, mean, vu.Rinf.String(), vu.Nhalf.String()),
