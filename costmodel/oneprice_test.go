@@ -3,6 +3,7 @@ package costmodel
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"perfc/analyze"
@@ -151,4 +152,41 @@ func classIndex(t *testing.T, rep *analyze.Report, rank int64) int {
 // sameTime compares two times to a relative 1e-9.
 func sameTime(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// TestWalkLimit checks that a class with more communication events than
+// maxWalkedEvents is priced from its counts, with a note, instead of one
+// message at a time: a prediction with --no-emulation stays fast.
+func TestWalkLimit(t *testing.T) {
+	const src = `kernel ring(n = 1000000000) on P = 8 ranks {
+  array x[4]: f64
+  for i in 0..n {
+    sendrecv x[0:4] to (rank + 1) % P from (rank + P - 1) % P
+  }
+}`
+	for _, tt := range []struct {
+		n    string
+		note bool
+	}{{"1000000000", true}, {"1000", false}} {
+		k := checkSource(t, "ring.spmd", src, "n", tt.n)
+		m, err := machines.Builtin("cm5-32")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: CacheHierarchy(m), Rank: analyze.AllRanks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := Predict(k, rep, m, Options{NoEmulation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		noted := false
+		for _, n := range pred.Notes {
+			noted = noted || strings.Contains(n, "priced one by one")
+		}
+		if noted != tt.note {
+			t.Errorf("n = %s: note about the limit %v, want %v: %q", tt.n, noted, tt.note, pred.Notes)
+		}
+	}
 }

@@ -240,6 +240,11 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 	if !needsWalk(cl.Total.Messages) {
 		return nil
 	}
+	if n := commEvents(cl.Total); n > maxWalkedEvents {
+		p.note(fmt.Sprintf("ranks %s have %.4g communication events, more than the %d priced one by one: "+
+			"a peer that varies is priced as a neighbour and a sendrecv as its send half", cl.Ranks, n, maxWalkedEvents))
+		return nil
+	}
 	s, err := analyze.NewSchedule(p.k, cl.Rank)
 	if err != nil {
 		return nil
@@ -280,6 +285,23 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 		return nil
 	}
 	return out
+}
+
+// maxWalkedEvents bounds the communication events walkMessages prices one
+// by one for a class, so that a prediction stays fast (and ends) for
+// kernels with very many messages.
+const maxWalkedEvents = 1 << 20
+
+// commEvents counts the communication events of some counts.
+func commEvents(c analyze.Counts) float64 {
+	n := c.Barriers.Float()
+	for _, m := range c.Messages {
+		n += m.Count.Float()
+	}
+	for _, col := range c.Collectives {
+		n += col.Count.Float()
+	}
+	return n
 }
 
 // needsWalk reports whether some message's price needs walkMessages: a
