@@ -12,9 +12,9 @@ import (
 	"perfc/machines"
 )
 
-// oneTables returns every built-in table and the host-style test table
-// (caches with bandwidths, main-memory bandwidth), the latter with both
-// compositions: the tables on which the emulator must charge what the
+// oneTables returns every built-in table, the host-style test table
+// (caches with bandwidths, main-memory bandwidth) with both compositions,
+// and an operation table whose memory is priced only by cache lines: the tables on which the emulator must charge what the
 // region table charges.
 func oneTables(t *testing.T) map[string]*machines.Machine {
 	t.Helper()
@@ -26,6 +26,11 @@ func oneTables(t *testing.T) map[string]*machines.Machine {
 		}
 		out[name] = m
 	}
+	m, err := machines.Load("testdata/opcache.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["opcache"] = m
 	for _, compose := range []string{"max", "sum"} {
 		m, err := machines.Load("testdata/host.yaml")
 		if err != nil {

@@ -75,6 +75,7 @@ type workload struct {
 	maxStride             float64            // largest stride in elements of a reference that moves in its innermost loop
 	footprint             int64
 	vectorRefs            float64 // array references (mrefs) for the bottleneck laws
+	iterations            float64 // loop iterations, for a segment's share of its region (shares.go)
 	hasCache              bool
 }
 
@@ -118,7 +119,7 @@ func fromCounts(c analyze.Counts, footprint int64) *workload {
 // fromWork builds a workload from a schedule's compute segment.
 func fromWork(x *analyze.Work) *workload {
 	w := &workload{flop: x.Flop, loads: x.Loads, stores: x.Stores, loadBytes: x.LoadBytes, storeBytes: x.StoreBytes,
-		vectorRefs: x.Loads + x.Stores}
+		vectorRefs: x.Loads + x.Stores, iterations: x.Iterations}
 	for _, o := range x.Ops {
 		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.N})
 	}

@@ -20,8 +20,9 @@ import (
 //	cost(segment) = cost(region) × weight(segment) / weight(region)
 //
 // where weight is the segment's own price, compute and memory terms priced
-// by the same rules and added (sum composition, no cache model). The weight
-// is linear in the counts, and a rank's segments in a region add up to the
+// by the same rules and added (sum composition, no cache model), or, where
+// that is 0 for the whole region, the bytes it moves or its iterations. The
+// weight is linear in the counts, and a rank's segments in a region add up to the
 // region's counts, so a rank's segments in a region cost exactly what the
 // region table charges for it, whatever the composition or the memory
 // model; the weights only decide how that cost is spread over the
@@ -33,22 +34,45 @@ import (
 type regionShares struct {
 	ranks   int64
 	classes []analyze.RankSet
-	factors []map[string]float64 // by class, then by region name
+	factors []map[string]share // by class, then by region name
 	// byRank is every rank's class, built on the first lookup: the
 	// emulator asks for every rank, many times.
 	byRank []int32
 }
 
-// addClass records the factors of one class from its priced regions.
+// share is cost(region) / weight(region) for one region of one class, and
+// the weight it was measured with.
+type share struct {
+	factor float64
+	weight weightKind
+}
+
+// weightKind says what a segment's share of its region is proportional
+// to: its own price, or, in a region whose work the rules price only as a
+// whole (cache lines on a table with an operation table: the segment's own
+// price is 0), the bytes it moves, else its iterations.
+type weightKind uint8
+
+const (
+	weightPrice weightKind = iota
+	weightBytes
+	weightIterations
+)
+
+// addClass records the shares of one class from its priced regions.
 func (s *regionShares) addClass(p *machinePricer, cl *analyze.Class, regions []RegionPrediction) {
-	f := make(map[string]float64, len(regions))
+	f := make(map[string]share, len(regions))
 	for i, r := range cl.Regions {
 		cost := composeTime(p.m.Compose(), regions[i].Compute, regions[i].Memory)
 		if cost == 0 {
 			continue
 		}
-		if w := p.weight(workOfCounts(r.Counts)); w > 0 {
-			f[r.Name] = cost / w
+		w := workOfCounts(r.Counts)
+		for _, kind := range []weightKind{weightPrice, weightBytes, weightIterations} {
+			if x := p.weightOf(kind, w); x > 0 {
+				f[r.Name] = share{factor: cost / x, weight: kind}
+				break
+			}
 		}
 	}
 	s.classes = append(s.classes, cl.Ranks)
@@ -77,10 +101,17 @@ func (s *regionShares) classOf(rank int64) int {
 	return int(s.byRank[rank])
 }
 
-// weight is the own price of some work: its compute and memory terms
-// added. Only what a compute segment carries is read, so the weight of a
-// region's counts is the sum of the weights of its segments.
-func (p *machinePricer) weight(w *workload) float64 {
+// weightOf is the weight of some work: its own price (compute and memory
+// terms added), the bytes it loads and stores, or its iterations. Only
+// what a compute segment carries is read, and each is linear in it, so the
+// weight of a region's counts is the sum of the weights of its segments.
+func (p *machinePricer) weightOf(kind weightKind, w *workload) float64 {
+	switch kind {
+	case weightBytes:
+		return w.loadBytes + w.storeBytes
+	case weightIterations:
+		return w.iterations
+	}
 	return sumTerms(p.computeTerms(w)) + sumTerms(p.memoryTerms(w))
 }
 
@@ -89,7 +120,7 @@ func (p *machinePricer) weight(w *workload) float64 {
 // cache lines, strides, footprint and vector loops of the region.
 func workOfCounts(c analyze.Counts) *workload {
 	w := &workload{flop: c.Flop.Float(), loads: c.Loads.Float(), stores: c.Stores.Float(),
-		loadBytes: c.LoadBytes.Float(), storeBytes: c.StoreBytes.Float()}
+		loadBytes: c.LoadBytes.Float(), storeBytes: c.StoreBytes.Float(), iterations: c.Iterations.Float()}
 	w.vectorRefs = w.loads + w.stores
 	for _, o := range c.Ops {
 		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.Count.Float()})
@@ -124,11 +155,11 @@ func (p *machinePricer) ComputeOn(class int, x *analyze.Work) float64 {
 	if p.shares == nil || class < 0 {
 		return p.Compute(x)
 	}
-	f := p.shares.factors[class][regionOf(x)]
-	if f == 0 {
+	sh, ok := p.shares.factors[class][regionOf(x)]
+	if !ok {
 		return 0
 	}
-	return f * p.weight(fromWork(x))
+	return sh.factor * p.weightOf(sh.weight, fromWork(x))
 }
 
 // PricerFor returns the Pricer with which Predict emulates: compute
