@@ -318,7 +318,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	}
 	var classes []scheduleClass
 	for r := range n {
-		s, alike, err := scheduleFor(k, r, &classes)
+		s, alike, err := scheduleFor(k, p, r, &classes)
 		if err != nil {
 			return nil, err
 		}
@@ -344,7 +344,7 @@ type scheduleClass struct {
 // scheduleFor returns rank r's schedule and a rank with the same tree
 // (-1 for none yet), sharing the tree of an alike rank in classes when
 // there is one and adding a new class otherwise.
-func scheduleFor(k *lang.Checked, r int64, classes *[]scheduleClass) (*analyze.Schedule, int64, error) {
+func scheduleFor(k *lang.Checked, p Pricer, r int64, classes *[]scheduleClass) (*analyze.Schedule, int64, error) {
 	cs := *classes
 	for i := len(cs) - 1; i >= 0; i-- {
 		if s := cs[i].s.Alike(r); s != nil {
@@ -353,7 +353,7 @@ func scheduleFor(k *lang.Checked, r int64, classes *[]scheduleClass) (*analyze.S
 			return s, cs[len(cs)-1].first, nil
 		}
 	}
-	s, err := analyze.NewSchedule(k, r)
+	s, err := newSchedule(k, p, r)
 	if err != nil {
 		return nil, -1, err
 	}

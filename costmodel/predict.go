@@ -245,7 +245,7 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 			"a peer that varies is priced as a neighbour and a sendrecv as its send half", cl.Ranks, n, maxWalkedEvents))
 		return nil
 	}
-	s, err := analyze.NewSchedule(p.k, cl.Rank)
+	s, err := p.schedule(cl.Rank)
 	if err != nil {
 		return nil
 	}
@@ -285,6 +285,30 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 		return nil
 	}
 	return out
+}
+
+// schedule returns rank r's schedule, sharing the tree of an alike rank's
+// schedule built before (Schedule.Alike), and keeps it for the emulation
+// (newSchedule).
+func (p *machinePricer) schedule(r int64) (*analyze.Schedule, error) {
+	if s := p.schedules[r]; s != nil {
+		return s, nil
+	}
+	for _, other := range p.schedules {
+		if s := other.Alike(r); s != nil {
+			p.schedules[r] = s
+			return s, nil
+		}
+	}
+	s, err := analyze.NewSchedule(p.k, r)
+	if err != nil {
+		return nil, err
+	}
+	if p.schedules == nil {
+		p.schedules = map[int64]*analyze.Schedule{}
+	}
+	p.schedules[r] = s
+	return s, nil
 }
 
 // maxWalkedEvents bounds the communication events walkMessages prices one

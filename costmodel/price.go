@@ -38,6 +38,9 @@ type machinePricer struct {
 	// shares, when set, make compute segments cost their share of their
 	// region's cost (shares.go); nil prices a segment on its own.
 	shares *regionShares
+	// schedules are the schedules walkMessages built, by rank, for the
+	// emulation to use rather than build again (newSchedule).
+	schedules map[int64]*analyze.Schedule
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.

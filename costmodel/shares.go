@@ -182,3 +182,14 @@ func computeCost(p Pricer, rank int64, w *analyze.Work) float64 {
 	}
 	return p.Compute(w)
 }
+
+// newSchedule returns rank r's schedule: from the schedules the machine
+// pricer built for its messages (walkMessages), or sharing the tree of an
+// alike one of them, else a new one. A schedule is
+// the costliest part of a small prediction to build.
+func newSchedule(k *lang.Checked, p Pricer, r int64) (*analyze.Schedule, error) {
+	if mp, ok := p.(*machinePricer); ok && mp.schedules != nil {
+		return mp.schedule(r)
+	}
+	return analyze.NewSchedule(k, r)
+}

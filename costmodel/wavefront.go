@@ -166,7 +166,7 @@ func AnalyzeWavefront(k *lang.Checked, p Pricer, em *Emulation) (*Wavefront, err
 func samplePattern(k *lang.Checked, p Pricer, px, py int64) ([]wavePattern, error) {
 	rx, ry := px/2, py/2
 	r := ry*px + rx
-	s, err := analyze.NewSchedule(k, r)
+	s, err := newSchedule(k, p, r)
 	if err != nil {
 		return nil, err
 	}
