@@ -113,7 +113,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		pred.RT = 1 / pred.Total
 	}
 	pred.RankSum = pred.Total
-	unpriced, err := unpricedWarnings(rep, m, pred.Total)
+	unpriced, err := p.unpricedWarnings(rep, pred.Total)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,9 @@ type machinePricer struct {
 	// vectorUnits prices vector loops on the vector units (Options);
 	// vectorPriced records that some loop was.
 	vectorUnits, vectorPriced bool
+	// unpricedCollectives records that a collective the table does not
+	// list found no message model to price it by (used.go).
+	unpricedCollectives bool
 	// rules are the source paper's pricing rules (Options.PaperRules,
 	// paperrules.go); the zero value prices the exact counts.
 	rules paperRules
@@ -490,6 +493,7 @@ func (p *machinePricer) mpichParams() (mpichParams, string) {
 	if p.m.Compute().Free() {
 		return mpichParams{alpha: 1}, "one step per message"
 	}
+	p.unpricedCollectives = true
 	return mpichParams{}, "no message model: collectives are not priced"
 }
 

@@ -65,7 +65,8 @@ func hasMessageModel(m *machines.Machine) bool {
 // unpricedWarnings names what the kernel does that the machine cannot
 // price, and returns an error when it can price none of it: a prediction
 // of 0 s would then say nothing.
-func unpricedWarnings(rep *analyze.Report, m *machines.Machine, total float64) ([]string, error) {
+func (p *machinePricer) unpricedWarnings(rep *analyze.Report, total float64) ([]string, error) {
+	m := p.m
 	u := usesOf(rep)
 	var missing, warnings []string
 	if u.ops && !hasComputeModel(m) {
@@ -76,8 +77,9 @@ func unpricedWarnings(rep *analyze.Report, m *machines.Machine, total float64) (
 		missing = append(missing, "no message model")
 		warnings = append(warnings, fmt.Sprintf("machine %s has no message model: the point-to-point messages of kernel %s are not priced (0 s); add a messages section (docs/machines.md) or choose another machine", m.Name(), rep.Kernel))
 	}
-	if u.collectives && !hasMessageModel(m) && !m.Compute().Free() {
-		warnings = append(warnings, fmt.Sprintf("machine %s has no message model: collectives its table does not list are not priced (0 s)", m.Name()))
+	if p.unpricedCollectives {
+		missing = append(missing, "no message model for the collectives its table does not list")
+		warnings = append(warnings, fmt.Sprintf("machine %s has no message model: the collectives of kernel %s that its table does not list are not priced (0 s)", m.Name(), rep.Kernel))
 	}
 	if total == 0 && len(missing) > 0 && (u.ops || u.messages || u.collectives) {
 		return warnings, &UnpricedError{Machine: m.Name(), Kernel: rep.Kernel, Missing: missing}
