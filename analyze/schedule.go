@@ -173,7 +173,7 @@ func hasComm(s lang.Node) bool {
 func (b *scheduleBuilder) block(blk *lang.Block, ctx []level, region string) ([]*SNode, error) {
 	var out []*SNode
 	var run []lang.Stmt
-	flush := func() error {
+	flushIn := func(region string) error {
 		if len(run) == 0 {
 			return nil
 		}
@@ -187,7 +187,21 @@ func (b *scheduleBuilder) block(blk *lang.Block, ctx []level, region string) ([]
 		run = nil
 		return nil
 	}
+	flush := func() error { return flushIn(region) }
 	for _, s := range blk.Stmts {
+		if r, ok := s.(*lang.RegionStmt); ok && !hasComm(s) {
+			// A region without communication is a segment of its own, so
+			// that every segment is in one region (its Work is priced as
+			// a share of that region's cost).
+			if err := flush(); err != nil {
+				return nil, err
+			}
+			run = append(run, s)
+			if err := flushIn(r.Name); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if !hasComm(s) {
 			run = append(run, s)
 			continue

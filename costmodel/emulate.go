@@ -18,7 +18,8 @@ import (
 // halos) take the time of their critical path, not the sum of their costs.
 // The rules (docs/emulate.md):
 //
-//   - A compute segment takes p.Compute of its work.
+//   - A compute segment takes p.Compute of its work (ComputeOn for a
+//     RankComputer: the machine pricer's share of the region's cost).
 //   - send and recv are blocking and matched in order per (sender, receiver)
 //     pair. A message starts when both sides have reached it (and, between
 //     nodes of a cluster, a link is free) and takes p.Message (or the
@@ -192,7 +193,8 @@ type emulator struct {
 	floor    float64 // while granting links: the earliest clock of a woken rank
 	done     int64
 	regions  map[*lang.CommStmt]string
-	works    map[*analyze.Work]float64
+	works    map[workKey]float64
+	computer RankComputer // p, when its segments cost differently by rank class
 	net      network
 	path     pathRing
 	coll     collectiveState
@@ -296,10 +298,17 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		k: k, p: p, eager: p.EagerLimit(), opts: opts,
 		ranks:   make([]rankState, n),
 		regions: commRegions(k),
-		works:   map[*analyze.Work]float64{},
+		works:   map[workKey]float64{},
 		path:    newPathRing(n),
 	}
-	em.inject, _ = p.(Injector)
+	// The optional interfaces are the wrapped pricer's: checkedPricer
+	// embeds only Pricer's methods, and would otherwise hide them.
+	inner := p
+	if c, ok := p.(*checkedPricer); ok {
+		inner = c.Pricer
+	}
+	em.inject, _ = inner.(Injector)
+	em.computer, _ = inner.(RankComputer)
 	em.until = math.Inf(1)
 	if opts.Until > 0 {
 		em.until = opts.Until
@@ -320,7 +329,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	}
 	var classes []scheduleClass
 	for r := range n {
-		s, alike, err := scheduleFor(k, r, &classes)
+		s, alike, err := scheduleFor(k, inner, r, &classes)
 		if err != nil {
 			return nil, err
 		}
@@ -346,7 +355,7 @@ type scheduleClass struct {
 // scheduleFor returns rank r's schedule and a rank with the same tree
 // (-1 for none yet), sharing the tree of an alike rank in classes when
 // there is one and adding a new class otherwise.
-func scheduleFor(k *lang.Checked, r int64, classes *[]scheduleClass) (*analyze.Schedule, int64, error) {
+func scheduleFor(k *lang.Checked, p Pricer, r int64, classes *[]scheduleClass) (*analyze.Schedule, int64, error) {
 	cs := *classes
 	for i := len(cs) - 1; i >= 0; i-- {
 		if s := cs[i].s.Alike(r); s != nil {
@@ -355,7 +364,7 @@ func scheduleFor(k *lang.Checked, r int64, classes *[]scheduleClass) (*analyze.S
 			return s, cs[len(cs)-1].first, nil
 		}
 	}
-	s, err := analyze.NewSchedule(k, r)
+	s, err := newSchedule(k, p, r)
 	if err != nil {
 		return nil, -1, err
 	}
@@ -459,7 +468,7 @@ func (em *emulator) advance(r int64) error {
 func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) {
 	cost := rs.lastCost
 	if ev.Work != rs.lastWork {
-		cost = em.price(rs, ev.Work)
+		cost = em.price(r, rs, ev.Work)
 	}
 	start := rs.clock
 	rs.clock += cost
@@ -471,20 +480,40 @@ func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) {
 	}
 }
 
-// price returns the cost of a compute segment other than the rank's last
-// one. A fixed segment's price is cached, per emulation and as the rank's
-// last, since a pricer may take its time.
-func (em *emulator) price(rs *rankState, w *analyze.Work) float64 {
-	if !rs.cur.Fixed() {
-		return em.p.Compute(w)
+// price returns the cost of a compute segment on rank r other than the
+// rank's last one. A fixed segment's price is cached, per emulation (for
+// the rank's class) and as the rank's last, since a pricer may take its
+// time.
+func (em *emulator) price(r int64, rs *rankState, w *analyze.Work) float64 {
+	class := 0
+	if em.computer != nil {
+		class = em.computer.ComputeClass(r)
 	}
-	c, ok := em.works[w]
+	if !rs.cur.Fixed() {
+		return em.segmentCost(class, w)
+	}
+	key := workKey{w, class}
+	c, ok := em.works[key]
 	if !ok {
-		c = em.p.Compute(w)
-		em.works[w] = c
+		c = em.segmentCost(class, w)
+		em.works[key] = c
 	}
 	rs.lastWork, rs.lastCost = w, c
 	return c
+}
+
+// workKey is a fixed segment's work on a class of ranks.
+type workKey struct {
+	w     *analyze.Work
+	class int
+}
+
+// segmentCost prices one execution of w on a rank of class.
+func (em *emulator) segmentCost(class int, w *analyze.Work) float64 {
+	if em.computer != nil {
+		return em.computer.ComputeOn(class, w)
+	}
+	return em.p.Compute(w)
 }
 
 // emit hands em.iv to the timeline and the observer.
@@ -593,8 +622,13 @@ func (em *emulator) completePair(r int64, rs *rankState, other *half, start, end
 	if p.end > end {
 		prev, via = &p.prev, p.via
 	}
+	// The halves overlap: the rank is busy for the longer one, as the
+	// region table charges a sendrecv; the rest of the span it waited.
+	busy := max(p.end-p.start, end-start)
 	start, end = min(p.start, start), max(p.end, end)
 	em.finishEvent(r, rs, start, end, prev, via)
+	rs.comm -= end - start - busy
+	rs.wait += end - start - busy
 	return true
 }
 

@@ -64,6 +64,9 @@ type Prediction struct {
 	RankSum   float64    `json:"rank_sum"`
 	Emulation *Emulation `json:"emulation,omitempty"`
 	Wavefront *Wavefront `json:"wavefront,omitempty"`
+	// Overrides are the -M assignments of the machine, and whether each
+	// priced anything (MarkOverrides).
+	Overrides []Override `json:"overrides,omitempty"`
 }
 
 // Options tune a prediction.
@@ -83,16 +86,16 @@ type Options struct {
 // Predict prices the counts of a kernel on a machine: every rank class is
 // priced region by region, and the slowest class decides the total.
 func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) (*Prediction, error) {
-	p := newMachinePricer(m, k)
-	p.vectorUnits = opts.VectorUnits
-	p.rules = p.paperRulesFor(opts)
+	p := newOptionsPricer(m, k, opts)
 	pred := &Prediction{
 		Schema: PredictionSchema, Kernel: rep.Kernel, File: rep.File, Machine: m.Name(), Params: rep.Params,
 		Ranks: rep.Ranks, Compose: m.Compose().String(), Method: "sum of per-rank costs, slowest rank class",
 	}
 	var slowest []RegionPrediction
+	p.shares = &regionShares{ranks: p.ranks}
 	for _, cl := range rep.Classes {
 		regions := p.priceClass(cl, rep)
+		p.shares.addClass(p, cl, regions)
 		var total float64
 		for _, r := range regions {
 			total += r.Time
@@ -111,6 +114,14 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		pred.RT = 1 / pred.Total
 	}
 	pred.RankSum = pred.Total
+	unpriced, err := p.unpricedWarnings(rep, pred.Total)
+	if err != nil {
+		return nil, err
+	}
+	pred.Warnings = append(pred.Warnings, unpriced...)
+	if n := p.vectorNote(rep); n != "" {
+		p.note(n)
+	}
 	if hasPointToPoint(rep) && !opts.NoEmulation {
 		// Ranks wait on each other's messages: the time is a critical path.
 		em, err := Emulate(k, p, EmulateOptions{})
@@ -146,6 +157,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 // priceClass prices every region of one class.
 func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []RegionPrediction {
 	var out []RegionPrediction
+	walked := p.walkMessages(cl)
 	for _, r := range cl.Regions {
 		w := fromCounts(r.Counts, rep.Footprint.Bytes)
 		rp := RegionPrediction{Name: r.Name}
@@ -160,7 +172,7 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 				rp.Memory += t.Time
 			}
 		}
-		for _, t := range p.messageTerms(cl.Rank, r.Counts) {
+		for _, t := range p.messageTerms(cl.Rank, r.Counts, walked) {
 			rp.Messages += t.Time
 			rp.Terms = append(rp.Terms, t)
 		}
@@ -177,9 +189,11 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 
 // messageTerms prices a rank's point-to-point messages: every send and
 // every receive costs one message time (a receive waits for its message),
-// except that the receive half of a sendrecv or exchange overlaps its send
-// half and costs nothing more.
-func (p *machinePricer) messageTerms(rank int64, c analyze.Counts) []Term {
+// except that the two halves of a sendrecv or exchange overlap: the receive
+// half costs only what it takes longer than the send half. A statement in
+// walked (walkMessages) is priced message by message, with its real peers;
+// the others from the counts.
+func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[string]float64) []Term {
 	var terms []Term
 	overlapped := p.rules.overlappedReceives(c.Messages)
 	for i, msg := range c.Messages {
@@ -190,23 +204,147 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts) []Term {
 		bytes := msg.Bytes.Float() / n
 		peer := msg.Rank
 		if peer < 0 {
-			peer = (rank + 1) % max(p.ranks, 1) // a peer that varies: priced as a neighbour
+			peer = (rank + 1) % max(p.ranks, 1) // a peer that varies: a neighbour, unless walked
 		}
 		src, dst := rank, peer
 		if msg.Kind == "recv" {
 			src, dst = peer, rank
 		}
 		unit, how := p.message(src, dst, bytes, msg.Elem)
+		half := msg.Kind == "recv" && hasSendAt(c.Messages, msg.Stmt)
+		if sum, ok := walked[walkKey(msg.Stmt, msg.Kind)]; ok {
+			unit = sum / n
+			if msg.Rank < 0 {
+				how += ", mean over the rank's messages, each priced with its own peer and size"
+			}
+		}
 		if why, ok := overlapped[i]; ok {
 			unit, how = 0, why
-		} else if msg.Kind == "recv" && hasSendAt(c.Messages, msg.Stmt) {
-			unit, how = 0, "overlaps the send half of the same sendrecv"
+		} else if half {
+			how = "overlaps the send half of the same sendrecv: charged only where longer (" + how + ")"
+			if _, ok := walked[walkKey(msg.Stmt, msg.Kind)]; !ok {
+				unit = 0
+			}
 		}
 		terms = append(terms, Term{Resource: "message", What: fmt.Sprintf("%s %s (%s)", msg.Kind, msg.Peer, msg.Stmt),
 			Count: n, Unit: "message of " + units.Count(bytes) + " B", UnitCost: unit, Time: n * unit, How: how})
 	}
 	return terms
 }
+
+// walkMessages prices the point-to-point messages of a class's
+// representative event by event, as the emulator charges them when nobody
+// waits, for the statements whose counts cannot say it: a peer that
+// varies from call to call (a hypercube's partner), and the halves of a
+// sendrecv or exchange (the event takes the longer of its halves, so the
+// receive half is charged max(0, receive − send) per event). The result
+// is keyed by walkKey; nil when no statement needs it, or when the
+// schedule cannot be built (the counts' pricing is kept).
+func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
+	if !needsWalk(cl.Total.Messages) {
+		return nil
+	}
+	if n := commEvents(cl.Total); n > maxWalkedEvents {
+		p.note(fmt.Sprintf("ranks %s have %.4g communication events, more than the %d priced one by one: "+
+			"a peer that varies is priced as a neighbour and a sendrecv as its send half", cl.Ranks, n, maxWalkedEvents))
+		return nil
+	}
+	s, err := p.schedule(cl.Rank)
+	if err != nil {
+		return nil
+	}
+	r := cl.Rank
+	out := map[string]float64{}
+	err = s.Events(func(ev *analyze.Event) bool {
+		switch ev.Kind {
+		case analyze.EvSend, analyze.EvRecv, analyze.EvSendRecv:
+		default:
+			return true
+		}
+		pos := p.k.File.Source.Position(ev.Stmt.Pos()).String()
+		var send, recv float64
+		switch ev.Kind {
+		case analyze.EvSend:
+			if ev.Peer >= 0 {
+				out[walkKey(pos, "send")] += p.Message(r, ev.Peer, ev.Bytes)
+			}
+			return true
+		case analyze.EvRecv:
+			if ev.Peer >= 0 {
+				out[walkKey(pos, "recv")] += p.Message(ev.Peer, r, ev.Bytes)
+			}
+			return true
+		}
+		if ev.Peer >= 0 {
+			send = p.Message(r, ev.Peer, ev.Bytes)
+			out[walkKey(pos, "send")] += send
+		}
+		if ev.From >= 0 {
+			recv = p.Message(ev.From, r, ev.RecvBytes)
+			out[walkKey(pos, "recv")] += max(0, recv-send)
+		}
+		return true
+	})
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// schedule returns rank r's schedule, sharing the tree of an alike rank's
+// schedule built before (Schedule.Alike), and keeps it for the emulation
+// (newSchedule).
+func (p *machinePricer) schedule(r int64) (*analyze.Schedule, error) {
+	if s := p.schedules[r]; s != nil {
+		return s, nil
+	}
+	for _, other := range p.schedules {
+		if s := other.Alike(r); s != nil {
+			p.schedules[r] = s
+			return s, nil
+		}
+	}
+	s, err := analyze.NewSchedule(p.k, r)
+	if err != nil {
+		return nil, err
+	}
+	if p.schedules == nil {
+		p.schedules = map[int64]*analyze.Schedule{}
+	}
+	p.schedules[r] = s
+	return s, nil
+}
+
+// maxWalkedEvents bounds the communication events walkMessages prices one
+// by one for a class, so that a prediction stays fast (and ends) for
+// kernels with very many messages.
+const maxWalkedEvents = 1 << 20
+
+// commEvents counts the communication events of some counts.
+func commEvents(c analyze.Counts) float64 {
+	n := c.Barriers.Float()
+	for _, m := range c.Messages {
+		n += m.Count.Float()
+	}
+	for _, col := range c.Collectives {
+		n += col.Count.Float()
+	}
+	return n
+}
+
+// needsWalk reports whether some message's price needs walkMessages: a
+// peer that varies, or a receive that is the half of a sendrecv.
+func needsWalk(msgs []analyze.Message) bool {
+	for _, m := range msgs {
+		if m.Rank < 0 || m.Kind == "recv" && hasSendAt(msgs, m.Stmt) {
+			return true
+		}
+	}
+	return false
+}
+
+// walkKey names one direction of a point-to-point statement.
+func walkKey(stmt, kind string) string { return stmt + " " + kind }
 
 // collectiveTerms prices a rank's collectives and barriers.
 func (p *machinePricer) collectiveTerms(c analyze.Counts) []Term {

@@ -29,11 +29,21 @@ type machinePricer struct {
 	ranks int64
 	px    int64 // grid width, 0 for a 1-D rank space
 	notes map[string]bool
-	// vectorUnits prices vector loops on the vector units (Options).
-	vectorUnits bool
+	// vectorUnits prices vector loops on the vector units (Options);
+	// vectorPriced records that some loop was.
+	vectorUnits, vectorPriced bool
+	// unpricedCollectives records that a collective the table does not
+	// list found no message model to price it by (used.go).
+	unpricedCollectives bool
 	// rules are the source paper's pricing rules (Options.PaperRules,
 	// paperrules.go); the zero value prices the exact counts.
 	rules paperRules
+	// shares, when set, make compute segments cost their share of their
+	// region's cost (shares.go); nil prices a segment on its own.
+	shares *regionShares
+	// schedules are the schedules walkMessages built, by rank, for the
+	// emulation to use rather than build again (newSchedule).
+	schedules map[int64]*analyze.Schedule
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -50,6 +60,14 @@ func newMachinePricer(m *machines.Machine, k *lang.Checked) *machinePricer {
 	return p
 }
 
+// newOptionsPricer returns the pricer of a prediction with options opts.
+func newOptionsPricer(m *machines.Machine, k *lang.Checked, opts Options) *machinePricer {
+	p := newMachinePricer(m, k)
+	p.vectorUnits = opts.VectorUnits
+	p.rules = p.paperRulesFor(opts)
+	return p
+}
+
 // note records a pricing caveat once.
 func (p *machinePricer) note(s string) { p.notes[s] = true }
 
@@ -63,6 +81,7 @@ type workload struct {
 	maxStride             float64            // largest stride in elements of a reference that moves in its innermost loop
 	footprint             int64
 	vectorRefs            float64 // array references (mrefs) for the bottleneck laws
+	iterations            float64 // loop iterations, for a segment's share of its region (shares.go)
 	hasCache              bool
 }
 
@@ -106,7 +125,7 @@ func fromCounts(c analyze.Counts, footprint int64) *workload {
 // fromWork builds a workload from a schedule's compute segment.
 func fromWork(x *analyze.Work) *workload {
 	w := &workload{flop: x.Flop, loads: x.Loads, stores: x.Stores, loadBytes: x.LoadBytes, storeBytes: x.StoreBytes,
-		vectorRefs: x.Loads + x.Stores}
+		vectorRefs: x.Loads + x.Stores, iterations: x.Iterations}
 	for _, o := range x.Ops {
 		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.N})
 	}
@@ -384,7 +403,9 @@ func (p *machinePricer) bottleneck(w *workload, caches []machines.Cache) (machin
 	return machines.Bottleneck{}, false
 }
 
-// Compute implements Pricer for a schedule segment.
+// Compute implements Pricer for a schedule segment priced on its own,
+// without the region's cache lines, vector loops or composition; a pricer
+// built from an analysis prices segments with ComputeOn instead.
 func (p *machinePricer) Compute(x *analyze.Work) float64 {
 	w := fromWork(x)
 	return composeTime(p.m.Compose(), sumTerms(p.computeTerms(w)), sumTerms(p.memoryTerms(w)))
@@ -421,7 +442,7 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 // levels it crosses.
 func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.px > 0 && p.differentNodes(cl, src, dst) {
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
 		mm = cl.Inter()
 	}
 	if mm == nil {
@@ -430,10 +451,15 @@ func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageMod
 	return mm, mm.Levels(int(src), int(dst))
 }
 
-// differentNodes reports whether two grid ranks sit on different nodes.
+// differentNodes reports whether two ranks sit on different nodes; a
+// kernel without a grid is a row of P ranks, as the emulator places it.
 func (p *machinePricer) differentNodes(cl *machines.Cluster, a, b int64) bool {
-	ax, ay := cl.NodeOf(int(a%p.px), int(a/p.px))
-	bx, by := cl.NodeOf(int(b%p.px), int(b/p.px))
+	px := p.px
+	if px <= 0 {
+		px = max(p.ranks, 1)
+	}
+	ax, ay := cl.NodeOf(int(a%px), int(a/px))
+	bx, by := cl.NodeOf(int(b%px), int(b/px))
 	return ax != bx || ay != by
 }
 
@@ -467,6 +493,7 @@ func (p *machinePricer) mpichParams() (mpichParams, string) {
 	if p.m.Compute().Free() {
 		return mpichParams{alpha: 1}, "one step per message"
 	}
+	p.unpricedCollectives = true
 	return mpichParams{}, "no message model: collectives are not priced"
 }
 
@@ -551,6 +578,7 @@ func (p *machinePricer) vectorTerms(w *workload, loops []analyze.VectorLoop) []T
 			continue
 		}
 		t := vu.Work.Value * (iters + entries*vu.Nhalf.Value) / vu.Rinf.Value
+		p.vectorPriced = true
 		terms = append(terms, Term{Resource: "compute", What: fmt.Sprintf("vector %s %s (%s)", v.Form, v.Elem, v.Stmt),
 			Count: iters, Unit: "element", UnitCost: safeDiv(t, iters), Time: t,
 			How:    fmt.Sprintf("Hockney q(n + n½)/r∞ over %.6g entries of mean length %.4g; r∞ = %s, n½ = %s", entries, mean, vu.Rinf.String(), vu.Nhalf.String()),

@@ -31,6 +31,21 @@ type Pricer interface {
 	Cluster() *Cluster
 }
 
+// RankComputer is implemented by a Pricer whose compute segments cost
+// different amounts on different classes of ranks: the machine pricer
+// built from an analysis (PricerFor) charges a segment its share of its
+// region's cost on the rank's class, cache lines and all. The emulator
+// prices a segment on rank r as ComputeOn(ComputeClass(r), w), and may
+// reuse the price for every rank of the class.
+type RankComputer interface {
+	// ComputeClass is the class of rank: ranks of one class pay the same
+	// for the same segment. Negative for a rank outside every class.
+	ComputeClass(rank int64) int
+	// ComputeOn is the time of one execution of compute segment w on a
+	// rank of the class.
+	ComputeOn(class int, w *analyze.Work) float64
+}
+
 // Cluster maps a Px × Py rank grid onto nodes of Sx × Sy ranks (the node of
 // rank (rx, ry) is (rx/Sx, ry/Sy)) and bounds the messages in flight across
 // the boundary between two neighbouring nodes: at most Lx travelling

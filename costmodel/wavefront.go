@@ -169,7 +169,7 @@ func AnalyzeWavefront(k *lang.Checked, p Pricer, em *Emulation) (*Wavefront, err
 func samplePattern(k *lang.Checked, p Pricer, px, py int64) ([]wavePattern, error) {
 	rx, ry := px/2, py/2
 	r := ry*px + rx
-	s, err := analyze.NewSchedule(k, r)
+	s, err := newSchedule(k, p, r)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func samplePattern(k *lang.Checked, p Pricer, px, py int64) ([]wavePattern, erro
 		switch ev.Kind {
 		case analyze.EvCompute:
 			if recvs == 2 && sends == 0 {
-				cur.cpu += p.Compute(ev.Work)
+				cur.cpu += computeCost(p, r, ev.Work)
 			}
 			continue
 		case analyze.EvRecv:

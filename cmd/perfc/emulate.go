@@ -20,6 +20,7 @@ import (
 // rank's schedule, for kernels whose ranks wait on each other.
 type emulateCmd struct {
 	kernelArgs
+	budgetArgs
 	machineArgs
 	outputArg
 	Timeline string `placeholder:"FILE" help:"Write every event of every rank as JSON lines (schema perfc.timeline/v1) to FILE, or - for standard output."`
@@ -59,10 +60,15 @@ func (c *emulateCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	p, err := costmodel.NewPricer(m, k)
+	// Segments cost what the region table charges (predict): analyse with
+	// the machine's caches for the cache-line model.
+	aopts := c.budgetArgs.options()
+	aopts.Cache = costmodel.CacheHierarchy(m)
+	counts, err := analyze.Analyze(k, aopts)
 	if err != nil {
-		return err
+		return positioned(e, err, k.File.Source)
 	}
+	p := costmodel.PricerFor(k, counts, m, costmodel.Options{})
 	var opts costmodel.EmulateOptions
 	if c.Timeline != "" {
 		w, closeTimeline, err := openOutput(e, c.Timeline)

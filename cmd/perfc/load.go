@@ -15,7 +15,7 @@ import (
 )
 
 // budgetArgs are the analysis budgets of the verbs that count a kernel
-// (count, predict, sweep, check); zero means analyze's defaults.
+// (count, predict, emulate, sweep, check); zero means analyze's defaults.
 type budgetArgs struct {
 	MaxRanks      int64 `placeholder:"N" help:"Analysis budget: the most ranks taken one by one rather than a range of alike ranks at a time (default 1000000; docs/counts.md)."`
 	MaxEnumerated int64 `placeholder:"N" help:"Analysis budget: the most loop iterations enumerated where closed forms fail, over every rank (default 5000000; docs/counts.md)."`

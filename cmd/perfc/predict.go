@@ -77,23 +77,41 @@ func (c *predictCmd) Run(e env) error {
 	return nil
 }
 
-// predict analyses a checked kernel with the machine's caches and prices it.
+// predict analyses a checked kernel with the machine's caches and prices
+// it, and says which -M overrides priced anything.
 func predict(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costmodel.Options) (*costmodel.Prediction, error) {
+	pred, m, err := predictOn(e, k, ba, ma, opts)
+	if err != nil || len(ma.Override) == 0 {
+		return pred, err
+	}
+	without := func(i int) (*costmodel.Prediction, *machines.Machine, error) {
+		other := ma
+		other.Override = append(append([]string(nil), ma.Override[:i]...), ma.Override[i+1:]...)
+		return predictOn(e, k, ba, other, opts)
+	}
+	if err := costmodel.MarkOverrides(pred, m, ma.Override, without); err != nil {
+		return nil, err
+	}
+	return pred, nil
+}
+
+// predictOn loads the machine and predicts the kernel on it.
+func predictOn(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costmodel.Options) (*costmodel.Prediction, *machines.Machine, error) {
 	m, err := ma.load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	aopts := ba.options()
 	aopts.Cache = costmodel.CacheHierarchy(m)
 	rep, err := analyze.Analyze(k, aopts)
 	if err != nil {
-		return nil, positioned(e, err, k.File.Source)
+		return nil, nil, positioned(e, err, k.File.Source)
 	}
 	pred, err := costmodel.Predict(k, rep, m, opts)
 	if err != nil {
-		return nil, positioned(e, err, k.File.Source)
+		return nil, nil, positioned(e, err, k.File.Source)
 	}
-	return pred, nil
+	return pred, m, nil
 }
 
 // formatTime prints seconds in the unit a reader uses, from ns to years
@@ -108,6 +126,9 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 		params = append(params, q.Name+" = "+q.Value)
 	}
 	fmt.Fprintf(w, "parameters: %s; %s\n", strings.Join(params, ", "), plural(p.Ranks, "rank"))
+	if len(p.Overrides) > 0 {
+		fmt.Fprintf(w, "machine overrides: %s\n", overridesLine(p.Overrides))
+	}
 	fmt.Fprintf(w, "method: %s (ranks %s); compute and memory compose: %s\n\n", p.Method, p.Slowest.Ranks, p.Compose)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "region\tcompute\tmemory\tmessages\tcollectives\ttotal\tbottleneck\t")
@@ -161,6 +182,20 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 	for _, s := range p.Notes {
 		fmt.Fprintf(w, "note: %s\n", s)
 	}
+}
+
+// overridesLine lists -M overrides for the header: "t_send = 0.0585us/B
+// (not used)".
+func overridesLine(os []costmodel.Override) string {
+	var parts []string
+	for _, o := range os {
+		s := o.Name + " = " + o.Value
+		if !o.Used {
+			s += " (not used)"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // plural writes "1 rank" or "32 ranks".
