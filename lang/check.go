@@ -81,6 +81,7 @@ type checker struct {
 	dead       int            // > 0 inside statements that never run for these parameters
 	loops      []loopFrame    // enclosing for and repeat loops, outermost first
 	conds      []condFrame    // enclosing ifs whose condition is not constant
+	arrayBytes big.Int        // the bytes of the arrays declared so far: one rank's footprint
 }
 
 // loopFrame is an enclosing for or repeat loop.

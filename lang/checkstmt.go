@@ -133,6 +133,14 @@ func (c *checker) checkArraySize(spec *ArraySpec, obj *Object) {
 	}
 	if !bytes.IsInt64() {
 		c.errorf(spec, "array %s needs %s bytes; that is more than any machine has (2^63 bytes)", spec.Name.Name, bytes)
+		return
+	}
+	// One rank holds every array at once: their sum is the footprint that
+	// counting and code generation add up in int64.
+	before := c.arrayBytes.IsInt64()
+	c.arrayBytes.Add(&c.arrayBytes, bytes)
+	if before && !c.arrayBytes.IsInt64() {
+		c.errorf(spec, "with array %s the arrays of one rank need %s bytes; that is more than any machine has (2^63 bytes)", spec.Name.Name, &c.arrayBytes)
 	}
 }
 
