@@ -122,6 +122,11 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	if n := p.vectorNote(rep); n != "" {
 		p.note(n)
 	}
+	if u := usesOf(rep); u.messages || u.collectives {
+		if n := partitionNote(p.m, k.NumRanks()); n != "" {
+			p.note(n)
+		}
+	}
 	if hasPointToPoint(rep) && !opts.NoEmulation {
 		// Ranks wait on each other's messages: the time is a critical path.
 		em, err := Emulate(k, p, EmulateOptions{})

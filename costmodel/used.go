@@ -305,3 +305,15 @@ func dedupe(xs []string) []string {
 	}
 	return out
 }
+
+// partitionNote says when a communicating kernel runs on a different number of ranks
+// than the table's numbers were measured on: collective formulas, fat-tree
+// levels and saturation fitted on one partition are extrapolated to
+// another, and a reader should know that the figure is an extrapolation.
+func partitionNote(m *machines.Machine, ranks int64) string {
+	n, ok := m.Ranks()
+	if !ok || n.Value == float64(ranks) {
+		return ""
+	}
+	return fmt.Sprintf("kernel runs on %d ranks, but the numbers of machine %s were measured on %s ranks: its communication costs that depend on the partition (collective formulas, network levels) are extrapolated", ranks, m.Name(), n)
+}

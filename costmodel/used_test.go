@@ -189,3 +189,35 @@ func TestMarkOverrides(t *testing.T) {
 		})
 	}
 }
+
+// TestPartitionNote checks that a communicating kernel on another number of
+// ranks than the table was measured on gets a note, and that a kernel on
+// the table's partition, one that does not communicate, or a table that
+// names no partition gets none.
+func TestPartitionNote(t *testing.T) {
+	const note = "were measured on"
+	tests := []struct {
+		kernel, machine string
+		ranks           []string // -D overrides (none for the defaults)
+		want            bool
+	}{
+		{"gauss", "cm5-32", nil, false},                // P = 32
+		{"gauss", "cm5-32", []string{"P", "64"}, true}, // collectives on 64 ranks
+		{"gauss", "cm5-512", nil, true},                // 32 ranks of a 512-node table
+		{"gauss", "cm5-512", []string{"P", "512", "N", "512"}, false},
+		{"triad", "cm5-32", nil, false},              // one rank, no communication
+		{"gauss", "sp2", []string{"P", "64"}, false}, // the table names no partition
+	}
+	for _, tt := range tests {
+		t.Run(tt.kernel+"/"+tt.machine+"/"+strings.Join(tt.ranks, "="), func(t *testing.T) {
+			k := loadKernel(t, "../examples/"+tt.kernel+".spmd", tt.ranks...)
+			pred, _, err := predictOn(t, k, tt.machine, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := has(pred.Notes, note); got != tt.want {
+				t.Errorf("notes %q: a partition note %v, want %v", pred.Notes, got, tt.want)
+			}
+		})
+	}
+}

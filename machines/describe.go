@@ -79,6 +79,9 @@ func (d *describer) header(m *Machine) {
 	if m.conventions != "" {
 		d.line("conventions: %s", m.conventions)
 	}
+	if n, ok := m.Ranks(); ok {
+		d.line("measured on: %s ranks", n)
+	}
 	d.line(`(a " in the source column repeats the source above it)`)
 }
 

@@ -39,7 +39,7 @@ messages:
 		}},
 		{"unknown top-level key", `
 machine: x
-`, []string{`m.yaml:5:1: unknown key 'machine' in the machine table (known: name, description, source, conventions, missing, params, compute, memory, messages, collectives, cluster, disk, results)`}},
+`, []string{`m.yaml:5:1: unknown key 'machine' in the machine table (known: name, description, source, conventions, missing, ranks, params, compute, memory, messages, collectives, cluster, disk, results)`}},
 		{"missing source", `
 compute:
   peak: 5Mflop/s

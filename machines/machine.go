@@ -16,6 +16,7 @@ type Machine struct {
 	source      string
 	conventions string
 	missing     []string
+	ranks       Number // the partition the numbers were measured on; zero when the table does not say
 	params      []Param
 	compute     *Compute
 	memory      *Memory
@@ -71,6 +72,12 @@ type Result struct {
 
 // Name is the machine's name, as in `perfc predict -m NAME`.
 func (m *Machine) Name() string { return m.name }
+
+// Ranks is the number of processors the table's numbers were measured on
+// (the CM-5's 32-node partition), with its source; ok is false when the
+// table does not say. Collective formulas and network terms fitted on one
+// partition need not hold on another.
+func (m *Machine) Ranks() (n Number, ok bool) { return m.ranks, m.ranks.Given }
 
 // Description is one line saying what machine this is.
 func (m *Machine) Description() string { return m.description }

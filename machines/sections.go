@@ -16,7 +16,7 @@ import (
 // place in the file, because every other section may refer to them.
 func (d *decoder) machine(root *yaml.Node) {
 	f := d.mapping(root, "the machine table", "name", "description", "source", "conventions", "missing",
-		"params", "compute", "memory", "messages", "collectives", "cluster", "disk", "results")
+		"ranks", "params", "compute", "memory", "messages", "collectives", "cluster", "disk", "results")
 	m := d.m
 	m.name = f.requiredStr("name")
 	if m.name != "" && !isMachineName(m.name) {
@@ -26,6 +26,7 @@ func (d *decoder) machine(root *yaml.Node) {
 	m.source = f.requiredStr("source")
 	m.conventions = f.str("conventions")
 	m.missing = f.names("missing")
+	m.ranks = d.optNumber(f, "ranks", Dimensionless, wholePositive, m.source)
 	d.params(f.get("params"))
 	d.reportUnknownOverrides()
 	if n := f.get("compute"); n != nil {

@@ -23,7 +23,7 @@ func countSizes() []string {
 // points and signs around its exponent (1e,+07 included).
 var exponentForm = regexp.MustCompile(`[0-9][0-9,.]*e[0-9,+-]*[0-9]`)
 
-// TestNumbersGolden runs perfc predict and perfc count on the triad at
+// TestNumbersGolden runs perfc predict and perfc count on a triad at
 // sizes from 1 to 10^18 and keeps the lines that print counts, times and
 // rates in testdata/numbers_triad.golden; no number may have a comma in
 // exponent form (issue 12: "1e,+07 pair").
@@ -31,12 +31,12 @@ func TestNumbersGolden(t *testing.T) {
 	var b strings.Builder
 	for _, n := range countSizes() {
 		fmt.Fprintf(&b, "N = %s\n", n)
-		code, out, errOut := runCLI(t, "", "predict", "../../examples/triad.spmd", "-D", "N="+n)
+		code, out, errOut := runCLI(t, "", "predict", "testdata/numbers_triad.spmd", "-D", "N="+n)
 		if code != 0 {
 			t.Fatalf("predict N=%s: status %d: %s", n, code, errOut)
 		}
 		keep(&b, out, "predicted time:", "  triad  madd", "  triad    ")
-		code, out, errOut = runCLI(t, "", "count", "../../examples/triad.spmd", "-D", "N="+n, "--cache", "L1=32KiB/64B/8")
+		code, out, errOut = runCLI(t, "", "count", "testdata/numbers_triad.spmd", "-D", "N="+n, "--cache", "L1=32KiB/64B/8")
 		if code != 0 {
 			t.Fatalf("count N=%s: status %d: %s", n, code, errOut)
 		}
