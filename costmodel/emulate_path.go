@@ -92,13 +92,20 @@ type pathRing struct {
 // newPathRing returns a ring of 8 stretches per rank, at least 16,384 and
 // at most about a million.
 func newPathRing(ranks int64) pathRing {
-	size := min(max(int64(1)<<14, 8*ranks), int64(1)<<20)
-	size = int64(1) << bits.Len64(uint64(size-1))
+	size := pathRingSize(ranks)
 	first := size
 	if 16*ranks < size {
 		first = max(int64(1)<<bits.Len64(uint64(8*ranks-1)), 8)
 	}
 	return pathRing{nodes: make([]pathNode, first), mask: size - 1}
+}
+
+// pathRingSize is the number of stretches the ring of an emulation of
+// ranks keeps: 8 per rank, at least 16,384 and at most about a million,
+// rounded up to a power of two.
+func pathRingSize(ranks int64) int64 {
+	size := min(max(int64(1)<<14, 8*ranks), int64(1)<<20)
+	return int64(1) << bits.Len64(uint64(size-1))
 }
 
 // valid reports whether stretch id is still in the ring.
