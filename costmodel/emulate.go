@@ -693,7 +693,7 @@ func (em *emulator) emitEvent(r int64, rs *rankState, start, end float64) {
 func (em *emulator) result() (*Emulation, error) {
 	res := &em.res
 	if em.tl != nil {
-		res.TimelineDropped = em.tl.dropped
+		res.TimelineDropped = em.tl.drops
 	}
 	res.PerRank = make([]RankTime, len(em.ranks))
 	last := int64(0)
