@@ -48,6 +48,9 @@ func Emulate(k *lang.Checked, p Pricer, opts EmulateOptions) (*Emulation, error)
 		return nil, err
 	}
 	if err := em.run(); err != nil {
+		// The timeline up to a deadlock or a budget is what explains it:
+		// write it out whole (a write error matters less than err).
+		_ = em.tl.flush()
 		return nil, err
 	}
 	return em.result()

@@ -274,3 +274,43 @@ func TestLargeDeadlock(t *testing.T) {
 		})
 	}
 }
+
+// TestTimelineOnError checks that the timeline of an emulation that ends
+// in an error is written out to its last whole event: it is what explains
+// a deadlock or where a budget ran out.
+func TestTimelineOnError(t *testing.T) {
+	tests := []struct {
+		name   string
+		src    string
+		defs   []string
+		limits EmulateLimits
+		lines  int
+	}{
+		{"event budget", pingSrc, []string{"reps", "10"}, EmulateLimits{MaxEvents: 7}, 6},
+		{"event budget, short timeline", pingSrc, []string{"reps", "10"}, EmulateLimits{MaxEvents: 7, MaxTimelineEvents: 2}, 2},
+		{"deadlock", deadRingSrc, []string{"P", "4"}, EmulateLimits{}, 0},
+		{"deadlock after messages", `kernel k() on P = 2 ranks {
+  array buf[8]: f64
+  if rank == 0 {
+    send buf[0:8] to 1
+  }
+  recv buf[0:8] from 1 - rank
+}`, nil, EmulateLimits{}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := checkSource(t, "k.spmd", tt.src, tt.defs...)
+			var buf bytes.Buffer
+			if _, err := Emulate(k, steps(), EmulateOptions{Timeline: &buf, Limits: tt.limits}); err == nil {
+				t.Fatal("no error")
+			}
+			lines := strings.Split(buf.String(), "\n")
+			if last := lines[len(lines)-1]; last != "" {
+				t.Errorf("the timeline ends in a partial line %q", last)
+			}
+			if len(lines)-1 != tt.lines {
+				t.Errorf("%d lines, want %d:\n%s", len(lines)-1, tt.lines, buf.String())
+			}
+		})
+	}
+}
