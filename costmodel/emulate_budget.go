@@ -28,8 +28,8 @@ type EmulateLimits struct {
 
 // The default limits. At the emulator's 20 to 35 million events a second
 // (docs/emulate.md, Scale), 10^8 events take 3 to 5 s; 2 GiB admit about
-// half a million ranks; a timeline line is about 150 to 190 bytes, so 10^6
-// of them make 150 to 190 MB.
+// 800,000 ranks (emulationMemory); a timeline line is about 120 to 190
+// bytes, so 10^6 of them make 120 to 190 MB.
 const (
 	DefaultMaxEvents         = 100_000_000
 	DefaultMaxMemory         = 2 << 30

@@ -27,7 +27,7 @@ type emulateCmd struct {
 	Timeline string `placeholder:"FILE" help:"Write every event of every rank as JSON lines (schema perfc.timeline/v1) to FILE, or - for standard output."`
 	Plot     string `placeholder:"FILE.svg|FILE.png" help:"Draw a Gantt chart of the timeline (one row per rank; large runs summarised)."`
 	limitArgs
-	MaxTimelineEvents int64 `placeholder:"N" help:"Write at most N events to the timeline; the rest are counted, not written (default 1,000,000: about 150 to 190 MB)."`
+	MaxTimelineEvents int64 `placeholder:"N" help:"Write at most N events to the timeline; the rest are counted, not written (default 1,000,000: about 120 to 190 MB)."`
 }
 
 // limitArgs are the emulation's budgets (costmodel.EmulateLimits), shared
