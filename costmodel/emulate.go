@@ -218,6 +218,13 @@ type emulator struct {
 	evBudget int64         // the event budget
 	iv       Interval
 	res      Emulation
+
+	// The eager messages not yet received, per (sender, receiver) pair
+	// (pairKey); queued counts them, and maxQueue is the most the memory
+	// budget leaves room for.
+	inboxes  map[uint64]*eagerQueue
+	queued   int64
+	maxQueue int64
 }
 
 // rankState is one rank's progress.
@@ -283,7 +290,7 @@ type rankCold struct {
 	pend      pendingHalf     // sendrecv: the half that finished first
 	morePeers []peerEntry     // destinations beyond the first peersInline
 	peerIndex map[int64]int32 // destination → index in morePeers, once there are manyPeers
-	inbox     []eagerMsg      // eager messages delivered to this rank and not yet received
+	queued    int64           // eager messages delivered to this rank and not yet received (emulator.inboxes)
 }
 
 // half is the send or the receive half of a rank's current event.
@@ -339,6 +346,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		em.tl = newTimelineWriter(opts.Timeline, k.File.Source, opts.Limits.timelineEvents())
 	}
 	em.evBudget = opts.Limits.events()
+	em.maxQueue = queueRoom(n, opts.Limits)
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
 	for r := range n {

@@ -131,6 +131,26 @@ func (em *emulator) eventBudgetError(r int64, rs *rankState, ev *analyze.Event) 
 	}
 }
 
+// queueRoom returns how many eager messages may wait unreceived, all ranks
+// together, within the memory budget left beside the estimate for ranks
+// (emulationMemory); a queue's storage is its messages (eagerQueue).
+func queueRoom(ranks int64, limits EmulateLimits) int64 {
+	left := float64(limits.memory()) - emulationMemory(ranks)
+	return max(int64(left/float64(unsafe.Sizeof(eagerMsg{}))), 0)
+}
+
+// queueBudgetError reports that eager message m, sent and not yet
+// received, would take the messages waiting past the memory budget.
+func (em *emulator) queueBudgetError(m *eagerMsg) error {
+	return &BudgetError{
+		Limit: "memory",
+		Pos:   em.stmtPos(m.stmt),
+		Msg: fmt.Sprintf("rank %d's eager send here would make %s messages sent and not yet received wait at once (%s beside the ranks' %s); the memory budget is %s: raise it with --max-memory, or receive the messages sooner",
+			m.src, groupThousands(em.queued+1), formatBytes(float64(em.queued+1)*float64(unsafe.Sizeof(eagerMsg{}))),
+			formatBytes(emulationMemory(int64(len(em.ranks)))), formatBytes(float64(em.opts.Limits.memory()))),
+	}
+}
+
 // formatBytes writes a size in GiB, MiB or KiB with three significant
 // digits.
 func formatBytes(b float64) string {

@@ -346,3 +346,96 @@ func TestPathRingGrows(t *testing.T) {
 		}
 	}
 }
+
+// floodSrc has rank 0 send n eager messages to rank 1 before rank 1
+// receives any: n messages wait at once.
+const floodSrc = `kernel flood(n = 10) on P = 2 ranks {
+  array buf[1]: f64
+  if rank == 0 {
+    repeat n {
+      send buf[0:1] to 1
+    }
+  } else {
+    repeat n {
+      recv buf[0:1] from 0
+    }
+  }
+}`
+
+// TestEagerFlood checks that eager messages waiting in large numbers cost
+// no more per message than a few: 200,000 of them took minutes when every
+// receive shifted one list of all the waiting messages. And past the
+// memory budget the waiting messages end the run with an error at the
+// send.
+func TestEagerFlood(t *testing.T) {
+	eager := unitPricer{msg: 1, eager: 1 << 20}
+	k := checkSource(t, "k.spmd", floodSrc, "n", "200000")
+	start := time.Now()
+	em, err := Emulate(k, eager, EmulateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second || em.Messages != 200_000 || em.Total != 1 {
+		t.Errorf("%d messages in %v, total %g s; want 200,000 in well under 5 s, ending at 1 s", em.Messages, d, em.Total)
+	}
+	_, err = Emulate(k, eager, EmulateOptions{Limits: EmulateLimits{MaxMemory: 4 << 20}})
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Limit != "memory" {
+		t.Fatalf("got %v, want a memory BudgetError", err)
+	}
+	for _, s := range []string{"k.spmd:5:7: rank 0's eager send here would make", "messages sent and not yet received wait at once", "the memory budget is 4 MiB: raise it with --max-memory"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not contain %q", err, s)
+		}
+	}
+}
+
+// TestEagerQueue checks that a pair's queue hands messages out oldest
+// first and that its storage follows what waits: a queue that never
+// empties does not grow, and a long one lets its blocks go as they are
+// taken.
+func TestEagerQueue(t *testing.T) {
+	var q eagerQueue
+	var got []int64
+	next := int64(0)
+	in := func() { q.push(&eagerMsg{wave: next}); next++ }
+	out := func() { got = append(got, q.pop().wave) }
+	storage := func() (n int) {
+		for _, b := range q.blocks {
+			n += cap(b)
+		}
+		return n
+	}
+	for range 10_000 { // two in, one out: the queue grows to 10,000
+		in()
+		in()
+		out()
+	}
+	if s := storage(); q.len() != 10_000 || s > 10_000+2*queueBlock {
+		t.Errorf("%d waiting in storage for %d", q.len(), s)
+	}
+	for range 100_000 { // one in, one out, never empty
+		in()
+		out()
+	}
+	if s := storage(); s > 10_000+2*queueBlock {
+		t.Errorf("storage for %d after a steady state at 10,000 waiting", s)
+	}
+	for range 9_000 {
+		out()
+	}
+	if s := storage(); q.len() != 1_000 || s > 1_000+2*queueBlock {
+		t.Errorf("%d waiting in storage for %d", q.len(), s)
+	}
+	for q.len() > 0 {
+		out()
+	}
+	for i, w := range got {
+		if w != int64(i) {
+			t.Fatalf("message %d out: wave %d, want %d", i, w, i)
+		}
+	}
+	if len(got) != int(next) {
+		t.Errorf("%d messages out of %d", len(got), next)
+	}
+}

@@ -213,17 +213,35 @@ func (em *emulator) waitsOn(r int64) int64 {
 	return -1
 }
 
-// undelivered reports eager messages that were sent and never received.
+// undelivered reports an eager message that was sent and never received:
+// of the lowest rank that has any, the oldest from its lowest sender.
 func (em *emulator) undelivered() error {
 	for d := range em.ranks {
-		for _, m := range em.ranks[d].inbox {
-			return &ScheduleError{
-				Kind: "unreceived message",
-				Pos:  em.stmtPos(m.stmt),
-				Msg: fmt.Sprintf("rank %d sends %d B to rank %d here (message %d on that pair), but rank %d finishes without receiving it: add the matching recv",
-					m.src, m.bytes, d, m.wave, d),
-			}
+		if em.ranks[d].queued == 0 {
+			continue
+		}
+		m := em.firstWaiting(int64(d))
+		return &ScheduleError{
+			Kind: "unreceived message",
+			Pos:  em.stmtPos(m.stmt),
+			Msg: fmt.Sprintf("rank %d sends %d B to rank %d here (message %d on that pair), but rank %d finishes without receiving it: add the matching recv",
+				m.src, m.bytes, d, m.wave, d),
 		}
 	}
 	return nil
+}
+
+// firstWaiting returns the oldest eager message waiting for rank d from
+// its lowest sender; d must have one.
+func (em *emulator) firstWaiting(d int64) *eagerMsg {
+	var first *eagerMsg
+	for key, q := range em.inboxes {
+		if int64(uint32(key)) != d || q.len() == 0 {
+			continue
+		}
+		if m := q.first(); first == nil || m.src < first.src {
+			first = m
+		}
+	}
+	return first
 }
