@@ -220,11 +220,13 @@ type emulator struct {
 	res      Emulation
 
 	// The eager messages not yet received, per (sender, receiver) pair
-	// (pairKey); queued counts them, and maxQueue is the most the memory
-	// budget leaves room for.
-	inboxes  map[uint64]*eagerQueue
-	queued   int64
-	maxQueue int64
+	// (pairKey); queued counts them. extraPeers counts the destinations
+	// ranks keep beyond their inline ones (morePeer). room is what the
+	// memory budget leaves for both beside the ranks (dynamicMemory).
+	inboxes    map[uint64]*eagerQueue
+	queued     int64
+	extraPeers int64
+	room       float64
 }
 
 // rankState is one rank's progress.
@@ -346,7 +348,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		em.tl = newTimelineWriter(opts.Timeline, k.File.Source, opts.Limits.timelineEvents())
 	}
 	em.evBudget = opts.Limits.events()
-	em.maxQueue = queueRoom(n, opts.Limits)
+	em.room = float64(opts.Limits.memory()) - emulationMemory(n)
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
 	for r := range n {
@@ -598,7 +600,9 @@ func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 	// waits. Written out here rather than called: every event comes this
 	// way.
 	if rs.send.active {
-		em.route(r, rs)
+		if err := em.route(r, rs); err != nil {
+			return false, err
+		}
 		d := rs.send.peer
 		if em.eagerSize(rs.send.bytes) {
 			err = em.sendEager(r, rs)

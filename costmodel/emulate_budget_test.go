@@ -383,7 +383,7 @@ func TestEagerFlood(t *testing.T) {
 	if !errors.As(err, &be) || be.Limit != "memory" {
 		t.Fatalf("got %v, want a memory BudgetError", err)
 	}
-	for _, s := range []string{"k.spmd:5:7: rank 0's eager send here would make", "messages sent and not yet received wait at once", "the memory budget is 4 MiB: raise it with --max-memory"} {
+	for _, s := range []string{"k.spmd:5:7: rank 0's send here would make 31,457 eager messages", "messages sent and not yet received wait at once", "exceeds the memory budget of 4 MiB: raise it with --max-memory"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not contain %q", err, s)
 		}
@@ -437,5 +437,38 @@ func TestEagerQueue(t *testing.T) {
 	}
 	if len(got) != int(next) {
 		t.Errorf("%d messages out of %d", len(got), next)
+	}
+}
+
+// TestPeerBudget checks that the destinations ranks keep count against the
+// memory budget: in an exchange of every rank with every other, P^2 of
+// them (7,000 ranks used to take 5 GB).
+func TestPeerBudget(t *testing.T) {
+	const a2a = `kernel a2a() on P = 4 ranks {
+  array buf[1]: f64
+  for s in 1..P {
+    sendrecv buf[0:1] to (rank + s) % P from (rank + P - s) % P into buf[0:1]
+  }
+}`
+	k := checkSource(t, "k.spmd", a2a, "P", "300")
+	if _, err := Emulate(k, steps(), EmulateOptions{Limits: EmulateLimits{MaxMemory: 16 << 20}}); err != nil {
+		t.Fatalf("within 16 MiB: %v", err)
+	}
+	_, err := Emulate(k, steps(), EmulateOptions{Limits: EmulateLimits{MaxMemory: 4 << 20}})
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Limit != "memory" {
+		t.Fatalf("got %v, want a memory BudgetError", err)
+	}
+	for _, s := range []string{"k.spmd:4:5: rank ", "'s send here would make the ranks keep ", "destinations beyond their first 4 each",
+		"exceeds the memory budget of 4 MiB: raise it with --max-memory"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not contain %q", err, s)
+		}
+	}
+	// 89,700 events, but sends to new destinations cost more: an exchange
+	// of 7,000 ranks ran 76 s on 10^8 events.
+	_, err = Emulate(k, steps(), EmulateOptions{Limits: EmulateLimits{MaxEvents: 100_000}})
+	if !errors.As(err, &be) || be.Limit != "events" || !strings.Contains(err.Error(), "a send to a new destination beyond a rank's first 4 counts as 33 events") {
+		t.Errorf("got %v, want an event BudgetError counting new destinations", err)
 	}
 }

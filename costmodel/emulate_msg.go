@@ -1,6 +1,9 @@
 package costmodel
 
 import (
+	"fmt"
+	"unsafe"
+
 	"perfc/lang"
 )
 
@@ -99,8 +102,10 @@ const (
 )
 
 // route counts rank s's current send on its pair, giving it its wave, and
-// prices it, finding the boundary it crosses, through s's peer entry.
-func (em *emulator) route(s int64, ss *rankState) {
+// prices it, finding the boundary it crosses, through s's peer entry. A
+// new destination beyond the inline ones that takes the memory past the
+// budget is an error.
+func (em *emulator) route(s int64, ss *rankState) error {
 	var e *peerEntry
 	key := int32(ss.send.peer + 1)
 	for i := range ss.peers { // the inline entries, as peer scans them
@@ -110,7 +115,16 @@ func (em *emulator) route(s int64, ss *rankState) {
 		}
 	}
 	if e == nil {
+		n := len(ss.morePeers)
 		e = ss.peer(ss.send.peer, &em.peerSlab)
+		if len(ss.morePeers) > n {
+			em.extraPeers++
+			em.events += extraPeerEvents // for the event budget: see extraPeerEvents
+			if em.dynamicMemory() > em.room {
+				return em.dynamicBudgetError(s, ss.stmt, fmt.Sprintf("the ranks keep %s destinations beyond their first %d each (about %d B each; an exchange of every rank with every other keeps P^2)",
+					groupThousands(em.extraPeers), peersInline, extraPeerBytes))
+			}
+		}
 	}
 	e.sent++
 	if e.bytes != ss.send.bytes {
@@ -118,6 +132,7 @@ func (em *emulator) route(s int64, ss *rankState) {
 		e.bytes = ss.send.bytes
 	}
 	ss.send.wave, ss.send.boundary, ss.send.cost = e.sent, e.boundary, e.cost
+	return nil
 }
 
 // eagerSize reports whether a message of n bytes is sent eagerly.
@@ -296,8 +311,8 @@ func (em *emulator) injectEager(s int64, t, cost float64, linkPrev *pathRef, via
 // enqueue keeps eager message m from s until d receives it, within the
 // memory budget.
 func (em *emulator) enqueue(s, d int64, ds *rankState, m *eagerMsg) error {
-	if em.queued >= em.maxQueue {
-		return em.queueBudgetError(m)
+	if em.dynamicMemory()+float64(unsafe.Sizeof(eagerMsg{})) > em.room {
+		return em.dynamicBudgetError(s, m.stmt, fmt.Sprintf("%s eager messages sent and not yet received wait at once (receive them sooner)", groupThousands(em.queued+1)))
 	}
 	key := pairKey(s, d)
 	q := em.inboxes[key]
