@@ -227,6 +227,10 @@ type emulator struct {
 	queued     int64
 	extraPeers int64
 	room       float64
+	// budgetErr is a budget error found where returning it would cost the
+	// commonest step a branch (route); checkpoint returns it at the next
+	// event, and run at the end.
+	budgetErr error
 }
 
 // rankState is one rank's progress.
@@ -446,6 +450,9 @@ func (em *emulator) run() error {
 			}
 		}
 	}
+	if em.budgetErr != nil {
+		return em.budgetErr
+	}
 	if em.done < int64(len(em.ranks)) {
 		if em.opts.Until > 0 {
 			// Ranks wait for others that stopped at Until: not a deadlock.
@@ -497,6 +504,9 @@ func (em *emulator) advance(r int64) error {
 // past the budget it ends the emulation with a BudgetError naming rank
 // r's event ev, and otherwise reports progress.
 func (em *emulator) checkpoint(r int64, rs *rankState, ev *analyze.Event) error {
+	if em.budgetErr != nil {
+		return em.budgetErr
+	}
 	if em.events > em.evBudget {
 		return em.eventBudgetError(r, rs, ev)
 	}
@@ -600,9 +610,7 @@ func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 	// waits. Written out here rather than called: every event comes this
 	// way.
 	if rs.send.active {
-		if err := em.route(r, rs); err != nil {
-			return false, err
-		}
+		em.route(r, rs)
 		d := rs.send.peer
 		if em.eagerSize(rs.send.bytes) {
 			err = em.sendEager(r, rs)

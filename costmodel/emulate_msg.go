@@ -104,8 +104,8 @@ const (
 // route counts rank s's current send on its pair, giving it its wave, and
 // prices it, finding the boundary it crosses, through s's peer entry. A
 // new destination beyond the inline ones that takes the memory past the
-// budget is an error.
-func (em *emulator) route(s int64, ss *rankState) error {
+// budget is an error, returned at the next event (emulator.budgetErr).
+func (em *emulator) route(s int64, ss *rankState) {
 	var e *peerEntry
 	key := int32(ss.send.peer + 1)
 	for i := range ss.peers { // the inline entries, as peer scans them
@@ -120,8 +120,9 @@ func (em *emulator) route(s int64, ss *rankState) error {
 		if len(ss.morePeers) > n {
 			em.extraPeers++
 			em.events += extraPeerEvents // for the event budget: see extraPeerEvents
-			if em.dynamicMemory() > em.room {
-				return em.dynamicBudgetError(s, ss.stmt, fmt.Sprintf("the ranks keep %s destinations beyond their first %d each (about %d B each; an exchange of every rank with every other keeps P^2)",
+			if em.dynamicMemory() > em.room && em.budgetErr == nil {
+				em.checkAt = 0 // the next event returns the error
+				em.budgetErr = em.dynamicBudgetError(s, ss.stmt, fmt.Sprintf("the ranks keep %s destinations beyond their first %d each (about %d B each; an exchange of every rank with every other keeps P^2)",
 					groupThousands(em.extraPeers), peersInline, extraPeerBytes))
 			}
 		}
@@ -132,7 +133,6 @@ func (em *emulator) route(s int64, ss *rankState) error {
 		e.bytes = ss.send.bytes
 	}
 	ss.send.wave, ss.send.boundary, ss.send.cost = e.sent, e.boundary, e.cost
-	return nil
 }
 
 // eagerSize reports whether a message of n bytes is sent eagerly.
