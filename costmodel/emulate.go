@@ -50,6 +50,9 @@ func Emulate(k *lang.Checked, p Pricer, opts EmulateOptions) (*Emulation, error)
 		return nil, err
 	}
 	if err := em.run(); err != nil {
+		// The timeline up to a deadlock or a budget is what explains it:
+		// write it out whole (a write error matters less than err).
+		_ = em.tl.flush()
 		return nil, err
 	}
 	res, err := em.result()
@@ -74,7 +77,19 @@ type EmulateOptions struct {
 	// the Emulation is marked Truncated and ranks left waiting are not a
 	// deadlock.
 	Until float64
+	// Limits bound the events, the memory and the timeline; the zero
+	// value is the defaults.
+	Limits EmulateLimits
+	// Progress, when set, is called every ProgressEvents events with the
+	// number of events emulated so far, all ranks together, so that a
+	// caller can show that a long emulation is moving.
+	Progress func(events int64)
 }
+
+// ProgressEvents is how many events pass between calls of
+// EmulateOptions.Progress: a few tens of milliseconds of emulation, so
+// that the calls cost nothing measurable.
+const ProgressEvents = 1 << 20
 
 // Activity says what a rank does during one event of its timeline.
 type Activity uint8
@@ -139,6 +154,10 @@ type Emulation struct {
 	Critical       []PathStep `json:"critical_path"`
 	CriticalCut    bool       `json:"critical_path_cut"`
 	CriticalTotals PathTotals `json:"critical_path_totals"`
+
+	// TimelineDropped counts the events left out of the timeline once it
+	// held EmulateLimits.MaxTimelineEvents.
+	TimelineDropped int64 `json:"timeline_dropped,omitempty"`
 }
 
 // RankTime is how one rank spent the run. Compute + Comm is busy time;
@@ -201,8 +220,24 @@ type emulator struct {
 	tl       *timelineWriter
 	ev       analyze.Event // the event the rank being advanced is at
 	peerSlab []peerEntry   // room for ranks' destinations beyond the inline ones (morePeer)
+	events   int64         // events emulated so far, all ranks
+	checkAt  int64         // the event count at which checkpoint runs next
+	evBudget int64         // the event budget
 	iv       Interval
 	res      Emulation
+
+	// The eager messages not yet received, per (sender, receiver) pair
+	// (pairKey); queued counts them. extraPeers counts the destinations
+	// ranks keep beyond their inline ones (morePeer). room is what the
+	// memory budget leaves for both beside the ranks (dynamicMemory).
+	inboxes    map[uint64]*eagerQueue
+	queued     int64
+	extraPeers int64
+	room       float64
+	// budgetErr is a budget error found where returning it would cost the
+	// commonest step a branch (route); checkpoint returns it at the next
+	// event, and run at the end.
+	budgetErr error
 }
 
 // rankState is one rank's progress.
@@ -268,7 +303,7 @@ type rankCold struct {
 	pend      pendingHalf     // sendrecv: the half that finished first
 	morePeers []peerEntry     // destinations beyond the first peersInline
 	peerIndex map[int64]int32 // destination → index in morePeers, once there are manyPeers
-	inbox     []eagerMsg      // eager messages delivered to this rank and not yet received
+	queued    int64           // eager messages delivered to this rank and not yet received (emulator.inboxes)
 }
 
 // half is the send or the receive half of a rank's current event.
@@ -293,6 +328,9 @@ type pendingHalf struct {
 // newEmulator builds the per-rank cursors, sharing schedules between alike
 // ranks.
 func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, error) {
+	if err := checkMemory(k, opts.Limits); err != nil {
+		return nil, err
+	}
 	n := k.NumRanks()
 	em := &emulator{
 		k: k, p: p, eager: p.EagerLimit(), opts: opts,
@@ -325,8 +363,11 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		em.res.Nodes = []int64{mx, my}
 	}
 	if opts.Timeline != nil {
-		em.tl = newTimelineWriter(opts.Timeline, k.File.Source)
+		em.tl = newTimelineWriter(opts.Timeline, k.File.Source, opts.Limits.timelineEvents())
 	}
+	em.evBudget = opts.Limits.events()
+	em.room = float64(opts.Limits.memory()) - emulationMemory(n)
+	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
 	for r := range n {
 		s, alike, err := scheduleFor(k, inner, r, &classes)
@@ -423,6 +464,9 @@ func (em *emulator) run() error {
 			}
 		}
 	}
+	if em.budgetErr != nil {
+		return em.budgetErr
+	}
 	if em.done < int64(len(em.ranks)) {
 		if em.opts.Until > 0 {
 			// Ranks wait for others that stopped at Until: not a deadlock.
@@ -453,6 +497,12 @@ func (em *emulator) advance(r int64) error {
 			return nil
 		}
 		rs.events++
+		em.events++
+		if em.events >= em.checkAt {
+			if err := em.checkpoint(r, rs, ev); err != nil {
+				return err
+			}
+		}
 		if ev.Kind == analyze.EvCompute {
 			em.compute(r, rs, ev)
 			continue
@@ -462,6 +512,35 @@ func (em *emulator) advance(r int64) error {
 			return err
 		}
 	}
+}
+
+// checkpoint runs every ProgressEvents events and at the event budget:
+// past the budget it ends the emulation with a BudgetError naming rank
+// r's event ev, and otherwise reports progress.
+func (em *emulator) checkpoint(r int64, rs *rankState, ev *analyze.Event) error {
+	if em.budgetErr != nil {
+		return em.budgetErr
+	}
+	if em.events > em.evBudget {
+		return em.eventBudgetError(r, rs, ev)
+	}
+	if em.opts.Progress != nil {
+		em.opts.Progress(em.events)
+	}
+	em.checkAt = em.nextCheck()
+	return nil
+}
+
+// nextCheck returns the event count at which checkpoint runs next: the
+// next multiple of ProgressEvents, or the first event past the budget if
+// that comes first. Kept in one counter so that an ordinary event costs
+// one comparison.
+func (em *emulator) nextCheck() int64 {
+	next := (em.events/ProgressEvents + 1) * ProgressEvents
+	if em.evBudget < next {
+		return em.evBudget + 1 // maxEvents < next ≤ MaxInt64: no overflow
+	}
+	return next
 }
 
 // compute prices a compute segment and moves the rank's clock.
@@ -675,6 +754,9 @@ func (em *emulator) emitEvent(r int64, rs *rankState, start, end float64) {
 // result assembles the Emulation once every rank is done.
 func (em *emulator) result() (*Emulation, error) {
 	res := &em.res
+	if em.tl != nil {
+		res.TimelineDropped = em.tl.drops
+	}
 	res.PerRank = make([]RankTime, len(em.ranks))
 	last := int64(0)
 	for r := range em.ranks {

@@ -16,8 +16,16 @@ type ScheduleError struct {
 	Kind  string        // "deadlock", "size mismatch", "collective mismatch", "unreceived message"
 	Pos   lang.Position // the statement of the first rank named
 	Msg   string        // one line
-	Waits []Wait        // the chain of waits (deadlocks), first rank first
+	Waits []Wait        // the chain of waits (deadlocks), first rank first; a long one only at its ends
+	// Omitted counts the waits of a long chain left out after its first
+	// chainEnds (Waits holds the first and the last chainEnds).
+	Omitted int64
 }
+
+// chainEnds is how many waits a deadlock report shows at each end of a
+// long chain: a ring of a million ranks that all receive first is a cycle
+// of a million waits, and its first and last few say what happens.
+const chainEnds = 8
 
 // Wait is one link of a chain of waits.
 type Wait struct {
@@ -34,7 +42,10 @@ func (e *ScheduleError) Error() string {
 	b.WriteString(e.Pos.String())
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
-	for _, w := range e.Waits {
+	for i, w := range e.Waits {
+		if i == chainEnds && e.Omitted > 0 {
+			fmt.Fprintf(&b, "\n\t… %s more waits …", groupThousands(e.Omitted))
+		}
 		fmt.Fprintf(&b, "\n\trank %d: %s; waits for %s", w.Rank, w.Doing, w.Why)
 	}
 	return b.String()
@@ -97,28 +108,23 @@ func (em *emulator) deadlock() error {
 			}
 		}
 	}
-	src := em.k.File.Source
-	var waits []Wait
-	seen := map[int64]bool{}
+	var chain waitChain
+	seen := make([]bool, len(em.ranks))
 	ending := ""
 	for r := start; ; {
-		rs := &em.ranks[r]
 		on := em.waitsOn(r)
-		w := Wait{Rank: r, Doing: describeEvent(src, rs), WaitsOn: on}
 		seen[r] = true
+		why := ""
 		switch {
 		case on < 0:
-			w.Why = "the other ranks to reach it"
+			why = "the other ranks to reach it"
 		case em.ranks[on].done:
-			w.Why = fmt.Sprintf("rank %d, which has finished its schedule", on)
+			why = fmt.Sprintf("rank %d, which has finished its schedule", on)
 			ending = "nothing matches it"
 		case seen[on]:
-			w.Why = fmt.Sprintf("rank %d", on)
 			ending = "a cycle of blocking operations"
-		default:
-			w.Why = fmt.Sprintf("rank %d", on)
 		}
-		waits = append(waits, w)
+		chain.add(r, on, why)
 		if on < 0 || em.ranks[on].done || seen[on] {
 			break
 		}
@@ -135,9 +141,56 @@ func (em *emulator) deadlock() error {
 		hint = "every rank must finish its messages and reach the same collectives"
 	}
 	first := &em.ranks[start]
-	msg := fmt.Sprintf("deadlock: %d of %d ranks cannot complete (%s; %s); the chain of waits:", blocked, len(em.ranks), ending, hint)
-	return &ScheduleError{Kind: "deadlock", Pos: em.stmtPos(first.stmt), Msg: msg, Waits: waits}
+	waits := "the chain of waits:"
+	if chain.omitted() > 0 {
+		waits = fmt.Sprintf("the chain of %s waits, its first and last %d:", groupThousands(chain.n), chainEnds)
+	}
+	msg := fmt.Sprintf("deadlock: %s of %s ranks cannot complete (%s; %s); %s", groupThousands(int64(blocked)),
+		groupThousands(int64(len(em.ranks))), ending, hint, waits)
+	return &ScheduleError{Kind: "deadlock", Pos: em.stmtPos(first.stmt), Msg: msg, Waits: chain.waits(em), Omitted: chain.omitted()}
 }
+
+// waitChain collects a chain of waits of any length in bounded memory:
+// its first chainEnds waits and, in a ring, its last chainEnds.
+type waitChain struct {
+	head []Wait
+	tail [chainEnds]Wait // the last waits, the newest at (n − 1) % chainEnds
+	n    int64           // waits in the chain
+}
+
+// add appends rank r's wait for rank on (−1: none); why says what on is
+// doing, "" for plainly "rank on". Only the waits kept are described
+// (waits), so a chain of a million costs no million descriptions.
+func (c *waitChain) add(r, on int64, why string) {
+	w := Wait{Rank: r, WaitsOn: on, Why: why}
+	if c.n < chainEnds {
+		c.head = append(c.head, w)
+	} else {
+		c.tail[c.n%chainEnds] = w
+	}
+	c.n++
+}
+
+// waits returns the waits kept, in chain order, described.
+func (c *waitChain) waits(em *emulator) []Wait {
+	out := c.head
+	kept := min(c.n-chainEnds, chainEnds)
+	for i := c.n - kept; i < c.n; i++ {
+		out = append(out, c.tail[i%chainEnds])
+	}
+	for i := range out {
+		w := &out[i]
+		w.Doing = describeEvent(em.k.File.Source, &em.ranks[w.Rank])
+		if w.Why == "" {
+			w.Why = fmt.Sprintf("rank %d", w.WaitsOn)
+		}
+	}
+	return out
+}
+
+// omitted returns the number of waits between the first and the last
+// chainEnds that are not kept.
+func (c *waitChain) omitted() int64 { return max(c.n-2*chainEnds, 0) }
 
 // waitsOn returns the rank that blocked rank r waits for: the partner of
 // its outstanding half, or for a collective the first rank that has not
@@ -160,17 +213,35 @@ func (em *emulator) waitsOn(r int64) int64 {
 	return -1
 }
 
-// undelivered reports eager messages that were sent and never received.
+// undelivered reports an eager message that was sent and never received:
+// of the lowest rank that has any, the oldest from its lowest sender.
 func (em *emulator) undelivered() error {
 	for d := range em.ranks {
-		for _, m := range em.ranks[d].inbox {
-			return &ScheduleError{
-				Kind: "unreceived message",
-				Pos:  em.stmtPos(m.stmt),
-				Msg: fmt.Sprintf("rank %d sends %d B to rank %d here (message %d on that pair), but rank %d finishes without receiving it: add the matching recv",
-					m.src, m.bytes, d, m.wave, d),
-			}
+		if em.ranks[d].queued == 0 {
+			continue
+		}
+		m := em.firstWaiting(int64(d))
+		return &ScheduleError{
+			Kind: "unreceived message",
+			Pos:  em.stmtPos(m.stmt),
+			Msg: fmt.Sprintf("rank %d sends %d B to rank %d here (message %d on that pair), but rank %d finishes without receiving it: add the matching recv",
+				m.src, m.bytes, d, m.wave, d),
 		}
 	}
 	return nil
+}
+
+// firstWaiting returns the oldest eager message waiting for rank d from
+// its lowest sender; d must have one.
+func (em *emulator) firstWaiting(d int64) *eagerMsg {
+	var first *eagerMsg
+	for key, q := range em.inboxes {
+		if int64(uint32(key)) != d || q.len() == 0 {
+			continue
+		}
+		if m := q.first(); first == nil || m.src < first.src {
+			first = m
+		}
+	}
+	return first
 }

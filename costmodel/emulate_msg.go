@@ -1,6 +1,9 @@
 package costmodel
 
 import (
+	"fmt"
+	"unsafe"
+
 	"perfc/lang"
 )
 
@@ -99,7 +102,9 @@ const (
 )
 
 // route counts rank s's current send on its pair, giving it its wave, and
-// prices it, finding the boundary it crosses, through s's peer entry.
+// prices it, finding the boundary it crosses, through s's peer entry. A
+// new destination beyond the inline ones that takes the memory past the
+// budget is an error, returned at the next event (emulator.budgetErr).
 func (em *emulator) route(s int64, ss *rankState) {
 	var e *peerEntry
 	key := int32(ss.send.peer + 1)
@@ -110,7 +115,17 @@ func (em *emulator) route(s int64, ss *rankState) {
 		}
 	}
 	if e == nil {
+		n := len(ss.morePeers)
 		e = ss.peer(ss.send.peer, &em.peerSlab)
+		if len(ss.morePeers) > n {
+			em.extraPeers++
+			em.events += extraPeerEvents // for the event budget: see extraPeerEvents
+			if em.dynamicMemory() > em.room && em.budgetErr == nil {
+				em.checkAt = 0 // the next event returns the error
+				em.budgetErr = em.dynamicBudgetError(s, ss.stmt, fmt.Sprintf("the ranks keep %s destinations beyond their first %d each (about %d B each; an exchange of every rank with every other keeps P^2)",
+					groupThousands(em.extraPeers), peersInline, extraPeerBytes))
+			}
+		}
 	}
 	e.sent++
 	if e.bytes != ss.send.bytes {
@@ -125,14 +140,15 @@ func (em *emulator) eagerSize(n int64) bool { return em.eager >= 0 && n <= em.ea
 
 // postRecv posts rank d's receive half when the machine sends some
 // messages eagerly (post does it otherwise): it takes the first eager
-// message from the source in its inbox, meets a sender already waiting, or
-// waits.
+// message from the source waiting for it, meets a sender already waiting,
+// or waits.
 func (em *emulator) postRecv(d int64, ds *rankState) error {
 	s := ds.recv.peer
-	for i := range ds.inbox {
-		if ds.inbox[i].src == s {
-			m := ds.inbox[i]
-			ds.inbox = append(ds.inbox[:i], ds.inbox[i+1:]...)
+	if ds.queued > 0 {
+		if q := em.inboxes[pairKey(s, d)]; q != nil && q.len() > 0 {
+			m := q.pop()
+			ds.queued--
+			em.queued--
 			return em.receiveEager(d, ds, &m)
 		}
 	}
@@ -289,9 +305,93 @@ func (em *emulator) injectEager(s int64, t, cost float64, linkPrev *pathRef, via
 	if ds.recv.active && !ds.recv.matched && ds.recv.peer == s {
 		return em.receiveEager(d, ds, &m)
 	}
-	ds.inbox = append(ds.inbox, m)
+	return em.enqueue(s, d, ds, &m)
+}
+
+// enqueue keeps eager message m from s until d receives it, within the
+// memory budget.
+func (em *emulator) enqueue(s, d int64, ds *rankState, m *eagerMsg) error {
+	if em.dynamicMemory()+float64(unsafe.Sizeof(eagerMsg{})) > em.room {
+		return em.dynamicBudgetError(s, m.stmt, fmt.Sprintf("%s eager messages sent and not yet received wait at once (receive them sooner)", groupThousands(em.queued+1)))
+	}
+	key := pairKey(s, d)
+	q := em.inboxes[key]
+	if q == nil {
+		if em.inboxes == nil {
+			em.inboxes = map[uint64]*eagerQueue{}
+		}
+		q = &eagerQueue{}
+		em.inboxes[key] = q
+	}
+	q.push(m)
+	ds.queued++
+	em.queued++
 	return nil
 }
+
+// pairKey names the (sender, receiver) pair s, d (ranks fit in 32 bits:
+// the run list holds them as int32).
+func pairKey(s, d int64) uint64 { return uint64(uint32(s))<<32 | uint64(uint32(d)) }
+
+// eagerQueue holds the eager messages of one (sender, receiver) pair that
+// have not been received, oldest first. A receive takes the oldest (MPI's
+// non-overtaking rule), so a pair's messages form a queue: pop is O(1)
+// however many wait (one rank sending 10^5 messages before the other
+// received any took 26 s when a receive shifted one list of all of them).
+// The messages are kept in blocks, the first small (most pairs hold one or
+// two messages) and later ones up to queueBlock long, so that a queue of
+// millions is neither copied as it grows nor holds storage it does not
+// use: its memory is its messages.
+type eagerQueue struct {
+	blocks [][]eagerMsg // blocks[0][head:] are the oldest waiting; later blocks follow in order
+	head   int
+	n      int // messages waiting
+}
+
+// queueBlock is the longest block of an eagerQueue (104 KiB).
+const queueBlock = 1024
+
+// len returns the number of messages waiting.
+func (q *eagerQueue) len() int { return q.n }
+
+// push adds a message at the end.
+func (q *eagerQueue) push(m *eagerMsg) {
+	last := len(q.blocks) - 1
+	if last < 0 || len(q.blocks[last]) == cap(q.blocks[last]) {
+		size := 2
+		if last >= 0 {
+			size = min(2*cap(q.blocks[last]), queueBlock)
+		}
+		q.blocks = append(q.blocks, make([]eagerMsg, 0, size))
+		last++
+	}
+	q.blocks[last] = append(q.blocks[last], *m)
+	q.n++
+}
+
+// pop removes and returns the oldest message; the queue must not be
+// empty. A block is let go once its messages are taken, except the last,
+// which is emptied for reuse.
+func (q *eagerQueue) pop() eagerMsg {
+	b := q.blocks[0]
+	m := b[q.head]
+	b[q.head] = eagerMsg{}
+	q.head++
+	q.n--
+	if q.head == len(b) {
+		q.head = 0
+		if len(q.blocks) == 1 {
+			q.blocks[0] = b[:0]
+		} else {
+			q.blocks[0] = nil
+			q.blocks = q.blocks[1:]
+		}
+	}
+	return m
+}
+
+// first returns the oldest message; the queue must not be empty.
+func (q *eagerQueue) first() *eagerMsg { return &q.blocks[0][q.head] }
 
 // receiveEager completes d's receive with an eager message: the receive
 // ends when the message has arrived, or at once when it already has.

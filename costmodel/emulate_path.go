@@ -79,10 +79,12 @@ type pathNode struct {
 // event by event without touching the ring; it enters the ring only when
 // another path continues from it (takeHead), and is frozen from then on.
 //
-// The ring keeps the newest size stretches. For fewer than size/16 ranks
-// its storage starts at 8 per rank and grows by doubling up to size as
-// stretches are added, so that a small kernel, which adds a few hundred,
-// does not pay for clearing the 16,384 a ring holds at least.
+// The ring keeps the newest size stretches. Its storage starts at 16,384
+// stretches, or 8 per rank for fewer than size/16 ranks, and grows by
+// doubling up to size as stretches are added, so that a small kernel,
+// which adds a few hundred, does not pay for clearing the 16,384 a ring
+// holds at least, and a large one that adds few (a ring of 10^5 ranks
+// passing one message round) does not hold 56 MB it never uses.
 type pathRing struct {
 	nodes []pathNode // len(nodes) ≤ size; stretch id is at id & mask
 	mask  int64      // size − 1
@@ -92,13 +94,20 @@ type pathRing struct {
 // newPathRing returns a ring of 8 stretches per rank, at least 16,384 and
 // at most about a million.
 func newPathRing(ranks int64) pathRing {
-	size := min(max(int64(1)<<14, 8*ranks), int64(1)<<20)
-	size = int64(1) << bits.Len64(uint64(size-1))
-	first := size
+	size := pathRingSize(ranks)
+	first := min(size, int64(1)<<14)
 	if 16*ranks < size {
 		first = max(int64(1)<<bits.Len64(uint64(8*ranks-1)), 8)
 	}
 	return pathRing{nodes: make([]pathNode, first), mask: size - 1}
+}
+
+// pathRingSize is the number of stretches the ring of an emulation of
+// ranks keeps: 8 per rank, at least 16,384 and at most about a million,
+// rounded up to a power of two.
+func pathRingSize(ranks int64) int64 {
+	size := min(max(int64(1)<<14, 8*ranks), int64(1)<<20)
+	return int64(1) << bits.Len64(uint64(size-1))
 }
 
 // valid reports whether stretch id is still in the ring.
@@ -123,10 +132,13 @@ func (pr *pathRing) alloc(n *pathNode) int64 {
 
 // grow doubles the ring's storage, up to its size. Until the storage has
 // reached the size, stretch id is at index id, so the stretches stay where
-// they are.
+// they are. The new storage is allocated to its exact length: append's
+// growth would round a large slice up by as much as a fifth.
 func (pr *pathRing) grow() {
 	n := min(2*len(pr.nodes), int(pr.mask+1))
-	pr.nodes = slices.Grow(pr.nodes, n-len(pr.nodes))[:n]
+	nodes := make([]pathNode, n)
+	copy(nodes, pr.nodes)
+	pr.nodes = nodes
 }
 
 // takeHead returns the path ending at rank r's clock for another path to

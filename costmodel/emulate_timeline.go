@@ -15,6 +15,11 @@ import (
 // Times are seconds. peer, from, bytes, wave, stmt and region are left out
 // when they do not apply. The lines are built by hand rather than with
 // encoding/json because a large emulation writes tens of millions of them.
+//
+// At most limit lines are written: a timeline is for reading and drawing,
+// and tens of millions of events make gigabytes nobody reads. The events
+// past the limit are counted in drops (Emulation.TimelineDropped), and the
+// emulation carries on.
 type timelineWriter struct {
 	w     *bufio.Writer
 	src   *lang.Source
@@ -22,15 +27,23 @@ type timelineWriter struct {
 	buf   []byte
 	err   error
 	lines int64
+	limit int64 // the most lines written
+	drops int64 // the events past the limit, not written
 }
 
-// newTimelineWriter writes to w, resolving positions in src.
-func newTimelineWriter(w io.Writer, src *lang.Source) *timelineWriter {
-	return &timelineWriter{w: bufio.NewWriterSize(w, 1<<16), src: src, pos: map[*lang.CommStmt]string{}}
+// newTimelineWriter writes at most limit lines to w, resolving positions in
+// src.
+func newTimelineWriter(w io.Writer, src *lang.Source, limit int64) *timelineWriter {
+	return &timelineWriter{w: bufio.NewWriterSize(w, 1<<16), src: src, pos: map[*lang.CommStmt]string{}, limit: limit}
 }
 
-// write appends one interval.
+// write appends one interval, or counts it as dropped once the timeline is
+// full.
 func (t *timelineWriter) write(iv *Interval) {
+	if t.lines >= t.limit {
+		t.drops++
+		return
+	}
 	if t.err != nil {
 		return
 	}

@@ -81,6 +81,11 @@ type Options struct {
 	// vector units (Hockney's r∞, n½) when their mean length is at least
 	// N_v, and on the scalar processor otherwise.
 	VectorUnits bool
+	// Limits bound the emulation of a kernel whose ranks wait on each
+	// other (zero: the defaults), and Progress follows it
+	// (EmulateOptions).
+	Limits   EmulateLimits
+	Progress func(events int64)
 }
 
 // Predict prices the counts of a kernel on a machine: every rank class is
@@ -129,7 +134,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	}
 	if hasPointToPoint(rep) && !opts.NoEmulation {
 		// Ranks wait on each other's messages: the time is a critical path.
-		em, err := Emulate(k, p, EmulateOptions{})
+		em, err := Emulate(k, p, EmulateOptions{Limits: opts.Limits, Progress: opts.Progress})
 		if err != nil {
 			return nil, err
 		}

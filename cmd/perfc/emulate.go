@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"perfc/analyze"
 	"perfc/costmodel"
+	"perfc/internal/progress"
 	"perfc/internal/units"
 	"perfc/lang"
 )
@@ -25,6 +28,54 @@ type emulateCmd struct {
 	outputArg
 	Timeline string `placeholder:"FILE" help:"Write every event of every rank as JSON lines (schema perfc.timeline/v1) to FILE, or - for standard output."`
 	Plot     string `placeholder:"FILE.svg|FILE.png" help:"Draw a Gantt chart of the timeline (one row per rank; large runs summarised)."`
+	limitArgs
+	MaxTimelineEvents int64 `placeholder:"N" help:"Write at most N events to the timeline; the rest are counted, not written (default 1,000,000: about 120 to 190 MB)."`
+}
+
+// limitArgs are the emulation's budgets (costmodel.EmulateLimits), shared
+// by emulate and predict.
+type limitArgs struct {
+	MaxEvents int64    `placeholder:"N" help:"Stop an emulation with an error after N events, all ranks together (default 100,000,000: a few seconds)."`
+	MaxMemory byteSize `placeholder:"SIZE" help:"Refuse to emulate when its memory is estimated above SIZE, e.g. 4GiB (default 2GiB)."`
+}
+
+// limits returns the budgets the flags set (zero: the defaults).
+func (a limitArgs) limits() (costmodel.EmulateLimits, error) {
+	if a.MaxEvents < 0 {
+		return costmodel.EmulateLimits{}, fmt.Errorf("--max-events=%d: give a positive number of events", a.MaxEvents)
+	}
+	return costmodel.EmulateLimits{MaxEvents: a.MaxEvents, MaxMemory: int64(a.MaxMemory)}, nil
+}
+
+// byteSize is a flag's size in bytes, written as a number with an optional
+// unit: 2GiB, 512MiB, 1.5GB, 4096.
+type byteSize int64
+
+// byteUnits are the units byteSize accepts, longest first.
+var byteUnits = []struct {
+	name string
+	size float64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1},
+}
+
+// UnmarshalText parses a size such as 4GiB.
+func (b *byteSize) UnmarshalText(text []byte) error {
+	s := strings.TrimSpace(string(text))
+	scale := 1.0
+	for _, u := range byteUnits {
+		if strings.HasSuffix(strings.ToLower(s), strings.ToLower(u.name)) {
+			s, scale = strings.TrimSpace(s[:len(s)-len(u.name)]), u.size
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) || v*scale >= math.MaxInt64 {
+		return fmt.Errorf("%q is not a size: write a positive number of bytes with an optional unit, e.g. 4GiB, 512MiB or 1.5GB", text)
+	}
+	*b = byteSize(v * scale)
+	return nil
 }
 
 // EmulationSchema names the JSON schema of `perfc emulate -o json`
@@ -69,7 +120,16 @@ func (c *emulateCmd) Run(e env) error {
 		return positioned(e, err, k.File.Source)
 	}
 	p := costmodel.PricerFor(k, counts, m, costmodel.Options{})
-	var opts costmodel.EmulateOptions
+	if c.MaxTimelineEvents < 0 {
+		return fmt.Errorf("--max-timeline-events=%d: give a positive number of events", c.MaxTimelineEvents)
+	}
+	limits, err := c.limits()
+	if err != nil {
+		return err
+	}
+	limits.MaxTimelineEvents = c.MaxTimelineEvents
+	bar := progress.New(e.stderr, "emulating (events)", 0)
+	opts := costmodel.EmulateOptions{Limits: limits, Progress: bar.Set}
 	if c.Timeline != "" {
 		w, closeTimeline, err := openOutput(e, c.Timeline)
 		if err != nil {
@@ -84,8 +144,13 @@ func (c *emulateCmd) Run(e env) error {
 		opts.Observe = chart.Observe
 	}
 	em, err := costmodel.Emulate(k, p, opts)
+	bar.Finish()
 	if err != nil {
 		return positioned(e, err, k.File.Source)
+	}
+	if em.TimelineDropped > 0 {
+		fmt.Fprintf(e.stderr, "perfc: note: the timeline holds only the first %s of %s events; raise the limit with --max-timeline-events\n",
+			units.Int(em.Events-em.TimelineDropped), units.Int(em.Events))
 	}
 	wf, err := costmodel.AnalyzeWavefront(k, p, em)
 	if err != nil {

@@ -7,9 +7,9 @@ import (
 	"io/fs"
 	"strings"
 
+	"perfc/analyze"
 	"perfc/examples"
 	"perfc/internal/readlimit"
-	"perfc/analyze"
 	"perfc/lang"
 	"perfc/parser"
 )

@@ -9,6 +9,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/costmodel"
+	"perfc/internal/progress"
 	"perfc/internal/units"
 	"perfc/lang"
 	"perfc/machines"
@@ -56,6 +57,7 @@ type predictCmd struct {
 	VectorUnits bool `help:"Price innermost loops of a vector form on the machine's vector units (Hockney r-inf, n-half) when they are at least N_v long."`
 	NoEmulation bool `help:"For a kernel whose ranks wait on each other, report the slowest rank's sum of costs instead of emulating the critical path."`
 	Terms       bool `help:"Show every term of the breakdown (count x unit cost = time)." default:"true" negatable:""`
+	limitArgs
 }
 
 // Run predicts and prints.
@@ -64,7 +66,14 @@ func (c *predictCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	pred, err := predict(e, k, c.budgetArgs, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
+	limits, err := c.limits()
+	if err != nil {
+		return err
+	}
+	bar := progress.New(e.stderr, "emulating (events)", 0)
+	pred, err := predict(e, k, c.budgetArgs, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation,
+		Limits: limits, Progress: bar.Set})
+	bar.Finish()
 	if err != nil {
 		return err
 	}
