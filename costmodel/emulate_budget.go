@@ -2,10 +2,10 @@ package costmodel
 
 import (
 	"fmt"
-	"strings"
 	"unsafe"
 
 	"perfc/analyze"
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -105,7 +105,7 @@ func checkMemory(k *lang.Checked, limits EmulateLimits) error {
 		Limit: "memory",
 		Pos:   k.File.Source.Position(k.Kernel.Pos()),
 		Msg: fmt.Sprintf("emulating %s ranks needs about %s of memory (%s per rank); the budget is %s: raise it with --max-memory (e.g. --max-memory=%s) or emulate fewer ranks",
-			groupThousands(n), formatBytes(need), formatBytes(need/float64(n)), formatBytes(float64(budget)), roundUpSize(need)),
+			units.Int(n), units.Size(need), units.Size(need/float64(n)), units.Size(float64(budget)), roundUpSize(need)),
 	}
 }
 
@@ -126,13 +126,13 @@ func (em *emulator) eventBudgetError(r int64, rs *rankState, ev *analyze.Event) 
 	counted := ""
 	if em.extraPeers > 0 {
 		counted = fmt.Sprintf("; a send to a new destination beyond a rank's first %d counts as %d events, for it costs as much, and the ranks have %s",
-			peersInline, extraPeerEvents+1, groupThousands(em.extraPeers))
+			peersInline, extraPeerEvents+1, units.Int(em.extraPeers))
 	}
 	return &BudgetError{
 		Limit: "events",
 		Pos:   pos,
 		Msg: fmt.Sprintf("the emulation reached its budget of %s events (all ranks together%s) %s, at rank %d, %s into the predicted run: raise it with --max-events, or emulate fewer iterations",
-			groupThousands(em.evBudget), counted, where, r, formatSeconds(rs.clock)),
+			units.Int(em.evBudget), counted, where, r, units.Time(rs.clock)),
 	}
 }
 
@@ -164,22 +164,8 @@ func (em *emulator) dynamicBudgetError(r int64, stmt *lang.CommStmt, grew string
 		Limit: "memory",
 		Pos:   em.stmtPos(stmt),
 		Msg: fmt.Sprintf("rank %d's send here would make %s; with %s of messages waiting and destinations kept beside the ranks' %s, that exceeds the memory budget of %s: raise it with --max-memory",
-			r, grew, formatBytes(em.dynamicMemory()), formatBytes(emulationMemory(int64(len(em.ranks)))), formatBytes(float64(em.opts.Limits.memory()))),
+			r, grew, units.Size(em.dynamicMemory()), units.Size(emulationMemory(int64(len(em.ranks)))), units.Size(float64(em.opts.Limits.memory()))),
 	}
-}
-
-// formatBytes writes a size in GiB, MiB or KiB with three significant
-// digits.
-func formatBytes(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.3g GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.3g MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.3g KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
 }
 
 // roundUpSize rounds a size in bytes up to whole GiB, or below a GiB to
@@ -189,37 +175,4 @@ func roundUpSize(b float64) string {
 		return fmt.Sprintf("%dMiB", int64(b/(1<<20))+1)
 	}
 	return fmt.Sprintf("%dGiB", int64(b/(1<<30))+1)
-}
-
-// formatSeconds writes a simulated time with a unit.
-func formatSeconds(s float64) string {
-	switch {
-	case s == 0:
-		return "0 s"
-	case s >= 1:
-		return fmt.Sprintf("%.4g s", s)
-	case s >= 1e-3:
-		return fmt.Sprintf("%.4g ms", s*1e3)
-	case s >= 1e-6:
-		return fmt.Sprintf("%.4g us", s*1e6)
-	}
-	return fmt.Sprintf("%.4g ns", s*1e9)
-}
-
-// groupThousands writes n with commas between groups of three digits.
-func groupThousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

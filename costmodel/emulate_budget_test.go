@@ -62,9 +62,9 @@ func TestMemoryBudget(t *testing.T) {
 		errHas []string // "" : no error
 	}{
 		{"ten million ranks, default budget", "10000000", 0,
-			[]string{"k.spmd:1:1: emulating 10,000,000 ranks needs about 24.9 GiB of memory", "the budget is 2 GiB: raise it with --max-memory (e.g. --max-memory=25GiB)"}},
-		{"a million ranks, default budget", "1000000", 0, []string{"emulating 1,000,000 ranks needs about 2.54 GiB", "--max-memory=3GiB"}},
-		{"1000 ranks, 1 MiB", "1000", 1 << 20, []string{"emulating 1,000 ranks needs about 3.42 MiB", "the budget is 1 MiB: raise it with --max-memory (e.g. --max-memory=4MiB)"}},
+			[]string{"k.spmd:1:1: emulating 10,000,000 ranks needs about 24.94 GiB of memory", "the budget is 2 GiB: raise it with --max-memory (e.g. --max-memory=25GiB)"}},
+		{"a million ranks, default budget", "1000000", 0, []string{"emulating 1,000,000 ranks needs about 2.543 GiB", "--max-memory=3GiB"}},
+		{"1000 ranks, 1 MiB", "1000", 1 << 20, []string{"emulating 1,000 ranks needs about 3.423 MiB", "the budget is 1 MiB: raise it with --max-memory (e.g. --max-memory=4MiB)"}},
 		{"1000 ranks, 4 MiB", "1000", 4 << 20, nil},
 		{"1000 ranks, default budget", "1000", 0, nil},
 	}
@@ -163,7 +163,7 @@ func TestEventBudget(t *testing.T) {
 		errHas string // "": no error
 	}{
 		{"2^62 round trips", "4611686018427387904", 100_000,
-			"k.spmd:5:7: the emulation reached its budget of 100,000 events (all ranks together) here, at rank 0, 5e+04 s into the predicted run: raise it with --max-events, or emulate fewer iterations"},
+			"k.spmd:5:7: the emulation reached its budget of 100,000 events (all ranks together) here, at rank 0, 13.89 h into the predicted run: raise it with --max-events, or emulate fewer iterations"},
 		{"2^63-1 round trips, default budget", "9223372036854775807", 0, "budget of 100,000,000 events"},
 		{"exactly the budget", "1000", 4000, ""},
 		{"one event over", "1000", 3999, "budget of 3,999 events"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -44,7 +45,7 @@ func (e *ScheduleError) Error() string {
 	b.WriteString(e.Msg)
 	for i, w := range e.Waits {
 		if i == chainEnds && e.Omitted > 0 {
-			fmt.Fprintf(&b, "\n\t… %s more waits …", groupThousands(e.Omitted))
+			fmt.Fprintf(&b, "\n\t… %s more waits …", units.Int(e.Omitted))
 		}
 		fmt.Fprintf(&b, "\n\trank %d: %s; waits for %s", w.Rank, w.Doing, w.Why)
 	}
@@ -143,10 +144,10 @@ func (em *emulator) deadlock() error {
 	first := &em.ranks[start]
 	waits := "the chain of waits:"
 	if chain.omitted() > 0 {
-		waits = fmt.Sprintf("the chain of %s waits, its first and last %d:", groupThousands(chain.n), chainEnds)
+		waits = fmt.Sprintf("the chain of %s waits, its first and last %d:", units.Int(chain.n), chainEnds)
 	}
-	msg := fmt.Sprintf("deadlock: %s of %s ranks cannot complete (%s; %s); %s", groupThousands(int64(blocked)),
-		groupThousands(int64(len(em.ranks))), ending, hint, waits)
+	msg := fmt.Sprintf("deadlock: %s of %s ranks cannot complete (%s; %s); %s", units.Int(int64(blocked)),
+		units.Int(int64(len(em.ranks))), ending, hint, waits)
 	return &ScheduleError{Kind: "deadlock", Pos: em.stmtPos(first.stmt), Msg: msg, Waits: chain.waits(em), Omitted: chain.omitted()}
 }
 

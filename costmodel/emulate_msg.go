@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -123,7 +124,7 @@ func (em *emulator) route(s int64, ss *rankState) {
 			if em.dynamicMemory() > em.room && em.budgetErr == nil {
 				em.checkAt = 0 // the next event returns the error
 				em.budgetErr = em.dynamicBudgetError(s, ss.stmt, fmt.Sprintf("the ranks keep %s destinations beyond their first %d each (about %d B each; an exchange of every rank with every other keeps P^2)",
-					groupThousands(em.extraPeers), peersInline, extraPeerBytes))
+					units.Int(em.extraPeers), peersInline, extraPeerBytes))
 			}
 		}
 	}
@@ -312,7 +313,7 @@ func (em *emulator) injectEager(s int64, t, cost float64, linkPrev *pathRef, via
 // memory budget.
 func (em *emulator) enqueue(s, d int64, ds *rankState, m *eagerMsg) error {
 	if em.dynamicMemory()+float64(unsafe.Sizeof(eagerMsg{})) > em.room {
-		return em.dynamicBudgetError(s, m.stmt, fmt.Sprintf("%s eager messages sent and not yet received wait at once (receive them sooner)", groupThousands(em.queued+1)))
+		return em.dynamicBudgetError(s, m.stmt, fmt.Sprintf("%s eager messages sent and not yet received wait at once (receive them sooner)", units.Int(em.queued+1)))
 	}
 	key := pairKey(s, d)
 	q := em.inboxes[key]

@@ -52,7 +52,7 @@ func (c *countCmd) Run(e env) error {
 	} else {
 		printCounts(e.stdout, rep, c.Symbolic)
 	}
-	if err := c.checkSchedule(k); err != nil {
+	if err := c.checkSchedule(k, e.stderr); err != nil {
 		return positioned(e, err, k.File.Source) // the deadlock predict and emulate report
 	}
 	return nil

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io"
+
 	"perfc/analyze"
 	"perfc/costmodel"
 	"perfc/lang"
@@ -9,6 +13,7 @@ import (
 // scheduleArgs are count's flags for the schedule check.
 type scheduleArgs struct {
 	NoEmulation bool `help:"Do not emulate the ranks' schedules to find deadlocks (the emulation takes time in proportion to the messages sent, as in perfc predict; kernels without messages are never emulated)."`
+	limitArgs
 }
 
 // checkSchedule runs every rank's schedule of a kernel that has
@@ -19,12 +24,23 @@ type scheduleArgs struct {
 // limit would let through. Kernels without send, recv, sendrecv or
 // exchange are not emulated, so counting them stays as fast as before; for
 // the others it costs what predict's emulation costs (--no-emulation
-// skips it).
-func (a scheduleArgs) checkSchedule(k *lang.Checked) error {
+// skips it). The check has the emulation's budgets: when it reaches one,
+// the counts already printed stand, and a warning on stderr says that no
+// deadlock was looked for past it and how to raise the budget.
+func (a scheduleArgs) checkSchedule(k *lang.Checked, stderr io.Writer) error {
 	if a.NoEmulation || !hasPointToPoint(k) {
 		return nil
 	}
-	_, err := costmodel.Emulate(k, untimed{}, costmodel.EmulateOptions{})
+	limits, err := a.limits()
+	if err != nil {
+		return err
+	}
+	_, err = costmodel.Emulate(k, untimed{}, costmodel.EmulateOptions{Limits: limits})
+	var budget *costmodel.BudgetError
+	if errors.As(err, &budget) {
+		fmt.Fprintf(stderr, "warning: the deadlock check stopped at a budget, and the counts above are complete: %s\n", lang.Printable(budget.Error()))
+		return nil
+	}
 	return err
 }
 

@@ -43,3 +43,19 @@ func TestCountReportsDeadlock(t *testing.T) {
 		}
 	}
 }
+
+// TestCountScheduleBudget checks that a deadlock check that reaches an
+// emulation budget leaves the counts standing with a warning that names
+// the flag, and that raising the budget lets the check find the deadlock.
+func TestCountScheduleBudget(t *testing.T) {
+	const ring = "testdata/emulate_deadlock.spmd"
+	code, out, errOut := runCLI(t, "", "count", ring, "--cache", "L1=32KiB/64B/8", "--max-events", "1")
+	if code != 0 || !strings.Contains(out, "emulate_deadlock.spmd") ||
+		!strings.Contains(errOut, "warning: the deadlock check stopped at a budget") || !strings.Contains(errOut, "--max-events") {
+		t.Errorf("count --max-events 1: exit %d, stdout %q, stderr %q; want 0, the counts and a warning naming --max-events", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, "", "count", ring, "--cache", "L1=32KiB/64B/8", "--max-events", "1000")
+	if code != 1 || !strings.Contains(errOut, "deadlock: 3 of 3 ranks cannot complete") {
+		t.Errorf("count --max-events 1000: exit %d, stderr %q; want 1 and the deadlock", code, errOut)
+	}
+}

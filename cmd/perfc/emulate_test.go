@@ -100,10 +100,10 @@ func TestEmulateBudgets(t *testing.T) {
 		stderr []string
 	}{
 		{"ten million ranks", []string{"emulate", "../../examples/stencil1d.spmd", "-D", "P=10000000"}, 1,
-			[]string{"stencil1d.spmd:20:1: emulating 10,000,000 ranks needs about 24.9 GiB of memory", "raise it with --max-memory (e.g. --max-memory=25GiB)"}},
+			[]string{"stencil1d.spmd:20:1: emulating 10,000,000 ranks needs about 24.94 GiB of memory", "raise it with --max-memory (e.g. --max-memory=25GiB)"}},
 		{"memory enough", []string{"emulate", "../../examples/stencil1d.spmd", "-D", "P=100", "--max-memory=2MiB"}, 0, nil},
 		{"memory lowered", []string{"emulate", "../../examples/stencil1d.spmd", "-D", "P=100", "--max-memory=1MB"}, 1,
-			[]string{"emulating 100 ranks needs about", "the budget is 977 KiB"}},
+			[]string{"emulating 100 ranks needs about", "the budget is 976.6 KiB"}},
 		{"events", []string{"emulate", "../../examples/pingpong.spmd", "-D", "reps=1000000000", "--max-events=1000"}, 1,
 			[]string{"pingpong.spmd:21:9: the emulation reached its budget of 1,000 events", "raise it with --max-events", "send buf[0:n] to 1\n"}},
 		{"events in predict", []string{"predict", "../../examples/pingpong.spmd", "-D", "reps=1000000000", "--max-events=1000"}, 1,
