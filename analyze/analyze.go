@@ -558,13 +558,6 @@ func totalOf(regions []Region) Counts {
 	return t
 }
 
-// plus returns c + d: the counts of two regions together.
-func (c Counts) plus(d *Counts) Counts {
-	out := c.clone()
-	out.accumulate(d)
-	return out
-}
-
 // addNote appends a note once.
 func (r *Report) addNote(n string) {
 	for _, x := range r.Notes {

@@ -24,8 +24,6 @@ var (
 	maddPairs  = func(c *Counts) Count { return c.MaddPairs }
 	loads      = func(c *Counts) Count { return c.Loads }
 	stores     = func(c *Counts) Count { return c.Stores }
-	loadBytes  = func(c *Counts) Count { return c.LoadBytes }
-	barriers   = func(c *Counts) Count { return c.Barriers }
 )
 
 // regionCounts returns rank r's counts in region name ("" for the class

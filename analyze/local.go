@@ -3,7 +3,6 @@ package analyze
 import (
 	"math/big"
 
-	"perfc/analyze/symbolic"
 	"perfc/lang"
 )
 
@@ -185,9 +184,6 @@ func operandType(x, y lang.Type) OpType {
 
 // isFloatType reports whether operations of type t are floating point.
 func isFloatType(t OpType) bool { return t == "f64" || t == "f32" }
-
-// ratInt returns the rational n.
-func ratInt(n int64) *big.Rat { return symbolic.NewInt64Rat(n) }
 
 // ratOne returns a new rational 1.
 func ratOne() *big.Rat { return big.NewRat(1, 1) }

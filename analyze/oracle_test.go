@@ -231,7 +231,6 @@ type oracleLocal struct {
 // references hoisted out of it.
 type oracleProgram struct {
 	k       *lang.Checked
-	file    string
 	local   map[lang.Node]*oracleLocal
 	hoisted map[*lang.ForStmt][]oracleRef
 	regions []string // in order of first appearance, "" first

@@ -16,26 +16,8 @@ type RankSet struct {
 // rankRange is the ranks lo … hi inclusive.
 type rankRange struct{ lo, hi int64 }
 
-// add inserts rank r; ranks are usually added in increasing order, which
-// is the fast path.
-func (s *RankSet) add(r int64) {
-	n := len(s.ranges)
-	if n > 0 && s.ranges[n-1].hi+1 == r {
-		s.ranges[n-1].hi = r
-		return
-	}
-	if n == 0 || s.ranges[n-1].hi < r {
-		s.ranges = append(s.ranges, rankRange{r, r})
-		return
-	}
-	if s.Contains(r) {
-		return
-	}
-	s.ranges = append(s.ranges, rankRange{r, r})
-	s.normalize()
-}
-
-// addSpan inserts the ranks lo … hi, in increasing order like add.
+// addSpan inserts the ranks lo … hi; ranks are usually added in
+// increasing order, which is the fast path.
 func (s *RankSet) addSpan(lo, hi int64) {
 	n := len(s.ranges)
 	switch {

@@ -2,7 +2,6 @@ package codegen
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,13 +212,4 @@ func hasProbBranch(k *lang.Checked) bool {
 		return !found
 	})
 	return found
-}
-
-// describeDiffs is a compact listing for failure messages.
-func describeDiffs(ds []CountDiff) string {
-	var b strings.Builder
-	for _, d := range ds {
-		fmt.Fprintf(&b, "\n  rank %d %q %s: %s vs %d", d.Rank, d.Region, d.Count, d.Analyzer, d.Executed)
-	}
-	return b.String()
 }

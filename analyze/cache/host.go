@@ -68,15 +68,14 @@ func ReadHierarchy(fsys fs.FS) (Hierarchy, error) {
 
 // sysCache is one index* directory as sysfs reports it.
 type sysCache struct {
-	dir       string // index directory, e.g. "index2"
-	level     int
-	kind      string // Data, Unified or Instruction
-	sizeText  string // as sysfs writes it, e.g. "512K"
-	size      int
-	line      int
-	ways      int // 0 when the file is absent
-	sets      int // 0 when the file is absent
-	setsKnown bool
+	dir      string // index directory, e.g. "index2"
+	level    int
+	kind     string // Data, Unified or Instruction
+	sizeText string // as sysfs writes it, e.g. "512K"
+	size     int
+	line     int
+	ways     int // 0 when the file is absent
+	sets     int // 0 when the file is absent
 }
 
 // readHierarchy reads the tree in fsys; root is prefixed to the paths in

@@ -15,13 +15,10 @@ import (
 	"perfc/machines"
 )
 
-// defaultMachine is the table `perfc predict` uses without -m: the most
-// complete table of the seed papers (operation costs, collectives,
-// messages), on which the paper's own Gaussian-elimination prediction can
-// be checked.
-const defaultMachine = "cm5-32"
-
-// machineArgs choose and adjust a machine table.
+// machineArgs choose and adjust a machine table. Without -m it is cm5-32:
+// the most complete table of the source papers (operation costs,
+// collectives, messages), on which the paper's own Gaussian-elimination
+// prediction can be checked.
 type machineArgs struct {
 	Machine  string   `short:"m" default:"cm5-32" help:"Machine: a built-in name (perfc machines lists them) or a YAML file." placeholder:"NAME|FILE.yaml"`
 	Override []string `short:"M" name:"set" sep:"none" help:"Override a machine parameter for a what-if study, e.g. -M t_send=0.0585us/B (repeatable)." placeholder:"NAME=VALUE"`

@@ -56,6 +56,7 @@ type site struct {
 	stmt   string // file:line:col of the statement
 	// prob is set when the site lies inside a `prob` branch, where the
 	// analyzer reports expected values rather than exact ones.
+	//lint:ignore U1000 set by the site table of the generated main.go
 	prob    bool
 	pattern string    // the statement's operand pattern (CM-5 Table 1)
 	times   int64     // executions per execution of the statement, when above 1 (var a, b = …)

@@ -113,7 +113,9 @@ func ratAdd(x, y ratio) ratio { return norm(x.num*y.den+y.num*x.den, x.den*y.den
 func ratSub(x, y ratio) ratio { return norm(x.num*y.den-y.num*x.den, x.den*y.den) }
 func ratMul(x, y ratio) ratio { return norm(x.num*y.num, x.den*y.den) }
 func ratQuo(x, y ratio) ratio { return norm(x.num*y.den, x.den*y.num) }
-func ratNeg(x ratio) ratio    { return ratio{-x.num, x.den} }
+
+//lint:ignore U1000 used by the generated main.go, which negates ratios with it
+func ratNeg(x ratio) ratio { return ratio{-x.num, x.den} }
 
 // ratRem is the Euclidean remainder x - |y|·floor(x/|y|).
 func ratRem(x, y ratio) ratio {
@@ -126,6 +128,8 @@ func ratRem(x, y ratio) ratio {
 func ratLess(x, y ratio) bool { return x.num*y.den < y.num*x.den }
 
 // ratMin and ratMax pick among ratios.
+//
+//lint:ignore U1000 used by the generated main.go, which takes min of ratios with it
 func ratMin(x ratio, ys ...ratio) ratio {
 	for _, y := range ys {
 		if ratLess(y, x) {
@@ -145,6 +149,8 @@ func ratMax(x ratio, ys ...ratio) ratio {
 }
 
 // ratAbs is |x|.
+//
+//lint:ignore U1000 used by the generated main.go, which takes abs of ratios with it
 func ratAbs(x ratio) ratio { return ratio{absInt(x.num), x.den} }
 
 // ratFloor and ratCeil round to integers.

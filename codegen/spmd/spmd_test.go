@@ -51,9 +51,8 @@ func testWorld(t *testing.T, p, nsites int, body func(r *rank)) testRun {
 	return testRun{t, newWorld(k, &stderr, func(code int) { t.Errorf("exit %d: %s", code, stderr.String()) })}
 }
 
-// f64s and i64s view bytes as typed elements.
-func f64s(b []byte) []float64 { return asSlice[float64](b) }
-func i64s(b []byte) []int64   { return asSlice[int64](b) }
+// i64s views bytes as typed elements.
+func i64s(b []byte) []int64 { return asSlice[int64](b) }
 
 // valuesOf returns n int64 payload bytes for a rank: 100*rank + i + 1.
 func valuesOf(rank, n int) []byte {

@@ -414,6 +414,8 @@ func (r *rank) scratchBuf(i, n int) []byte {
 
 // bytesBuf is the buffer of a `SIZE bytes` payload: out for what a rank
 // sends, in for what it receives. Its contents are not data.
+//
+//lint:ignore U1000 used by the generated main.go, for `SIZE bytes` payloads
 func (r *rank) bytesBuf(in bool, n int) []byte {
 	if n < 0 {
 		r.w.fatalf("rank %d: a payload of %d bytes", r.id, n)
@@ -426,6 +428,8 @@ func (r *rank) bytesBuf(in bool, n int) []byte {
 
 // neighbor returns the rank at grid offset (dx, dy), or -1 (none)
 // outside the grid.
+//
+//lint:ignore U1000 used by the generated main.go, for neighbor(dx, dy) and grid peers
 func (r *rank) neighbor(dx, dy int) int {
 	gx, gy := r.w.k.gridX, r.w.k.gridY
 	x, y := r.id%gx+dx, r.id/gx+dy
