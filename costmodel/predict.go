@@ -141,7 +141,12 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		pred.Emulation = em
 		pred.Total = em.Total
 		pred.Method = "discrete-event emulation of every rank's schedule (critical path); the regions show the slowest rank's own costs"
-		if wf, err := AnalyzeWavefront(k, p, em); err == nil && wf != nil {
+		// The wavefront analysis only adds to the prediction: when it
+		// fails, the emulated time stands, and the note says why the
+		// closed forms are missing.
+		if wf, err := AnalyzeWavefront(k, p, em); err != nil {
+			p.note("the LANL wavefront analysis ([002]) could not be made, so no closed form is shown beside the emulation: " + err.Error())
+		} else if wf != nil {
 			pred.Wavefront = wf
 		}
 		if pred.Total > 0 {
