@@ -49,8 +49,8 @@ func BenchmarkCountN(b *testing.B) {
 }
 
 // benchmarkAnalyze times Analyze of every rank of k, in wall-clock and in
-// CPU time (cpu-ms/op, the measure: on a shared machine the wall
-// clock also counts time spent waiting for a core).
+// CPU time (cpu-ms/op, what the speed targets are stated in: on a shared
+// machine the wall clock also counts time spent waiting for a core).
 func benchmarkAnalyze(b *testing.B, k *lang.Checked) {
 	b.ReportAllocs()
 	cpu0, ok := cputime.Process()

@@ -21,8 +21,8 @@ import (
 // indices) are split into disjoint pieces, Fourier–Motzkin style, and a piece
 // whose remaining constraints mention no loop index is decided at once with
 // the concrete parameter values. Where a bound or condition is not affine
-// in a loop index, the outer levels are enumerated concretely instead (the
-// issue's "count by iterating the outer levels only"), and the result says so.
+// in a loop index, the outer levels are enumerated concretely instead, and
+// the result says so.
 
 // levelKind says what a level of a chain is.
 type levelKind uint8

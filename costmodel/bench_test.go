@@ -32,8 +32,9 @@ func BenchmarkPredict(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			// CPU time is the measure: on a shared machine the
-			// wall clock also counts time spent waiting for a core.
+			// CPU time is what the speed targets are stated in: on a
+			// shared machine the wall clock also counts time spent
+			// waiting for a core.
 			if cpu1, _ := cputime.Process(); ok {
 				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 			}

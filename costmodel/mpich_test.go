@@ -6,7 +6,8 @@ import (
 )
 
 // TestMPICHChoice checks the algorithm MPICH picks and its cost formula
-// (reference/models.md §8) with α = 1, β = 0.01, γ = 0.001.
+// (Thakur, Rabenseifner and Gropp 2005, docs/references.md) with α = 1,
+// β = 0.01, γ = 0.001.
 func TestMPICHChoice(t *testing.T) {
 	c := mpichParams{alpha: 1, beta: 0.01, gamma: 0.001}
 	tests := []struct {

@@ -1,7 +1,7 @@
 package costmodel_test
 
-// Reproduction of the source papers' own predictions (reference/validation.md
-// cases a–c): the CM-5 Gaussian elimination of [004] Tables 6 and 7, the IMH
+// Reproduction of the source papers' own predictions (docs/references.md
+// for the keys): the CM-5 Gaussian elimination of [004] Tables 6 and 7, the IMH
 // collective predictions of [000] Table 5, and the PARKBENCH Table C.2
 // identities of [001]. Every expected number below is printed in a paper;
 // the tolerances are stated per test and explained in docs/predict.md.
@@ -114,7 +114,7 @@ var gaussTables = []gaussRow{
 }
 
 // TestGaussTablesArithmetic checks the printed tables against their own
-// identities (validation.md (a)), so that a typo in gaussTables cannot pass:
+// identities ([004] Tables 6 and 7), so that a typo in gaussTables cannot pass:
 // each time per iteration is the sum of its column, and each estimate is N
 // times it, to the printed 0.01.
 func TestGaussTablesArithmetic(t *testing.T) {
@@ -298,7 +298,7 @@ type c2Row struct {
 }
 
 // tableC2 holds the rows of [001] Table C.2 (L1202–1219) with a legible n½,
-// and the tolerances of validation.md (c): the table prints 3 digits.
+// and their tolerances: the table prints 3 digits.
 var tableC2 = []c2Row{
 	{"ipsc860", 0, 99, 2.36, 179, 0.074, 13.5, 0.03},
 	{"ipsc860", 1000, 2000, 2.80, 560, 0.200, 5.0, 0.005},

@@ -8,8 +8,8 @@ import (
 	"perfc/lang"
 )
 
-// Wavefront is the LANL wavefront analysis of a kernel ([002], reference
-// models.md §10): the pipeline of the MPP model, eqs. (1)–(4), priced with
+// Wavefront is the LANL wavefront analysis of a kernel ([002] Sec. 2–3,
+// L66-205): the pipeline of the MPP model, eqs. (1)–(4), priced with
 // the machine and set beside the emulated time, and on a cluster of SMP
 // nodes the paper's printed cluster formulas (5)–(18) checked against a
 // step emulation of the paper's own rules. Everything in it is a

@@ -3,7 +3,8 @@
 // LANL wavefront and SWEEP3D, the IMH memory and communication benchmarks, the
 // PARKBENCH low-level benchmarks) plus a few perfc examples. Each file starts
 // with a header comment naming its source, down to the table or figure and
-// the seed line numbers, and what its parameters mean.
+// the line numbers (keys [000]…[004], docs/references.md), and what its
+// parameters mean.
 //
 // The files are embedded so that the perfc command and the tests can use them
 // without a checkout: `perfc predict gauss` needs no path.

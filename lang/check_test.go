@@ -487,7 +487,7 @@ func TestCheckInfo(t *testing.T) {
 	}
 }
 
-// languageKernels are the acceptance kernels of shared/design/LANGUAGE.md,
+// languageKernels are the acceptance kernels of perfc's language design,
 // with the one change the normative docs/language.md requires: the root
 // j / BS depends on a loop index, so it is written floor(j / BS).
 const languageKernels = `

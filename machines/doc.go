@@ -13,8 +13,8 @@
 // or measured tables interpolated piecewise linearly; they are parsed and
 // dimension-checked once and evaluate without allocating (Cost, Vars).
 //
-// The built-in tables (Builtin, BuiltinNames) transcribe the five seed
-// papers: the IMH machines (sp2, t3e, origin2000), the CM-5 (cm5-32,
+// The built-in tables (Builtin, BuiltinNames) transcribe the five source
+// papers (keys [000]…[004], docs/references.md): the IMH machines (sp2, t3e, origin2000), the CM-5 (cm5-32,
 // cm5-512), the NWT, the PARKBENCH Appendix C machines, LANL's Blue
 // Mountain and the unit-cost machine for step counting.
 //

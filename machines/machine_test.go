@@ -93,7 +93,7 @@ func TestDescribeGolden(t *testing.T) {
 }
 
 // TestCM5 checks the CM-5 tables against the paper's numbers, including the
-// rows of the Gaussian-elimination estimate (reference/validation.md (a)).
+// rows of the Gaussian-elimination estimate ([004] Table 6).
 func TestCM5(t *testing.T) {
 	m := mustBuiltin(t, "cm5-32")
 	msg := m.Messages("f64")
@@ -194,7 +194,7 @@ func TestCM5(t *testing.T) {
 }
 
 // TestIMH checks the IMH tables, with the SP's Table 5 predictions
-// (reference/validation.md (b)).
+// ([000] Table 5, L754-773).
 func TestIMH(t *testing.T) {
 	m := mustBuiltin(t, "sp2")
 	h, ok := m.Messages("").Hockney(0)
@@ -244,7 +244,7 @@ func TestIMH(t *testing.T) {
 	}
 }
 
-// TestNWT checks Table 1 at pe = 1 (reference/validation.md (d)): the table
+// TestNWT checks [003] Table 1 at pe = 1 (L101-108): the table
 // holds a0 and a1 and the printed r∞, π0, n½, which must follow from them.
 func TestNWT(t *testing.T) {
 	m := mustBuiltin(t, "nwt")
@@ -284,8 +284,8 @@ func TestNWT(t *testing.T) {
 }
 
 // TestParkbenchC2 checks the identities t0 = n½/r∞ and π0 = r∞/n½ on the
-// rows whose n½ is printed, and π0·t0 = 1 on every row, within the
-// tolerances of reference/validation.md (c).
+// rows whose n½ is printed, and π0·t0 = 1 on every row ([001] eqs. 3.7 and
+// 3.10, Table C.2), within tolerances that allow for its 3 printed digits.
 func TestParkbenchC2(t *testing.T) {
 	tested := 0
 	for _, name := range []string{"ipsc860", "delta", "paragon", "cs2", "suprenum"} {

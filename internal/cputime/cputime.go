@@ -1,7 +1,7 @@
 // Package cputime reads the CPU time this process has used, so that
 // benchmarks can report CPU per operation beside wall-clock time: on a
 // shared machine the wall clock includes time spent waiting for a core,
-// and the issues state their speed targets in CPU time.
+// and perfc's speed targets are stated in CPU time.
 package cputime
 
 import "time"
