@@ -41,9 +41,9 @@ func checkCacheKernel(t *testing.T, src string, defs ...string) *lang.Checked {
 		name, value, _ := strings.Cut(d, "=")
 		ovs = append(ovs, lang.Override{Name: name, Value: value})
 	}
-	k, errs := lang.Check(f, "", ovs)
-	if len(errs) > 0 {
-		t.Fatalf("check: %v", errs)
+	k, err := lang.Check(f, "", ovs)
+	if err != nil {
+		t.Fatalf("check: %v", err)
 	}
 	return k
 }

@@ -17,9 +17,9 @@ func TestEnumerationLimitFailsFast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, errs := lang.Check(f, "", nil)
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	k, err := lang.Check(f, "", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	start := time.Now()
 	_, err = Analyze(k, Options{Rank: AllRanks})
@@ -33,9 +33,9 @@ func TestEnumerationLimitFailsFast(t *testing.T) {
 		t.Errorf("refusing took %v", d)
 	}
 	// At a size that can be enumerated, the count is exact: N/2 executions.
-	k, errs = lang.Check(f, "", []lang.Override{{Name: "N", Value: "1000"}})
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	k, err = lang.Check(f, "", []lang.Override{{Name: "N", Value: "1000"}})
+	if err != nil {
+		t.Fatal(err)
 	}
 	rep, err := Analyze(k, Options{Rank: AllRanks})
 	if err != nil {

@@ -825,9 +825,9 @@ func loadKernel(t testing.TB, name string, src []byte, overrides []lang.Override
 	if err != nil {
 		t.Fatalf("parse %s: %v\n%s", name, err, src)
 	}
-	k, errs := lang.Check(f, "", overrides)
-	if len(errs) > 0 {
-		t.Fatalf("check %s %v: %v\n%s", name, overrides, errs, src)
+	k, err := lang.Check(f, "", overrides)
+	if err != nil {
+		t.Fatalf("check %s %v: %v\n%s", name, overrides, err, src)
 	}
 	return k
 }

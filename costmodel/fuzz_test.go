@@ -59,8 +59,8 @@ func FuzzPredict(f *testing.F) {
 			return
 		}
 		for _, k := range file.Kernels {
-			c, errs := lang.Check(file, k.Name.Name, nil)
-			if c == nil || len(errs) > 0 {
+			c, err := lang.Check(file, k.Name.Name, nil)
+			if c == nil || err != nil {
 				continue
 			}
 			for _, m := range ms {

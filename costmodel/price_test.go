@@ -62,9 +62,9 @@ func predictToy(t *testing.T, opts Options) *Prediction {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, errs := lang.Check(f, "", nil)
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	k, err := lang.Check(f, "", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	rep, err := analyze.Analyze(k, analyze.Options{Rank: analyze.AllRanks})
 	if err != nil {

@@ -40,9 +40,9 @@ func checkedExample(tb testing.TB, name string, defines ...string) *lang.Checked
 		}
 		ovs = append(ovs, lang.Override{Name: n, Value: v})
 	}
-	k, errs := lang.Check(f, "", ovs)
-	if len(errs) > 0 {
-		tb.Fatalf("check %s %v: %v", name, defines, errs)
+	k, err := lang.Check(f, "", ovs)
+	if err != nil {
+		tb.Fatalf("check %s %v: %v", name, defines, err)
 	}
 	return k
 }
