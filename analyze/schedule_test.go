@@ -126,7 +126,7 @@ func TestScheduleMatchesCounts(t *testing.T) {
 			if k.NumRanks() > 64 {
 				t.Skipf("%d ranks at the defaults", k.NumRanks())
 			}
-			rep, err := Analyze(k, Options{Rank: AllRanks})
+			rep, err := Analyze(k, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

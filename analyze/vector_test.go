@@ -50,7 +50,7 @@ func TestVectorForm(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: form %q, want %q", tt.stmt, got, tt.want)
 		}
-		rep, err := Analyze(k, Options{Rank: AllRanks})
+		rep, err := Analyze(k, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

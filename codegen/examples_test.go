@@ -169,7 +169,7 @@ func TestExamples(t *testing.T) {
 			if !ex.Finite {
 				t.Errorf("checksum %s is not finite", ex.Checksum)
 			}
-			rep, err := analyze.Analyze(kernels[name], analyze.Options{Rank: analyze.AllRanks})
+			rep, err := analyze.Analyze(kernels[name], analyze.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

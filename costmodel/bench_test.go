@@ -24,7 +24,7 @@ func BenchmarkPredict(b *testing.B) {
 			b.ReportAllocs()
 			cpu0, ok := cputime.Process()
 			for b.Loop() {
-				rep, err := analyze.Analyze(k, analyze.Options{Cache: caches, Rank: analyze.AllRanks})
+				rep, err := analyze.Analyze(k, analyze.Options{Cache: caches})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -60,7 +60,7 @@ func BenchmarkPrice(b *testing.B) {
 	jobs = append(jobs, job{"gauss-paper-rules", []string{"N=512"}, costmodel.Options{PaperRules: true}})
 	for _, j := range jobs {
 		k := checkedExample(b, strings.TrimSuffix(j.name, "-paper-rules"), j.defines...)
-		rep, err := analyze.Analyze(k, analyze.Options{Cache: caches, Rank: analyze.AllRanks})
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: caches})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -89,8 +89,13 @@ type Options struct {
 }
 
 // Predict prices the counts of a kernel on a machine: every rank class is
-// priced region by region, and the slowest class decides the total.
+// priced region by region, and the slowest class decides the total. rep
+// must cover every rank (the zero analyze.Options): a report of one rank
+// would predict the time of that rank, not of the kernel, and is refused.
 func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) (*Prediction, error) {
+	if err := coversEveryRank(rep); err != nil {
+		return nil, err
+	}
 	p := newOptionsPricer(m, k, opts)
 	pred := &Prediction{
 		Schema: PredictionSchema, Kernel: rep.Kernel, File: rep.File, Machine: m.Name(), Params: rep.Params,
@@ -462,6 +467,20 @@ func hasSendAt(msgs []analyze.Message, pos string) bool {
 		}
 	}
 	return false
+}
+
+// coversEveryRank refuses counts that leave ranks out (analysed with
+// analyze.Options.OnlyRank): the slowest rank may be one of them, so that a
+// kernel where rank r loops N·r times would be predicted at 0 s.
+func coversEveryRank(rep *analyze.Report) error {
+	var n int64
+	for _, cl := range rep.Classes {
+		n += cl.Ranks.Len()
+	}
+	if n != rep.Ranks {
+		return fmt.Errorf("the counts of kernel %s cover %d of its %d ranks; a prediction needs every rank's counts (analyze.Options without OnlyRank)", rep.Kernel, n, rep.Ranks)
+	}
+	return nil
 }
 
 // CacheHierarchy turns a machine's cache levels into the analyzer's

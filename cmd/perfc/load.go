@@ -23,7 +23,7 @@ type budgetArgs struct {
 
 // options returns analysis options for every rank with these budgets.
 func (b budgetArgs) options() analyze.Options {
-	return analyze.Options{Rank: analyze.AllRanks, MaxRanks: b.MaxRanks, MaxEnumerated: b.MaxEnumerated}
+	return analyze.Options{MaxRanks: b.MaxRanks, MaxEnumerated: b.MaxEnumerated}
 }
 
 // kernelArgs are the arguments every verb that reads a kernel shares.
