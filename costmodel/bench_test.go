@@ -17,7 +17,7 @@ import (
 // figures are in docs/predict.md.
 func BenchmarkPredict(b *testing.B) {
 	m := builtin(b, "cm5-32")
-	caches := costmodel.CacheHierarchy(m)
+	caches := m.CacheHierarchy()
 	for _, name := range examples.Names() {
 		k := checkedExample(b, name)
 		b.Run(name, func(b *testing.B) {
@@ -47,7 +47,7 @@ func BenchmarkPredict(b *testing.B) {
 // Options.PaperRules.
 func BenchmarkPrice(b *testing.B) {
 	m := builtin(b, "cm5-32")
-	caches := costmodel.CacheHierarchy(m)
+	caches := m.CacheHierarchy()
 	type job struct {
 		name    string
 		defines []string

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"perfc/analyze"
-	"perfc/analyze/cache"
 	"perfc/internal/units"
 	"perfc/lang"
 	"perfc/machines"
@@ -481,29 +480,4 @@ func coversEveryRank(rep *analyze.Report) error {
 		return fmt.Errorf("the counts of kernel %s cover %d of its %d ranks; a prediction needs every rank's counts (analyze.Options without OnlyRank)", rep.Kernel, n, rep.Ranks)
 	}
 	return nil
-}
-
-// CacheHierarchy turns a machine's cache levels into the analyzer's
-// geometry, for the footprint warnings and the cache-line model: a line
-// size the table does not give is assumed to be 64 B and an associativity
-// it does not give to be full, and the level's source says so. It returns
-// nil when the levels do not make a valid hierarchy.
-func CacheHierarchy(m *machines.Machine) cache.Hierarchy {
-	var h cache.Hierarchy
-	for _, c := range m.Memory().Caches() {
-		l := cache.Level{Name: c.Name, Size: int(c.Size.Value), Line: int(c.Line.Value), Assoc: c.Assoc, Source: m.Name()}
-		if l.Line <= 0 {
-			l.Line = 64
-			l.Source += " (line size assumed 64 B)"
-		}
-		if l.Assoc < 0 || l.Validate() != nil {
-			l.Assoc = 0
-			l.Source += " (associativity assumed full)"
-		}
-		h = append(h, l)
-	}
-	if h.Validate() != nil {
-		return nil
-	}
-	return h
 }

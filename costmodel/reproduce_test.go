@@ -60,7 +60,7 @@ func builtin(tb testing.TB, name string) *machines.Machine {
 // predict analyses a checked kernel and prices it, as `perfc predict` does.
 func predict(tb testing.TB, k *lang.Checked, m *machines.Machine, opts costmodel.Options) *costmodel.Prediction {
 	tb.Helper()
-	rep, err := analyze.Analyze(k, analyze.Options{Cache: costmodel.CacheHierarchy(m)})
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
 	if err != nil {
 		tb.Fatalf("analyze %s: %v", k.Kernel.Name.Name, err)
 	}

@@ -111,7 +111,7 @@ func predictOn(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costm
 		return nil, nil, err
 	}
 	aopts := ba.options()
-	aopts.Cache = costmodel.CacheHierarchy(m)
+	aopts.Cache = m.CacheHierarchy()
 	rep, err := analyze.Analyze(k, aopts)
 	if err != nil {
 		return nil, nil, positioned(e, err, k.File.Source)
