@@ -19,16 +19,16 @@ func Example() {
 	if err != nil {
 		log.Fatal(err) // file:line:col: message, the source line and a caret
 	}
-	pred, err := k.Predict(perfc.PredictOptions{})
+	pred, err := k.Predict(perfc.PredictOptions{}) // every rank, on cm5-32
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("kernel %s on %s, %d ranks: %.4g s predicted, bottleneck %s\n", pred.Kernel, pred.Machine, pred.Ranks, pred.Total, pred.Bottleneck)
+	fmt.Printf("%s on %s: %.4g s predicted, bottleneck %s\n", pred.Kernel, pred.Machine, pred.Total, pred.Bottleneck)
 	for _, r := range pred.Regions {
 		fmt.Printf("  %-18s %-10.4g %s\n", r.Name, r.Time, r.Bottleneck)
 	}
 	// Output:
-	// kernel gauss on cm5-32, 32 ranks: 0.6999 s predicted, bottleneck collectives
+	// gauss on cm5-32: 0.6999 s predicted, bottleneck collectives
 	//   (outside regions)  0          none
 	//   pivot search       0.0005846  compute
 	//   double reduction   0.003645   collectives

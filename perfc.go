@@ -12,7 +12,10 @@
 //	if err != nil {
 //		log.Fatal(err) // file:line:col: message, the line and a caret
 //	}
-//	pred, err := k.Predict(perfc.PredictOptions{})
+//	pred, err := k.Predict(perfc.PredictOptions{}) // every rank, on cm5-32
+//	if err != nil {
+//		log.Fatal(err)
+//	}
 //	fmt.Println(pred.Total) // seconds, predicted (not measured)
 package perfc
 
@@ -223,7 +226,7 @@ func LoadMachine(name string, set []string) (*machines.Machine, error) {
 
 // SourceError is an error that points into a kernel's source: its Error
 // prints every message as file:line:col: message, followed by the source
-// line and a caret under the column, as the perfc command does. Errors
+// line and a caret under the column, as the perfc command does. It
 // unwraps to the lang.ErrorList, for callers that want the positions.
 type SourceError struct {
 	List   lang.ErrorList
