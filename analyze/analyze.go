@@ -26,8 +26,12 @@ type Options struct {
 	// Cache is the hierarchy footprints are compared with (and cache lines
 	// predicted for); empty means none.
 	Cache cache.Hierarchy
-	// Rank, when ≥ 0, restricts the analysis to that rank.
-	Rank int64
+	// OnlyRank, when set, restricts the analysis to that one rank (perfc
+	// count --rank R). The zero Options analyse every rank, which is what
+	// a prediction needs: a kernel where rank r loops N·r times costs
+	// nothing on rank 0, and costmodel.Predict refuses a report that does
+	// not cover every rank. Go 1.26 writes it OnlyRank: new(int64(3)).
+	OnlyRank *int64
 	// MaxRanks bounds the ranks analysed or matched to a class one by one
 	// (ranges of ranks shown alike at once count once); zero means
 	// DefaultMaxRanks. Past it the analysis is an error that says which
@@ -55,9 +59,6 @@ const defaultRangesFrom = 4096
 // million small kernels' ranks about a minute at most.
 const DefaultMaxRanks = 1_000_000
 
-// AllRanks is the Options.Rank that analyses every rank.
-const AllRanks = -1
-
 // classState is a class being built: its representative's analysis.
 type classState struct {
 	ra        *rankAnalysis
@@ -75,7 +76,8 @@ type classState struct {
 	at     lang.Expr
 }
 
-// Analyze counts what every rank of a checked kernel does.
+// Analyze counts what every rank of a checked kernel does (one rank with
+// Options.OnlyRank).
 func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 	p := newPlan(k)
 	rep := &Report{
@@ -92,11 +94,12 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 		rep.Grid = []int64{px, py}
 	}
 	first, last := int64(0), k.NumRanks()-1
-	if opts.Rank >= 0 {
-		if opts.Rank > last {
-			return nil, fmt.Errorf("rank %d does not exist: kernel %s has %d ranks (0 to %d)", opts.Rank, rep.Kernel, last+1, last)
+	if opts.OnlyRank != nil {
+		r := *opts.OnlyRank
+		if r < 0 || r > last {
+			return nil, fmt.Errorf("rank %d does not exist: kernel %s has %d ranks (0 to %d)", r, rep.Kernel, last+1, last)
 		}
-		first, last = opts.Rank, opts.Rank
+		first, last = r, r
 	}
 	p.maxEnumerated = opts.MaxEnumerated
 	rangesFrom := opts.rangesFrom

@@ -59,7 +59,7 @@ func regionNames(cl *Class) []string {
 func analyzeSource(t *testing.T, name string, src []byte, settings string) *Report {
 	t.Helper()
 	k := loadKernel(t, name, src, parseSetting(t, settings))
-	rep, err := Analyze(k, Options{Rank: AllRanks})
+	rep, err := Analyze(k, Options{})
 	if err != nil {
 		t.Fatalf("Analyze: %v", err)
 	}
@@ -269,7 +269,7 @@ func TestMessageCounts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.example+" "+tc.settings, func(t *testing.T) {
 			k := loadKernel(t, tc.example, exampleSource(t, tc.example), parseSetting(t, tc.settings))
-			rep, err := Analyze(k, Options{Rank: tc.rank})
+			rep, err := Analyze(k, rankOptions(tc.rank))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -359,19 +359,19 @@ func TestAnalyzeErrors(t *testing.T) {
 		// A peer outside the ranks is an error on a rank where its
 		// statement runs (guards that keep it from running are fine:
 		// TestOracleTestdata/guardedpeers.spmd), with both ways out.
-		{"peer past the last rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if rank < P {\n    send b[0:2] to rank + 1\n  }\n}", "", AllRanks,
+		{"peer past the last rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if rank < P {\n    send b[0:2] to rank + 1\n  }\n}", "", everyRank,
 			"k.spmd:4:20: peer rank + 1 is 4 on rank 3, where the statement runs, but the ranks are 0 to 3; guard the statement with 'if rank + 1 < P { … }'" +
 				" so that it runs only on ranks that have the peer (a pipeline), or use a periodic form such as (rank + 1) % P (a ring), or none"},
-		{"peer before the first rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if rank < P - 1 {\n    recv b[0:2] from rank - 2\n  }\n}", "", AllRanks,
+		{"peer before the first rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if rank < P - 1 {\n    recv b[0:2] from rank - 2\n  }\n}", "", everyRank,
 			"k.spmd:4:22: peer rank - 2 is -2 on rank 0, where the statement runs, but the ranks are 0 to 3; guard the statement with 'if rank - 2 >= 0 { … }'"},
-		{"let peer under the wrong guard", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  let next = rank + 1\n  if rank > 0 {\n    send b[0:2] to next\n  }\n}", "", AllRanks,
+		{"let peer under the wrong guard", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  let next = rank + 1\n  if rank > 0 {\n    send b[0:2] to next\n  }\n}", "", everyRank,
 			"k.spmd:5:20: peer next is 4 on rank 3, where the statement runs, but the ranks are 0 to 3; guard the statement with 'if next < P { … }'" +
 				" so that it runs only on ranks that have the peer (a pipeline), or use a periodic form such as next % P (a ring), or none"},
-		{"loop guard that reaches the last rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  for s in 0..P {\n    if rank == s {\n      send b[0:2] to rank + 1\n    }\n  }\n}", "", AllRanks,
+		{"loop guard that reaches the last rank", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  for s in 0..P {\n    if rank == s {\n      send b[0:2] to rank + 1\n    }\n  }\n}", "", everyRank,
 			"k.spmd:5:22: peer rank + 1 is 4 on rank 3, where the statement runs"},
-		{"a data branch runs sometimes", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if b[0] > 0.0 prob 0.25 {\n    send b[0:2] to rank + 1\n  }\n}", "", AllRanks,
+		{"a data branch runs sometimes", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  if b[0] > 0.0 prob 0.25 {\n    send b[0:2] to rank + 1\n  }\n}", "", everyRank,
 			"k.spmd:4:20: peer rank + 1 is 4 on rank 3, where the statement runs"},
-		{"peer that varies in a loop", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  for i in 1..3 {\n    if rank < P {\n      send b[0:2] to rank + i\n    }\n  }\n}", "", AllRanks,
+		{"peer that varies in a loop", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  for i in 1..3 {\n    if rank < P {\n      send b[0:2] to rank + i\n    }\n  }\n}", "", everyRank,
 			"k.spmd:5:22: peer rank + i is 4 on rank 2, where the statement runs"},
 		{"only the rank asked for is checked", "kernel k() on P = 4 ranks {\n  array b[2]: f64\n  send b[0:2] to (rank + 1) % P\n  if rank < P {\n    send b[0:2] to rank + 1\n  }\n}", "", 3,
 			"k.spmd:5:20: peer rank + 1 is 4 on rank 3, where the statement runs"},
@@ -379,7 +379,7 @@ func TestAnalyzeErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			k := loadKernel(t, "k.spmd", []byte(tc.src), parseSetting(t, tc.settings))
-			_, err := Analyze(k, Options{Rank: tc.rank})
+			_, err := Analyze(k, rankOptions(tc.rank))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want one containing %q", err, tc.want)
 			}
@@ -416,4 +416,16 @@ func TestRankClasses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// everyRank in a test table means the zero Options: every rank.
+const everyRank = -1
+
+// rankOptions returns the Options that analyse rank r alone, or every rank
+// for everyRank.
+func rankOptions(r int64) Options {
+	if r == everyRank {
+		return Options{}
+	}
+	return Options{OnlyRank: &r}
 }

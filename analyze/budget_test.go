@@ -111,7 +111,7 @@ func TestRankRanges(t *testing.T) {
 			}
 			k := loadKernel(t, name, src, parseSetting(t, tc.settings))
 			start := time.Now()
-			rep, err := Analyze(k, Options{Rank: AllRanks, MaxRanks: tc.maxRanks, rangesFrom: 1})
+			rep, err := Analyze(k, Options{MaxRanks: tc.maxRanks, rangesFrom: 1})
 			if err != nil {
 				t.Fatalf("Analyze with MaxRanks %d: %v", tc.maxRanks, err)
 			}
@@ -166,7 +166,7 @@ func TestBudgets(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			k := loadKernel(t, "k.spmd", []byte(tc.src), nil)
-			tc.opts.Rank, tc.opts.rangesFrom = AllRanks, 1
+			tc.opts.rangesFrom = 1
 			_, err := Analyze(k, tc.opts)
 			if len(tc.want) == 0 {
 				if err != nil {

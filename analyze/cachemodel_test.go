@@ -41,9 +41,9 @@ func checkCacheKernel(t *testing.T, src string, defs ...string) *lang.Checked {
 		name, value, _ := strings.Cut(d, "=")
 		ovs = append(ovs, lang.Override{Name: name, Value: value})
 	}
-	k, errs := lang.Check(f, "", ovs)
-	if len(errs) > 0 {
-		t.Fatalf("check: %v", errs)
+	k, err := lang.Check(f, "", ovs)
+	if err != nil {
+		t.Fatalf("check: %v", err)
 	}
 	return k
 }
@@ -245,7 +245,7 @@ func TestCacheModelAgainstSimulator(t *testing.T) {
 			}
 			h := mustCacheHierarchy(t, spec)
 			k := checkCacheKernel(t, tc.src, tc.defs...)
-			rep, err := Analyze(k, Options{Cache: h, Rank: 0})
+			rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,7 +306,7 @@ func TestTraceAccessesMatchCounts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := mustCacheHierarchy(t, cacheTestHierarchy)
 			k := checkCacheKernel(t, tc.src, tc.defs...)
-			rep, err := Analyze(k, Options{Rank: 0})
+			rep, err := Analyze(k, Options{OnlyRank: new(int64(0))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -405,7 +405,7 @@ func TestCacheFormulas(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkCacheKernel(t, tt.src, tt.defs...)
-			rep, err := Analyze(k, Options{Cache: mustCacheHierarchy(t, tt.cache), Rank: 0})
+			rep, err := Analyze(k, Options{Cache: mustCacheHierarchy(t, tt.cache), OnlyRank: new(int64(0))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -456,7 +456,7 @@ func TestCacheConditions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		k := checkCacheKernel(t, tt.src, tt.defs...)
-		rep, err := Analyze(k, Options{Cache: mustCacheHierarchy(t, cacheWaysHierarchy), Rank: 0})
+		rep, err := Analyze(k, Options{Cache: mustCacheHierarchy(t, cacheWaysHierarchy), OnlyRank: new(int64(0))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,7 +481,7 @@ func TestCacheHugeSizes(t *testing.T) {
 		{matmulSrc, "N=100_000", "1125010000000000"},
 	} {
 		k := checkCacheKernel(t, tc.src, tc.def)
-		rep, err := Analyze(k, Options{Cache: h, Rank: 0})
+		rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -495,7 +495,7 @@ func TestCacheHugeSizes(t *testing.T) {
 // cache lines, and that no hierarchy means no cache counts.
 func TestCacheTotalsAndAbsence(t *testing.T) {
 	k := checkCacheKernel(t, jacobi1dSrc)
-	rep, err := Analyze(k, Options{Cache: mustCacheHierarchy(t, cacheTestHierarchy), Rank: 0})
+	rep, err := Analyze(k, Options{Cache: mustCacheHierarchy(t, cacheTestHierarchy), OnlyRank: new(int64(0))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func TestCacheTotalsAndAbsence(t *testing.T) {
 			t.Errorf("%s: total %s lines, regions sum to %s", total.Level, total.Lines.Exact(), sum.Exact())
 		}
 	}
-	rep, err = Analyze(k, Options{Rank: AllRanks})
+	rep, err = Analyze(k, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,7 +538,7 @@ func TestCacheStreamsExactRandom(t *testing.T) {
   region "copy" { for i in 0..N { y[i*%d + %d] = x[i*%d + %d] } }
 }`, n, s, d+1, u, c+1, elem, u, c, s, d)
 		k := checkCacheKernel(t, src)
-		rep, err := Analyze(k, Options{Cache: h, Rank: 0})
+		rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -569,7 +569,7 @@ func TestCacheModelExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		k := checkCacheKernel(t, string(src))
-		rep, err := Analyze(k, Options{Cache: h, Rank: AllRanks})
+		rep, err := Analyze(k, Options{Cache: h})
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -609,12 +609,12 @@ func TestCacheLinesSharedBetweenClasses(t *testing.T) {
 				t.Fatal(err)
 			}
 			k := loadKernel(t, file, src, nil)
-			all, err := Analyze(k, Options{Cache: h, Rank: AllRanks})
+			all, err := Analyze(k, Options{Cache: h})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, cl := range all.Classes {
-				alone, err := Analyze(k, Options{Cache: h, Rank: cl.Rank})
+				alone, err := Analyze(k, Options{Cache: h, OnlyRank: new(cl.Rank)})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -857,7 +857,7 @@ func TestCacheModelSharedGroups(t *testing.T) {
 	k := checkCacheKernel(t, cacheShareSrc)
 	for _, spec := range []string{"L1=1KiB/64B/full,L2=32KiB/64B/full", "L1=16KiB/32B/4"} {
 		h := mustCacheHierarchy(t, spec)
-		all, err := Analyze(k, Options{Cache: h, Rank: AllRanks})
+		all, err := Analyze(k, Options{Cache: h})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -865,7 +865,7 @@ func TestCacheModelSharedGroups(t *testing.T) {
 			t.Fatalf("%d classes, want at least 4", len(all.Classes))
 		}
 		for _, cl := range all.Classes {
-			alone, err := Analyze(k, Options{Cache: h, Rank: cl.Rank})
+			alone, err := Analyze(k, Options{Cache: h, OnlyRank: new(cl.Rank)})
 			if err != nil {
 				t.Fatal(err)
 			}

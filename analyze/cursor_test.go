@@ -68,9 +68,9 @@ func cursorKernel(t *testing.T, name, src string, defs ...lang.Override) *lang.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, errs := lang.Check(f, "", defs)
-	if len(errs) > 0 {
-		t.Fatal(errs.Format(f.Source))
+	k, err := lang.Check(f, "", defs)
+	if err != nil {
+		t.Fatal(err.(lang.ErrorList).Format(f.Source))
 	}
 	return k
 }

@@ -824,9 +824,9 @@ func loadKernel(t testing.TB, name string, src []byte, overrides []lang.Override
 	if err != nil {
 		t.Fatalf("parse %s: %v\n%s", name, err, src)
 	}
-	k, errs := lang.Check(f, "", overrides)
-	if len(errs) > 0 {
-		t.Fatalf("check %s %v: %v\n%s", name, overrides, errs, src)
+	k, err := lang.Check(f, "", overrides)
+	if err != nil {
+		t.Fatalf("check %s %v: %v\n%s", name, overrides, err, src)
 	}
 	return k
 }
@@ -835,7 +835,7 @@ func loadKernel(t testing.TB, name string, src []byte, overrides []lang.Override
 // both analysing all ranks together (rank classes) and each rank alone,
 // and describes the first differences, or returns "".
 func oracleMismatch(k *lang.Checked) string {
-	rep, err := Analyze(k, Options{Rank: AllRanks, rangesFrom: 1})
+	rep, err := Analyze(k, Options{rangesFrom: 1})
 	if err != nil {
 		return "Analyze: " + err.Error()
 	}
@@ -852,7 +852,7 @@ func oracleMismatch(k *lang.Checked) string {
 		if err != nil {
 			return err.Error()
 		}
-		alone, err := Analyze(k, Options{Rank: r})
+		alone, err := Analyze(k, Options{OnlyRank: new(r)})
 		if err != nil {
 			return fmt.Sprintf("Analyze rank %d alone: %v", r, err)
 		}

@@ -21,9 +21,9 @@ func checkKernel(t testing.TB, path string, defs ...lang.Override) *lang.Checked
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, errs := lang.Check(f, "", defs)
-	if len(errs) > 0 {
-		t.Fatal(errs.Format(f.Source))
+	k, err := lang.Check(f, "", defs)
+	if err != nil {
+		t.Fatal(err.(lang.ErrorList).Format(f.Source))
 	}
 	return k
 }
@@ -126,7 +126,7 @@ func TestScheduleMatchesCounts(t *testing.T) {
 			if k.NumRanks() > 64 {
 				t.Skipf("%d ranks at the defaults", k.NumRanks())
 			}
-			rep, err := Analyze(k, Options{Rank: AllRanks})
+			rep, err := Analyze(k, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

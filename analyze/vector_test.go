@@ -35,9 +35,9 @@ func TestVectorForm(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.stmt, err)
 		}
-		k, errs := lang.Check(f, "", nil)
-		if len(errs) > 0 {
-			t.Fatalf("%s: %v", tt.stmt, errs)
+		k, err := lang.Check(f, "", nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.stmt, err)
 		}
 		var loop *lang.ForStmt
 		lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
@@ -50,7 +50,7 @@ func TestVectorForm(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: form %q, want %q", tt.stmt, got, tt.want)
 		}
-		rep, err := Analyze(k, Options{Rank: AllRanks})
+		rep, err := Analyze(k, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

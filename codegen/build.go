@@ -115,6 +115,10 @@ func Build(ctx context.Context, dir string, counting bool) (string, error) {
 	cmd := exec.CommandContext(ctx, gocmd, append(args, ".")...)
 	cmd.Dir, cmd.Env = dir, goEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp) // a build stopped half-way may leave part of a binary
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("building the generated program in %s did not finish: %w", dir, ctx.Err())
+		}
 		return "", fmt.Errorf("building the generated program in %s failed (%v):\n%s", dir, err, out)
 	}
 	return bin, os.Rename(tmp, bin)

@@ -76,9 +76,9 @@ func checkSource(t *testing.T, file string, src []byte, spec string) *lang.Check
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, errs := lang.Check(f, "", overridesOf(spec))
-	if len(errs) > 0 {
-		t.Fatal(errs.Format(f.Source))
+	k, err := lang.Check(f, "", overridesOf(spec))
+	if err != nil {
+		t.Fatal(err.(lang.ErrorList).Format(f.Source))
 	}
 	return k
 }
@@ -168,7 +168,7 @@ func TestExamples(t *testing.T) {
 			if !ex.Finite {
 				t.Errorf("checksum %s is not finite", ex.Checksum)
 			}
-			rep, err := analyze.Analyze(kernels[name], analyze.Options{Rank: analyze.AllRanks})
+			rep, err := analyze.Analyze(kernels[name], analyze.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,14 +17,14 @@ import (
 // figures are in docs/predict.md.
 func BenchmarkPredict(b *testing.B) {
 	m := builtin(b, "cm5-32")
-	caches := costmodel.CacheHierarchy(m)
+	caches := m.CacheHierarchy()
 	for _, name := range examples.Names() {
 		k := checkedExample(b, name)
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0, ok := cputime.Process()
 			for b.Loop() {
-				rep, err := analyze.Analyze(k, analyze.Options{Cache: caches, Rank: analyze.AllRanks})
+				rep, err := analyze.Analyze(k, analyze.Options{Cache: caches})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -48,7 +48,7 @@ func BenchmarkPredict(b *testing.B) {
 // Options.PaperRules.
 func BenchmarkPrice(b *testing.B) {
 	m := builtin(b, "cm5-32")
-	caches := costmodel.CacheHierarchy(m)
+	caches := m.CacheHierarchy()
 	type job struct {
 		name    string
 		defines []string
@@ -61,7 +61,7 @@ func BenchmarkPrice(b *testing.B) {
 	jobs = append(jobs, job{"gauss-paper-rules", []string{"N=512"}, costmodel.Options{PaperRules: true}})
 	for _, j := range jobs {
 		k := checkedExample(b, strings.TrimSuffix(j.name, "-paper-rules"), j.defines...)
-		rep, err := analyze.Analyze(k, analyze.Options{Cache: caches, Rank: analyze.AllRanks})
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: caches})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -70,9 +70,9 @@ func checkSource(t testing.TB, name, src string, defs ...string) *lang.Checked {
 	for i := 0; i+1 < len(defs); i += 2 {
 		ovs = append(ovs, lang.Override{Name: defs[i], Value: defs[i+1]})
 	}
-	k, errs := lang.Check(f, "", ovs)
-	if len(errs) > 0 {
-		t.Fatal(errs.Format(f.Source))
+	k, err := lang.Check(f, "", ovs)
+	if err != nil {
+		t.Fatal(err.(lang.ErrorList).Format(f.Source))
 	}
 	return k
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perfc/analyze"
+	"perfc/internal/jsonwalk"
 	"perfc/internal/units"
 	"perfc/lang"
 	"perfc/machines"
@@ -161,53 +162,17 @@ func checkMessageEntry(m *machines.Machine, ranks, rank int64, msg analyze.Messa
 // is the last guard before a printer or the JSON encoder, for a number the
 // specific checks above do not name.
 func checkFiniteNumbers(what string, v any) error {
-	path, x, ok := firstNonFinite(reflect.ValueOf(v), "")
-	if ok {
+	path, x, found := jsonwalk.First(v, func(v reflect.Value) (found, enter bool) {
+		if k := v.Kind(); k == reflect.Float32 || k == reflect.Float64 {
+			return math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0), false
+		}
+		return false, true
+	})
+	if !found {
 		return nil
 	}
 	return fmt.Errorf("%s has %s = %g: a time or rate beyond float range (1.8e+308); check the machine table and the -M overrides, or make the kernel smaller with -D",
-		what, strings.TrimPrefix(path, "."), x)
-}
-
-// firstNonFinite walks structs, pointers and slices and returns the JSON
-// path of the first float that is infinite or NaN; ok is true when there
-// is none.
-func firstNonFinite(v reflect.Value, path string) (string, float64, bool) {
-	switch v.Kind() {
-	case reflect.Float32, reflect.Float64:
-		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
-			return path, x, false
-		}
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			return firstNonFinite(v.Elem(), path)
-		}
-	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			if p, x, ok := firstNonFinite(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); !ok {
-				return p, x, false
-			}
-		}
-	case reflect.Struct:
-		t := v.Type()
-		for i := 0; i < v.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if p, x, ok := firstNonFinite(v.Field(i), path+"."+name); !ok {
-				return p, x, false
-			}
-		}
-	}
-	return "", 0, true
+		what, path, x.Float())
 }
 
 // checkedPricer passes a Pricer's prices to the emulator and keeps the

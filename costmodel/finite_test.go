@@ -98,7 +98,7 @@ kernel m(n = 25) {
 func predictSource(t *testing.T, m *machines.Machine, src string, opts Options, defs ...string) (*Prediction, error) {
 	t.Helper()
 	k := checkSource(t, "k.spmd", src, defs...)
-	rep, err := analyze.Analyze(k, analyze.Options{Rank: analyze.AllRanks})
+	rep, err := analyze.Analyze(k, analyze.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

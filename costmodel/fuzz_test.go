@@ -59,8 +59,8 @@ func FuzzPredict(f *testing.F) {
 			return
 		}
 		for _, k := range file.Kernels {
-			c, errs := lang.Check(file, k.Name.Name, nil)
-			if c == nil || len(errs) > 0 {
+			c, err := lang.Check(file, k.Name.Name, nil)
+			if c == nil || err != nil {
 				continue
 			}
 			for _, m := range ms {
@@ -73,7 +73,7 @@ func FuzzPredict(f *testing.F) {
 // fuzzPredict analyses and prices c on m and checks what comes out.
 func fuzzPredict(t *testing.T, c *lang.Checked, m *machines.Machine) {
 	t.Helper()
-	rep, err := analyze.Analyze(c, analyze.Options{Cache: costmodel.CacheHierarchy(m), Rank: analyze.AllRanks})
+	rep, err := analyze.Analyze(c, analyze.Options{Cache: m.CacheHierarchy()})
 	if err != nil {
 		if err.Error() == "" {
 			t.Errorf("%s: analysis failed with an empty message", m.Name())

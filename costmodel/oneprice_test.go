@@ -77,7 +77,7 @@ func TestEmulationChargesRegionCosts(t *testing.T) {
 	for _, name := range examples.Names() {
 		k := loadKernel(t, "../examples/"+name+".spmd")
 		for mname, m := range tables {
-			rep, err := analyze.Analyze(k, analyze.Options{Cache: CacheHierarchy(m), Rank: analyze.AllRanks})
+			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestWalkLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := analyze.Analyze(k, analyze.Options{Cache: CacheHierarchy(m), Rank: analyze.AllRanks})
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
 		if err != nil {
 			t.Fatal(err)
 		}

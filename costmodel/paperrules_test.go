@@ -62,9 +62,9 @@ func testKernel(t *testing.T) *lang.Checked {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, errs := lang.Check(f, "", nil)
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	k, err := lang.Check(f, "", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return k
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"perfc/analyze"
-	"perfc/analyze/cache"
 	"perfc/internal/units"
 	"perfc/lang"
 	"perfc/machines"
@@ -89,8 +88,13 @@ type Options struct {
 }
 
 // Predict prices the counts of a kernel on a machine: every rank class is
-// priced region by region, and the slowest class decides the total.
+// priced region by region, and the slowest class decides the total. rep
+// must cover every rank (the zero analyze.Options): a report of one rank
+// would predict the time of that rank, not of the kernel, and is refused.
 func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) (*Prediction, error) {
+	if err := coversEveryRank(rep); err != nil {
+		return nil, err
+	}
 	p := newOptionsPricer(m, k, opts)
 	pred := &Prediction{
 		Schema: PredictionSchema, Kernel: rep.Kernel, File: rep.File, Machine: m.Name(), Params: rep.Params,
@@ -469,27 +473,16 @@ func hasSendAt(msgs []analyze.Message, pos string) bool {
 	return false
 }
 
-// CacheHierarchy turns a machine's cache levels into the analyzer's
-// geometry, for the footprint warnings and the cache-line model: a line
-// size the table does not give is assumed to be 64 B and an associativity
-// it does not give to be full, and the level's source says so. It returns
-// nil when the levels do not make a valid hierarchy.
-func CacheHierarchy(m *machines.Machine) cache.Hierarchy {
-	var h cache.Hierarchy
-	for _, c := range m.Memory().Caches() {
-		l := cache.Level{Name: c.Name, Size: int(c.Size.Value), Line: int(c.Line.Value), Assoc: c.Assoc, Source: m.Name()}
-		if l.Line <= 0 {
-			l.Line = 64
-			l.Source += " (line size assumed 64 B)"
-		}
-		if l.Assoc < 0 || l.Validate() != nil {
-			l.Assoc = 0
-			l.Source += " (associativity assumed full)"
-		}
-		h = append(h, l)
+// coversEveryRank refuses counts that leave ranks out (analysed with
+// analyze.Options.OnlyRank): the slowest rank may be one of them, so that a
+// kernel where rank r loops N·r times would be predicted at 0 s.
+func coversEveryRank(rep *analyze.Report) error {
+	var n int64
+	for _, cl := range rep.Classes {
+		n += cl.Ranks.Len()
 	}
-	if h.Validate() != nil {
-		return nil
+	if n != rep.Ranks {
+		return fmt.Errorf("the counts of kernel %s cover %d of its %d ranks; a prediction needs every rank's counts (analyze.Options without OnlyRank)", rep.Kernel, n, rep.Ranks)
 	}
-	return h
+	return nil
 }

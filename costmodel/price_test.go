@@ -62,11 +62,11 @@ func predictToy(t *testing.T, opts Options) *Prediction {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, errs := lang.Check(f, "", nil)
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	k, err := lang.Check(f, "", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rep, err := analyze.Analyze(k, analyze.Options{Rank: analyze.AllRanks})
+	rep, err := analyze.Analyze(k, analyze.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestComposeOverride(t *testing.T) {
 	max := predictToy(t, Options{NoEmulation: true})
 	f, _ := parser.ParseFile("toy.spmd", []byte(toyKernel))
 	k, _ := lang.Check(f, "", nil)
-	rep, err := analyze.Analyze(k, analyze.Options{Rank: analyze.AllRanks})
+	rep, err := analyze.Analyze(k, analyze.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

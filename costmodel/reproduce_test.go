@@ -40,9 +40,9 @@ func checkedExample(tb testing.TB, name string, defines ...string) *lang.Checked
 		}
 		ovs = append(ovs, lang.Override{Name: n, Value: v})
 	}
-	k, errs := lang.Check(f, "", ovs)
-	if len(errs) > 0 {
-		tb.Fatalf("check %s %v: %v", name, defines, errs)
+	k, err := lang.Check(f, "", ovs)
+	if err != nil {
+		tb.Fatalf("check %s %v: %v", name, defines, err)
 	}
 	return k
 }
@@ -60,7 +60,7 @@ func builtin(tb testing.TB, name string) *machines.Machine {
 // predict analyses a checked kernel and prices it, as `perfc predict` does.
 func predict(tb testing.TB, k *lang.Checked, m *machines.Machine, opts costmodel.Options) *costmodel.Prediction {
 	tb.Helper()
-	rep, err := analyze.Analyze(k, analyze.Options{Cache: costmodel.CacheHierarchy(m), Rank: analyze.AllRanks})
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
 	if err != nil {
 		tb.Fatalf("analyze %s: %v", k.Kernel.Name.Name, err)
 	}

@@ -164,7 +164,7 @@ func (p *machinePricer) ComputeOn(class int, x *analyze.Work) float64 {
 
 // PricerFor returns the Pricer with which Predict emulates: compute
 // segments cost their share of the region table's cost for the analysed
-// counts rep (analysed with CacheHierarchy(m) for the cache-line model),
+// counts rep (analysed with m.CacheHierarchy() for the cache-line model),
 // so that `perfc emulate` and `perfc predict` charge every rank the same.
 func PricerFor(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) Pricer {
 	p := newOptionsPricer(m, k, opts)

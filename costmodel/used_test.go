@@ -24,7 +24,7 @@ func predictOn(t *testing.T, k *lang.Checked, name string, opts Options, overrid
 			t.Fatal(err)
 		}
 	}
-	rep, err := analyze.Analyze(k, analyze.Options{Cache: CacheHierarchy(m), Rank: analyze.AllRanks})
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
 	if err != nil {
 		t.Fatal(err)
 	}

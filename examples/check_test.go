@@ -24,9 +24,9 @@ func parseAndCheck(t *testing.T, name string, overrides []lang.Override) (*lang.
 	if len(file.Kernels) != 1 {
 		t.Fatalf("%d kernels, want 1", len(file.Kernels))
 	}
-	checked, errs := lang.Check(file, "", overrides)
-	if len(errs) > 0 {
-		return nil, errs
+	checked, err := lang.Check(file, "", overrides)
+	if err != nil {
+		return nil, err
 	}
 	return checked, nil
 }

@@ -42,9 +42,11 @@ const overrideFile = "-D"
 
 // Check type-checks kernel `name` of f ("" = the first kernel) with its
 // parameters bound to their defaults overridden by overrides, and evaluates
-// everything static. It returns every error found (sorted, de-duplicated)
-// or a Checked kernel.
-func Check(f *File, name string, overrides []Override) (*Checked, ErrorList) {
+// everything static. It returns a Checked kernel, or every error found
+// (sorted, de-duplicated) as an error whose concrete type is ErrorList, as
+// parser.ParseFile does: errors.As(err, &list) recovers the list, and
+// list.Format(f.Source) prints each error with its source line and a caret.
+func Check(f *File, name string, overrides []Override) (*Checked, error) {
 	if f == nil {
 		return nil, ErrorList{{Msg: "no file to check"}}
 	}

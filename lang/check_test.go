@@ -23,11 +23,26 @@ func checkParse(t *testing.T, src string) *lang.File {
 	return f
 }
 
+// checkList checks kernel name of f and returns its errors as the
+// ErrorList that lang.Check promises as the concrete type of its error.
+func checkList(t *testing.T, f *lang.File, name string, overrides []lang.Override) (*lang.Checked, lang.ErrorList) {
+	t.Helper()
+	c, err := lang.Check(f, name, overrides)
+	if err == nil {
+		return c, nil
+	}
+	errs, ok := err.(lang.ErrorList)
+	if !ok || len(errs) == 0 {
+		t.Fatalf("lang.Check returned %T %v, want a non-empty lang.ErrorList", err, err)
+	}
+	return c, errs
+}
+
 // checkMessages checks the first kernel of src and returns its errors as
 // "line:col: message" ("-D: message" for command-line errors).
 func checkMessages(t *testing.T, src string, overrides ...lang.Override) []string {
 	t.Helper()
-	_, errs := lang.Check(checkParse(t, src), "", overrides)
+	_, errs := checkList(t, checkParse(t, src), "", overrides)
 	var out []string
 	for _, e := range errs {
 		pos := e.Pos.Filename
@@ -43,7 +58,7 @@ func checkMessages(t *testing.T, src string, overrides ...lang.Override) []strin
 func checkMust(t *testing.T, src string, overrides ...lang.Override) *lang.Checked {
 	t.Helper()
 	f := checkParse(t, src)
-	c, errs := lang.Check(f, "", overrides)
+	c, errs := checkList(t, f, "", overrides)
 	if errs != nil {
 		t.Fatalf("unexpected errors:\n%s", errs.Format(f.Source))
 	}
@@ -553,7 +568,7 @@ kernel pingpong(n = 1024, reps = 100) on P = 2 ranks {
 func TestCheckGoodKernels(t *testing.T) {
 	f := checkParse(t, languageKernels)
 	for _, k := range f.Kernels {
-		if _, errs := lang.Check(f, k.Name.Name, nil); errs != nil {
+		if _, errs := checkList(t, f, k.Name.Name, nil); errs != nil {
 			t.Errorf("kernel %s:\n%s", k.Name.Name, errs.Format(f.Source))
 		}
 	}
@@ -572,7 +587,7 @@ func TestCheckGoodKernels(t *testing.T) {
 			continue
 		}
 		for _, k := range f.Kernels {
-			if _, errs := lang.Check(f, k.Name.Name, nil); errs != nil {
+			if _, errs := checkList(t, f, k.Name.Name, nil); errs != nil {
 				t.Errorf("%s kernel %s:\n%s", name, k.Name.Name, errs.Format(f.Source))
 			}
 		}
@@ -583,18 +598,18 @@ func TestCheckGoodKernels(t *testing.T) {
 func TestCheckSelectKernel(t *testing.T) {
 	f := checkParse(t, "kernel a(N = 1) { }\nkernel b(M = 2) { }")
 	for _, tt := range []struct{ name, want string }{{"", "a"}, {"a", "a"}, {"b", "b"}} {
-		c, errs := lang.Check(f, tt.name, nil)
+		c, errs := checkList(t, f, tt.name, nil)
 		if errs != nil || c.Kernel.Name.Name != tt.want {
 			t.Errorf("Check(%q) = %v, %v; want kernel %s", tt.name, c, errs, tt.want)
 		}
 	}
-	_, errs := lang.Check(f, "z", nil)
+	_, errs := checkList(t, f, "z", nil)
 	want := "test.spmd: the file has no kernel z; its kernels are a, b"
 	if len(errs) != 1 || errs[0].Error() != want {
 		t.Errorf("Check(z) = %v, want %q", errs, want)
 	}
 	empty := checkParse(t, "// nothing\n")
-	if _, errs := lang.Check(empty, "", nil); len(errs) != 1 || !strings.Contains(errs[0].Msg, "no kernel") {
+	if _, errs := checkList(t, empty, "", nil); len(errs) != 1 || !strings.Contains(errs[0].Msg, "no kernel") {
 		t.Errorf("empty file: %v", errs)
 	}
 }
@@ -619,7 +634,7 @@ func TestCheckGolden(t *testing.T) {
 			}
 			var b strings.Builder
 			for _, k := range f.Kernels {
-				_, errs := lang.Check(f, k.Name.Name, nil)
+				_, errs := checkList(t, f, k.Name.Name, nil)
 				fmt.Fprintf(&b, "kernel %s: %d errors\n%s", k.Name.Name, len(errs), errs.Format(f.Source))
 			}
 			golden := strings.TrimSuffix(in, ".spmd") + ".golden"
@@ -669,7 +684,7 @@ func FuzzCheck(f *testing.F) {
 		lines := strings.Count(string(src), "\n") + 1
 		for _, k := range file.Kernels {
 			for _, ovs := range [][]lang.Override{nil, {{Name: "N", Value: "3"}}} {
-				c, errs := lang.Check(file, k.Name.Name, ovs)
+				c, errs := checkList(t, file, k.Name.Name, ovs)
 				fuzzCheckErrors(t, errs, lines)
 				if c != nil {
 					fuzzCheckEval(t, c)

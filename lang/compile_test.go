@@ -53,9 +53,9 @@ func TestFastEvalAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, errs := lang.Check(f, "", nil)
-		if len(errs) > 0 {
-			t.Fatal(errs.Format(f.Source))
+		k, err := lang.Check(f, "", nil)
+		if err != nil {
+			t.Fatal(err.(lang.ErrorList).Format(f.Source))
 		}
 		ranks := []int64{0, 1, k.NumRanks() / 2, k.NumRanks() - 1}
 		for _, r := range ranks {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -132,7 +133,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return c.timedOut(err)
 	}
 	res := checkResult{Schema: CheckSchema, Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction}
 	if pred != nil {
@@ -147,7 +148,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	if c.Counts {
 		steps.step("check: building and running the counting program")
 		if res.Counts, err = compareCounts(ctx, k, p, dir, c.options()); err != nil {
-			return err
+			return c.timedOut(err)
 		}
 	}
 	steps.finish()
@@ -266,4 +267,14 @@ func printComparison(w io.Writer, c *codegen.CountComparison) {
 		fmt.Fprintf(w, "  data condition %s (%s): assumed prob %g, observed %.3f (%d of %d evaluations true)\n",
 			b.Stmt, lang.Printable(b.Region), b.Prob, b.Observed, b.Taken, b.Evaluated)
 	}
+}
+
+// timedOut names the flag when err is check's own time limit running out,
+// so that the user knows what stopped the build or the run and how to let
+// it finish.
+func (c *checkCmd) timedOut(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: check stops building and running after --timeout %s; raise it to let the program finish", err, c.Timeout)
+	}
+	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -60,5 +61,22 @@ func TestCheck(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "predicted us (test)") || !strings.Contains(buf.String(), "1.000") || strings.Contains(buf.String(), noPrediction) {
 		t.Errorf("with a predictor:\n%s", buf.String())
+	}
+}
+
+// TestCheckTimeout checks that a build stopped by --timeout says so and
+// names the flag, and leaves no partial binary in the cache.
+func TestCheckTimeout(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip(err)
+	}
+	cache := t.TempDir()
+	code, _, errOut := runCLI(t, "", "check", "../../examples/pingpong.spmd", "--cache-dir", cache, "--timeout", "1ns")
+	if code != 1 || !strings.Contains(errOut, "did not finish") || !strings.Contains(errOut, "--timeout 1ns") {
+		t.Errorf("check --timeout 1ns: exit %d, stderr %q; want 1 and a message naming --timeout", code, errOut)
+	}
+	bins, _ := filepath.Glob(filepath.Join(cache, "*", "kernel*"))
+	if len(bins) != 0 {
+		t.Errorf("a stopped build left %q in the cache", bins)
 	}
 }

@@ -35,7 +35,10 @@ func (c *countCmd) Run(e env) error {
 		return err
 	}
 	opts := c.options()
-	opts.Cache, opts.Rank = h, c.Rank
+	opts.Cache = h
+	if c.Rank >= 0 {
+		opts.OnlyRank = &c.Rank
+	}
 	rep, err := analyze.Analyze(k, opts)
 	if err != nil {
 		return positioned(e, err, k.File.Source)

@@ -114,7 +114,7 @@ func (c *emulateCmd) Run(e env) error {
 	// Segments cost what the region table charges (predict): analyse with
 	// the machine's caches for the cache-line model.
 	aopts := c.budgetArgs.options()
-	aopts.Cache = costmodel.CacheHierarchy(m)
+	aopts.Cache = m.CacheHierarchy()
 	counts, err := analyze.Analyze(k, aopts)
 	if err != nil {
 		return positioned(e, err, k.File.Source)

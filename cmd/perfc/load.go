@@ -23,7 +23,7 @@ type budgetArgs struct {
 
 // options returns analysis options for every rank with these budgets.
 func (b budgetArgs) options() analyze.Options {
-	return analyze.Options{Rank: analyze.AllRanks, MaxRanks: b.MaxRanks, MaxEnumerated: b.MaxEnumerated}
+	return analyze.Options{MaxRanks: b.MaxRanks, MaxEnumerated: b.MaxEnumerated}
 }
 
 // kernelArgs are the arguments every verb that reads a kernel shares.
@@ -118,9 +118,9 @@ func loadKernel(e env, a kernelArgs) (*lang.Checked, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, errs := lang.Check(f, a.Kernel, ovs)
-	if len(errs) > 0 {
-		reportErrors(e, errs, f.Source)
+	k, err := lang.Check(f, a.Kernel, ovs)
+	if err != nil {
+		reportErrors(e, err, f.Source)
 		return nil, exitError{1}
 	}
 	return k, nil

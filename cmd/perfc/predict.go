@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"perfc"
 	"perfc/analyze"
 	"perfc/costmodel"
 	"perfc/internal/progress"
@@ -24,24 +25,10 @@ type machineArgs struct {
 	Override []string `short:"M" name:"set" sep:"none" help:"Override a machine parameter for a what-if study, e.g. -M t_send=0.0585us/B (repeatable)." placeholder:"NAME=VALUE"`
 }
 
-// load returns the machine with overrides applied.
+// load returns the machine with overrides applied (perfc.LoadMachine: a
+// built-in name or a YAML file).
 func (a machineArgs) load() (*machines.Machine, error) {
-	var m *machines.Machine
-	var err error
-	if strings.HasSuffix(a.Machine, ".yaml") || strings.HasSuffix(a.Machine, ".yml") || strings.Contains(a.Machine, "/") {
-		m, err = machines.Load(a.Machine)
-	} else {
-		m, err = machines.Builtin(a.Machine)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(a.Override) > 0 {
-		if err := m.Override(a.Override); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return perfc.LoadMachine(a.Machine, a.Override)
 }
 
 // predictCmd is `perfc predict`.
@@ -108,7 +95,7 @@ func predictOn(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costm
 		return nil, nil, err
 	}
 	aopts := ba.options()
-	aopts.Cache = costmodel.CacheHierarchy(m)
+	aopts.Cache = m.CacheHierarchy()
 	rep, err := analyze.Analyze(k, aopts)
 	if err != nil {
 		return nil, nil, positioned(e, err, k.File.Source)

@@ -133,9 +133,9 @@ func (c *sweepCmd) predictPoint(e env, f *lang.File, names, values []string) swe
 		row.Error, _, _ = strings.Cut(report.String(), "\n")
 		return row
 	}
-	k, errs := lang.Check(f, c.Kernel, ovs)
-	if len(errs) > 0 {
-		reportErrors(env{stderr: &report}, errs, f.Source)
+	k, err := lang.Check(f, c.Kernel, ovs)
+	if err != nil {
+		reportErrors(env{stderr: &report}, err, f.Source)
 		return fail(nil)
 	}
 	pred, err := predict(env{stdout: io.Discard, stderr: &report}, k, c.budgetArgs, c.machineArgs,
