@@ -14,6 +14,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/costmodel"
+	"perfc/gantt"
 	"perfc/internal/progress"
 	"perfc/internal/units"
 	"perfc/lang"
@@ -138,9 +139,9 @@ func (c *emulateCmd) Run(e env) error {
 		defer closeTimeline()
 		opts.Timeline = w
 	}
-	var chart *costmodel.Gantt
+	var chart *gantt.Chart
 	if c.Plot != "" {
-		chart = costmodel.NewGantt(k.NumRanks())
+		chart = gantt.New(k.NumRanks())
 		opts.Observe = chart.Observe
 	}
 	em, err := costmodel.Emulate(k, p, opts)

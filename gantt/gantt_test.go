@@ -1,17 +1,60 @@
-package costmodel
+package gantt
 
 import (
 	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"perfc/analyze"
+	"perfc/costmodel"
+	"perfc/lang"
+	"perfc/parser"
 )
 
+// unitPricer is the step-counting machine of the LANL model: every message
+// takes msg, every compute segment cpu, every collective coll.
+type unitPricer struct {
+	msg, cpu, coll float64
+	eager          int64
+}
+
+func (u unitPricer) Compute(*analyze.Work) float64                       { return u.cpu }
+func (u unitPricer) Message(_, _ int64, _ int64) float64                 { return u.msg }
+func (u unitPricer) Collective(_, _, _ string, _ int64, _ int64) float64 { return u.coll }
+func (u unitPricer) EagerLimit() int64                                   { return u.eager }
+func (u unitPricer) Cluster() *costmodel.Cluster                         { return nil }
+
+// steps is the unit pricer: a message is one step, compute is free,
+// sends are synchronous.
+func steps() unitPricer { return unitPricer{msg: 1, coll: 1, eager: -1} }
+
+// wave loads examples/wave.spmd on a px × py grid with n sweeps.
+func wave(t testing.TB, px, py, n int64) *lang.Checked {
+	t.Helper()
+	const path = "../examples/wave.spmd"
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(filepath.Base(path), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := lang.Check(f, "", []lang.Override{{Name: "Px", Value: fmt.Sprint(px)}, {Name: "Py", Value: fmt.Sprint(py)}, {Name: "sweeps", Value: fmt.Sprint(n)}})
+	if err != nil {
+		t.Fatal(err.(lang.ErrorList).Format(f.Source))
+	}
+	return k
+}
+
 // ganttTotals sums the time a chart holds per activity class.
-func ganttTotals(g *Gantt) [3]float64 {
+func ganttTotals(g *Chart) [3]float64 {
 	var tot [3]float64
 	if !g.Summarised() {
 		for _, b := range g.bars {
@@ -43,18 +86,18 @@ func TestGanttKeepsTime(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := wave(t, tt.px, tt.py, tt.n)
-			g := NewGantt(k.NumRanks())
+			g := New(k.NumRanks())
 			var want [3]float64
-			observe := func(iv *Interval) {
+			observe := func(iv *costmodel.Interval) {
 				want[classWait] += iv.Start - iv.Posted
-				if iv.Kind == ActCompute {
+				if iv.Kind == costmodel.ActCompute {
 					want[classCompute] += iv.End - iv.Start
 				} else {
 					want[classComm] += iv.End - iv.Start
 				}
 				g.Observe(iv)
 			}
-			if _, err := Emulate(k, unitPricer{msg: 1, cpu: 0.25, eager: -1}, EmulateOptions{Observe: observe}); err != nil {
+			if _, err := costmodel.Emulate(k, unitPricer{msg: 1, cpu: 0.25, eager: -1}, costmodel.EmulateOptions{Observe: observe}); err != nil {
 				t.Fatal(err)
 			}
 			if g.Summarised() != tt.summarised {
@@ -70,8 +113,8 @@ func TestGanttKeepsTime(t *testing.T) {
 // TestGanttWrite checks the formats a chart is written in.
 func TestGanttWrite(t *testing.T) {
 	k := wave(t, 3, 2, 2)
-	g := NewGantt(k.NumRanks())
-	if _, err := Emulate(k, steps(), EmulateOptions{Observe: g.Observe}); err != nil {
+	g := New(k.NumRanks())
+	if _, err := costmodel.Emulate(k, steps(), costmodel.EmulateOptions{Observe: g.Observe}); err != nil {
 		t.Fatal(err)
 	}
 	var svg, png bytes.Buffer

@@ -1,4 +1,8 @@
-package costmodel
+// Package gantt draws an emulation's timeline as a Gantt chart (SVG or PNG):
+// one row per rank, fed by the emulator's intervals (costmodel.EmulateOptions.Observe).
+// It keeps the plotting library out of pricing and emulation, which do not
+// import it.
+package gantt
 
 import (
 	"fmt"
@@ -11,35 +15,36 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"perfc/costmodel"
 	"perfc/internal/units"
 )
 
-// Gantt draws an emulation's timeline: one row per rank, computing,
+// Chart draws an emulation's timeline: one row per rank, computing,
 // communicating and waiting in different colours, idle (finished) blank.
 // It is fed interval by interval (Observe, for EmulateOptions.Observe) and
 // keeps memory bounded whatever the number of events: a run of at most
-// GanttMaxRows ranks and GanttMaxBars intervals is drawn exactly; a larger
+// MaxRows ranks and MaxBars intervals is drawn exactly; a larger
 // one is summarised, each row standing for a band of consecutive ranks and
-// the time cut into GanttBins columns, each cell filled in proportion to
+// the time cut into Bins columns, each cell filled in proportion to
 // the time the band spent computing, communicating and waiting in it. The
 // chart says which it is.
-type Gantt struct {
+type Chart struct {
 	ranks   int64
 	rows    int64 // rows drawn
 	perRow  int64 // ranks per row
 	bars    []ganttBar
 	exact   bool
 	width   float64      // time per bin, once binned
-	cells   [][3]float64 // rows × GanttBins, time per activity class
+	cells   [][3]float64 // rows × Bins, time per activity class
 	horizon float64      // the latest end seen
 }
 
-// Chart limits: beyond GanttMaxRows ranks, rows stand for bands of ranks;
-// beyond GanttMaxBars intervals the time is binned into GanttBins columns.
+// Chart limits: beyond MaxRows ranks, rows stand for bands of ranks;
+// beyond MaxBars intervals the time is binned into Bins columns.
 const (
-	GanttMaxRows = 64
-	GanttMaxBars = 20000
-	GanttBins    = 400
+	MaxRows = 64
+	MaxBars = 20000
+	Bins    = 400
 )
 
 // ganttClass is what a stretch of a row shows.
@@ -67,10 +72,10 @@ type ganttBar struct {
 	start, end float64
 }
 
-// NewGantt prepares a chart of a run on the given number of ranks.
-func NewGantt(ranks int64) *Gantt {
-	g := &Gantt{ranks: max(ranks, 1), exact: true}
-	g.rows = min(g.ranks, GanttMaxRows)
+// New prepares a chart of a run on the given number of ranks.
+func New(ranks int64) *Chart {
+	g := &Chart{ranks: max(ranks, 1), exact: true}
+	g.rows = min(g.ranks, MaxRows)
 	g.perRow = ceilDiv(g.ranks, g.rows)
 	g.rows = ceilDiv(g.ranks, g.perRow)
 	g.exact = g.perRow == 1
@@ -82,14 +87,14 @@ func NewGantt(ranks int64) *Gantt {
 
 // Observe adds one interval: waiting from Posted to Start, then computing
 // or communicating to End.
-func (g *Gantt) Observe(iv *Interval) {
+func (g *Chart) Observe(iv *costmodel.Interval) {
 	row := int32(iv.Rank / g.perRow)
 	if iv.Start > iv.Posted {
 		g.add(ganttBar{row: row, class: classWait, start: iv.Posted, end: iv.Start})
 	}
 	if iv.End > iv.Start {
 		class := classComm
-		if iv.Kind == ActCompute {
+		if iv.Kind == costmodel.ActCompute {
 			class = classCompute
 		}
 		g.add(ganttBar{row: row, class: class, start: iv.Start, end: iv.End})
@@ -97,10 +102,10 @@ func (g *Gantt) Observe(iv *Interval) {
 }
 
 // add records a bar, exactly or in bins.
-func (g *Gantt) add(b ganttBar) {
+func (g *Chart) add(b ganttBar) {
 	g.horizon = max(g.horizon, b.end)
 	if g.exact {
-		if len(g.bars) < GanttMaxBars {
+		if len(g.bars) < MaxBars {
 			g.bars = append(g.bars, b)
 			return
 		}
@@ -111,9 +116,9 @@ func (g *Gantt) add(b ganttBar) {
 
 // startBins switches to the binned summary, moving the exact bars into
 // bins.
-func (g *Gantt) startBins() {
+func (g *Chart) startBins() {
 	g.exact = false
-	g.cells = make([][3]float64, g.rows*GanttBins)
+	g.cells = make([][3]float64, g.rows*Bins)
 	g.width = 0
 	bars := g.bars
 	g.bars = nil
@@ -124,19 +129,19 @@ func (g *Gantt) startBins() {
 
 // bin spreads a bar over the time bins it overlaps, coarsening the bins
 // (merging them in pairs) whenever the bar ends beyond the last one.
-func (g *Gantt) bin(b ganttBar) {
+func (g *Chart) bin(b ganttBar) {
 	if g.width == 0 {
 		if b.end <= 0 {
 			return
 		}
-		g.width = b.end / (GanttBins / 4)
+		g.width = b.end / (Bins / 4)
 	}
-	for b.end > g.width*GanttBins {
+	for b.end > g.width*Bins {
 		g.coarsen()
 	}
 	first := int(b.start / g.width)
-	last := min(int(b.end/g.width), GanttBins-1)
-	row := g.cells[int(b.row)*GanttBins : (int(b.row)+1)*GanttBins]
+	last := min(int(b.end/g.width), Bins-1)
+	row := g.cells[int(b.row)*Bins : (int(b.row)+1)*Bins]
 	for i := first; i <= last; i++ {
 		lo, hi := max(b.start, float64(i)*g.width), min(b.end, float64(i+1)*g.width)
 		if hi > lo {
@@ -146,24 +151,24 @@ func (g *Gantt) bin(b ganttBar) {
 }
 
 // coarsen doubles the bin width, merging neighbouring bins.
-func (g *Gantt) coarsen() {
+func (g *Chart) coarsen() {
 	for r := range int(g.rows) {
-		row := g.cells[r*GanttBins : (r+1)*GanttBins]
-		for i := range GanttBins / 2 {
+		row := g.cells[r*Bins : (r+1)*Bins]
+		for i := range Bins / 2 {
 			a, b := row[2*i], row[2*i+1]
 			row[i] = [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]}
 		}
-		clear(row[GanttBins/2:])
+		clear(row[Bins/2:])
 	}
 	g.width *= 2
 }
 
 // Summarised reports whether the chart is a binned summary rather than
 // the exact timeline.
-func (g *Gantt) Summarised() bool { return !g.exact }
+func (g *Chart) Summarised() bool { return !g.exact }
 
 // Save draws the chart to path, SVG or PNG by its extension.
-func (g *Gantt) Save(path, title string) error {
+func (g *Chart) Save(path, title string) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("%s: the chart is written as .svg or .png; name the file so", path)
@@ -173,7 +178,7 @@ func (g *Gantt) Save(path, title string) error {
 }
 
 // WriteTo draws the chart to w in the given format ("svg" or "png").
-func (g *Gantt) WriteTo(w io.Writer, format, title string) error {
+func (g *Chart) WriteTo(w io.Writer, format, title string) error {
 	p, width, height := g.plot(title)
 	c, err := p.WriterTo(width, height, format)
 	if err != nil {
@@ -184,7 +189,7 @@ func (g *Gantt) WriteTo(w io.Writer, format, title string) error {
 }
 
 // plot builds the chart and its size.
-func (g *Gantt) plot(title string) (*plot.Plot, vg.Length, vg.Length) {
+func (g *Chart) plot(title string) (*plot.Plot, vg.Length, vg.Length) {
 	p := plot.New()
 	scale, unit := timeScale(g.horizon)
 	p.Title.Text = title
@@ -195,7 +200,7 @@ func (g *Gantt) plot(title string) (*plot.Plot, vg.Length, vg.Length) {
 		if g.perRow > 1 {
 			what += fmt.Sprintf(", each row a band of %d ranks", g.perRow)
 		}
-		p.Title.Text += fmt.Sprintf("\n%s; time in %d columns of %s, shaded by the share of each activity", what, GanttBins, formatDuration(g.width))
+		p.Title.Text += fmt.Sprintf("\n%s; time in %d columns of %s, shaded by the share of each activity", what, Bins, formatDuration(g.width))
 	}
 	p.X.Label.Text = "time (" + unit + ")"
 	p.X.Min, p.X.Max = 0, max(1.02*g.horizon*scale, 1e-12)
@@ -222,7 +227,7 @@ const (
 
 // ganttPlotter draws the rows; row 0 (rank 0) is at the top.
 type ganttPlotter struct {
-	g     *Gantt
+	g     *Chart
 	scale float64
 }
 
@@ -256,8 +261,8 @@ func (gp ganttPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	for r := range g.rows {
 		n := min(g.perRow, g.ranks-r*g.perRow)
 		capacity := g.width * float64(n)
-		for i := range GanttBins {
-			cell := g.cells[int(r)*GanttBins+i]
+		for i := range Bins {
+			cell := g.cells[int(r)*Bins+i]
 			lo, hi := float64(i)*g.width, float64(i+1)*g.width
 			at := 0.0
 			for cl := range cell {
@@ -323,3 +328,6 @@ func timeScale(horizon float64) (float64, string) {
 
 // formatDuration writes a time in the unit a reader uses (units.Time).
 func formatDuration(t float64) string { return units.Time(t) }
+
+// ceilDiv is ⌈a/b⌉ for positive b.
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
