@@ -28,6 +28,7 @@ import (
 	"perfc/analyze"
 	"perfc/codegen"
 	"perfc/costmodel"
+	"perfc/costmodel/emulate"
 	"perfc/internal/readlimit"
 	"perfc/lang"
 	"perfc/machines"
@@ -169,14 +170,14 @@ type EmulateOptions struct {
 	MaxRanks, MaxEnumerated int64
 	// Emulation takes a timeline writer, an observer, the emulation's
 	// budgets and progress (zero: none, and the default budgets).
-	Emulation costmodel.EmulateOptions
+	Emulation emulate.EmulateOptions
 }
 
 // Emulate runs the discrete-event emulation of every rank's schedule on
 // the machine, as perfc emulate does: compute segments cost what Predict
 // charges them, messages and collectives wait for their partners, and the
 // result holds the critical path and every rank's busy and idle time.
-func (k *Kernel) Emulate(opts EmulateOptions) (*costmodel.Emulation, error) {
+func (k *Kernel) Emulate(opts EmulateOptions) (*emulate.Emulation, error) {
 	m, err := LoadMachine(opts.Machine, opts.Set)
 	if err != nil {
 		return nil, err
@@ -186,7 +187,7 @@ func (k *Kernel) Emulate(opts EmulateOptions) (*costmodel.Emulation, error) {
 		return nil, err
 	}
 	p := costmodel.PricerFor(k.Checked, rep, m, costmodel.Options{})
-	em, err := costmodel.Emulate(k.Checked, p, opts.Emulation)
+	em, err := emulate.Emulate(k.Checked, p, opts.Emulation)
 	return em, withSource(err, k.Checked.File.Source)
 }
 

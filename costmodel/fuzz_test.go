@@ -10,6 +10,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/costmodel"
+	"perfc/costmodel/emulate"
 	"perfc/lang"
 	"perfc/machines"
 	"perfc/parser"
@@ -26,7 +27,7 @@ var (
 
 // fuzzLimits keep every emulation of FuzzPredict fast: 10^5 events and
 // 64 MiB (about 25,000 ranks) at most.
-var fuzzLimits = costmodel.EmulateLimits{MaxEvents: 100_000, MaxMemory: 64 << 20}
+var fuzzLimits = emulate.EmulateLimits{MaxEvents: 100_000, MaxMemory: 64 << 20}
 
 // FuzzPredict runs every kernel the checker accepts through analysis and
 // prediction (emulation included) on three machines. Whatever the kernel,

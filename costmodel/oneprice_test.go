@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"perfc/analyze"
+	"perfc/costmodel/emulate"
 	"perfc/examples"
 	"perfc/lang"
 	"perfc/machines"
@@ -102,7 +103,7 @@ var oneOptions = map[string]Options{"": {}, "/vector-units": {VectorUnits: true}
 // of options (TestEmulationChargesRegionCosts).
 func emulationChargesRegionCosts(t *testing.T, k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) {
 	costs := classCosts(newOptionsPricer(m, k, opts), rep)
-	em, err := Emulate(k, PricerFor(k, rep, m, opts), EmulateOptions{})
+	em, err := emulate.Emulate(k, PricerFor(k, rep, m, opts), emulate.EmulateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

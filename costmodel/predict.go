@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"perfc/analyze"
+	"perfc/costmodel/emulate"
 	"perfc/internal/units"
 	"perfc/lang"
 	"perfc/machines"
@@ -60,9 +61,9 @@ type Prediction struct {
 	// RankSum is the slowest rank's sum of costs, without waiting; for a
 	// kernel whose ranks wait on each other Total is the emulated critical
 	// path instead, and Emulation and Wavefront say more.
-	RankSum   float64    `json:"rank_sum"`
-	Emulation *Emulation `json:"emulation,omitempty"`
-	Wavefront *Wavefront `json:"wavefront,omitempty"`
+	RankSum   float64            `json:"rank_sum"`
+	Emulation *emulate.Emulation `json:"emulation,omitempty"`
+	Wavefront *emulate.Wavefront `json:"wavefront,omitempty"`
 	// Overrides are the -M assignments of the machine, and whether each
 	// priced anything (MarkOverrides).
 	Overrides []Override `json:"overrides,omitempty"`
@@ -82,8 +83,8 @@ type Options struct {
 	VectorUnits bool
 	// Limits bound the emulation of a kernel whose ranks wait on each
 	// other (zero: the defaults), and Progress follows it
-	// (EmulateOptions).
-	Limits   EmulateLimits
+	// (emulate.EmulateOptions).
+	Limits   emulate.EmulateLimits
 	Progress func(events int64)
 }
 
@@ -138,7 +139,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	}
 	if hasPointToPoint(rep) && !opts.NoEmulation {
 		// Ranks wait on each other's messages: the time is a critical path.
-		em, err := Emulate(k, p, EmulateOptions{Limits: opts.Limits, Progress: opts.Progress})
+		em, err := emulate.Emulate(k, p, emulate.EmulateOptions{Limits: opts.Limits, Progress: opts.Progress})
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +149,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		// The wavefront analysis only adds to the prediction: when it
 		// fails, the emulated time stands, and the note says why the
 		// closed forms are missing.
-		if wf, err := AnalyzeWavefront(k, p, em); err != nil {
+		if wf, err := emulate.AnalyzeWavefront(k, p, em); err != nil {
 			p.note("the LANL wavefront analysis ([002]) could not be made, so no closed form is shown beside the emulation: " + err.Error())
 		} else if wf != nil {
 			pred.Wavefront = wf
@@ -312,7 +313,7 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 
 // schedule returns rank r's schedule, sharing the tree of an alike rank's
 // schedule built before (Schedule.Alike), and keeps it for the emulation
-// (newSchedule).
+// (Schedule, for emulate.Scheduler).
 func (p *machinePricer) schedule(r int64) (*analyze.Schedule, error) {
 	if s := p.schedules[r]; s != nil {
 		return s, nil

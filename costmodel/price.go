@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"perfc/analyze"
+	"perfc/costmodel/emulate"
 	"perfc/lang"
 	"perfc/machines"
 )
@@ -42,12 +43,12 @@ type machinePricer struct {
 	// region's cost (shares.go); nil prices a segment on its own.
 	shares *regionShares
 	// schedules are the schedules walkMessages built, by rank, for the
-	// emulation to use rather than build again (newSchedule).
+	// emulation to use rather than build again (Schedule, for emulate.Scheduler).
 	schedules map[int64]*analyze.Schedule
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
-func NewPricer(m *machines.Machine, k *lang.Checked) (Pricer, error) {
+func NewPricer(m *machines.Machine, k *lang.Checked) (emulate.Pricer, error) {
 	return newMachinePricer(m, k), nil
 }
 
@@ -508,14 +509,14 @@ func (p *machinePricer) EagerLimit() int64 {
 }
 
 // Cluster implements Pricer.
-func (p *machinePricer) Cluster() *Cluster {
+func (p *machinePricer) Cluster() *emulate.Cluster {
 	cl := p.m.Cluster()
 	if cl == nil {
 		return nil
 	}
 	sx, sy := cl.Node()
 	lx, ly := cl.Links()
-	out := &Cluster{Sx: int64(sx), Sy: int64(sy), Lx: int64(lx), Ly: int64(ly)}
+	out := &emulate.Cluster{Sx: int64(sx), Sy: int64(sy), Lx: int64(lx), Ly: int64(ly)}
 	if inter := cl.Inter(); inter != nil {
 		out.Inter = func(bytes int64) float64 { return inter.Time(float64(bytes), 1) }
 	}

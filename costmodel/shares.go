@@ -1,7 +1,10 @@
 package costmodel
 
 import (
+	"fmt"
+
 	"perfc/analyze"
+	"perfc/costmodel/emulate"
 	"perfc/lang"
 	"perfc/machines"
 )
@@ -139,7 +142,7 @@ func regionOf(w *analyze.Work) string {
 	return w.Region
 }
 
-// ComputeClass implements RankComputer: ranks of one class of the analysis
+// ComputeClass implements emulate.RankComputer: ranks of one class of the analysis
 // the pricer was built from (PricerFor, Predict) pay the same for the same
 // segment. Without an analysis every rank is in class 0.
 func (p *machinePricer) ComputeClass(rank int64) int {
@@ -149,7 +152,7 @@ func (p *machinePricer) ComputeClass(rank int64) int {
 	return p.shares.classOf(rank)
 }
 
-// ComputeOn implements RankComputer: the segment's share of its region's
+// ComputeOn implements emulate.RankComputer: the segment's share of its region's
 // cost on a rank of the class. Without an analysis it is Compute.
 func (p *machinePricer) ComputeOn(class int, x *analyze.Work) float64 {
 	if p.shares == nil || class < 0 {
@@ -166,7 +169,7 @@ func (p *machinePricer) ComputeOn(class int, x *analyze.Work) float64 {
 // segments cost their share of the region table's cost for the analysed
 // counts rep (analysed with m.CacheHierarchy() for the cache-line model),
 // so that `perfc emulate` and `perfc predict` charge every rank the same.
-func PricerFor(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) Pricer {
+func PricerFor(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) emulate.Pricer {
 	p := newOptionsPricer(m, k, opts)
 	p.shares = &regionShares{ranks: p.ranks}
 	for _, cl := range rep.Classes {
@@ -175,21 +178,46 @@ func PricerFor(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts O
 	return p
 }
 
-// computeCost is what compute segment w costs on rank under p.
-func computeCost(p Pricer, rank int64, w *analyze.Work) float64 {
-	if rc, ok := p.(RankComputer); ok {
-		return rc.ComputeOn(rc.ComputeClass(rank), w)
+// The machine pricer is every optional interface of the emulator's but
+// Injector: it prices compute per rank class, hands out the schedules it
+// built, and names the table entry behind an unusable price.
+var (
+	_ emulate.RankComputer = (*machinePricer)(nil)
+	_ emulate.Scheduler    = (*machinePricer)(nil)
+	_ emulate.EntryChecker = (*machinePricer)(nil)
+)
+
+// Schedule implements emulate.Scheduler: rank r's schedule from the
+// schedules walkMessages built for its messages, or sharing the tree of an
+// alike one of them; nil when it built none, so that the emulator builds
+// it.
+func (p *machinePricer) Schedule(r int64) (*analyze.Schedule, error) {
+	if p.schedules == nil {
+		return nil, nil
 	}
-	return p.Compute(w)
+	return p.schedule(r)
 }
 
-// newSchedule returns rank r's schedule: from the schedules the machine
-// pricer built for its messages (walkMessages), or sharing the tree of an
-// alike one of them, else a new one. A schedule is
-// the costliest part of a small prediction to build.
-func newSchedule(k *lang.Checked, p Pricer, r int64) (*analyze.Schedule, error) {
-	if mp, ok := p.(*machinePricer); ok && mp.schedules != nil {
-		return mp.schedule(r)
+// MessageEntryError implements emulate.EntryChecker for a message of
+// bytes from src to dst, described by what.
+func (p *machinePricer) MessageEntryError(src, dst int64, bytes int64, what string) error {
+	use := fmt.Sprintf("%s on machine %s", what, p.m.Name())
+	if mm := p.m.Messages(""); mm != nil {
+		if cost, ok := mm.TimeCost(); ok {
+			_, err := cost.Check(machines.Vars{Bytes: float64(bytes), Level: float64(mm.Levels(int(src), int(dst)))}, use)
+			return err
+		}
 	}
-	return analyze.NewSchedule(k, r)
+	return nil
+}
+
+// CollectiveEntryError implements emulate.EntryChecker for a collective
+// call, described by what.
+func (p *machinePricer) CollectiveEntryError(kind, op, elem string, bytes int64, participants int64, what string) error {
+	use := fmt.Sprintf("%s on machine %s", what, p.m.Name())
+	if cost, ok := p.m.Collective(kind, op, elem); ok {
+		_, err := cost.Check(machines.Vars{Bytes: float64(bytes), P: float64(participants)}, use)
+		return err
+	}
+	return nil
 }

@@ -1,5 +1,5 @@
 // Package gantt draws an emulation's timeline as a Gantt chart (SVG or PNG):
-// one row per rank, fed by the emulator's intervals (costmodel.EmulateOptions.Observe).
+// one row per rank, fed by the emulator's intervals (emulate.EmulateOptions.Observe).
 // It keeps the plotting library out of pricing and emulation, which do not
 // import it.
 package gantt
@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"perfc/costmodel"
+	"perfc/costmodel/emulate"
 	"perfc/internal/units"
 )
 
@@ -87,14 +87,14 @@ func New(ranks int64) *Chart {
 
 // Observe adds one interval: waiting from Posted to Start, then computing
 // or communicating to End.
-func (g *Chart) Observe(iv *costmodel.Interval) {
+func (g *Chart) Observe(iv *emulate.Interval) {
 	row := int32(iv.Rank / g.perRow)
 	if iv.Start > iv.Posted {
 		g.add(ganttBar{row: row, class: classWait, start: iv.Posted, end: iv.Start})
 	}
 	if iv.End > iv.Start {
 		class := classComm
-		if iv.Kind == costmodel.ActCompute {
+		if iv.Kind == emulate.ActCompute {
 			class = classCompute
 		}
 		g.add(ganttBar{row: row, class: class, start: iv.Start, end: iv.End})

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"perfc/analyze"
-	"perfc/costmodel"
+	"perfc/costmodel/emulate"
 	"perfc/lang"
 	"perfc/parser"
 )
@@ -28,7 +28,7 @@ func (u unitPricer) Compute(*analyze.Work) float64                       { retur
 func (u unitPricer) Message(_, _ int64, _ int64) float64                 { return u.msg }
 func (u unitPricer) Collective(_, _, _ string, _ int64, _ int64) float64 { return u.coll }
 func (u unitPricer) EagerLimit() int64                                   { return u.eager }
-func (u unitPricer) Cluster() *costmodel.Cluster                         { return nil }
+func (u unitPricer) Cluster() *emulate.Cluster                           { return nil }
 
 // steps is the unit pricer: a message is one step, compute is free,
 // sends are synchronous.
@@ -88,16 +88,16 @@ func TestGanttKeepsTime(t *testing.T) {
 			k := wave(t, tt.px, tt.py, tt.n)
 			g := New(k.NumRanks())
 			var want [3]float64
-			observe := func(iv *costmodel.Interval) {
+			observe := func(iv *emulate.Interval) {
 				want[classWait] += iv.Start - iv.Posted
-				if iv.Kind == costmodel.ActCompute {
+				if iv.Kind == emulate.ActCompute {
 					want[classCompute] += iv.End - iv.Start
 				} else {
 					want[classComm] += iv.End - iv.Start
 				}
 				g.Observe(iv)
 			}
-			if _, err := costmodel.Emulate(k, unitPricer{msg: 1, cpu: 0.25, eager: -1}, costmodel.EmulateOptions{Observe: observe}); err != nil {
+			if _, err := emulate.Emulate(k, unitPricer{msg: 1, cpu: 0.25, eager: -1}, emulate.EmulateOptions{Observe: observe}); err != nil {
 				t.Fatal(err)
 			}
 			if g.Summarised() != tt.summarised {
@@ -114,7 +114,7 @@ func TestGanttKeepsTime(t *testing.T) {
 func TestGanttWrite(t *testing.T) {
 	k := wave(t, 3, 2, 2)
 	g := New(k.NumRanks())
-	if _, err := costmodel.Emulate(k, steps(), costmodel.EmulateOptions{Observe: g.Observe}); err != nil {
+	if _, err := emulate.Emulate(k, steps(), emulate.EmulateOptions{Observe: g.Observe}); err != nil {
 		t.Fatal(err)
 	}
 	var svg, png bytes.Buffer

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"perfc/analyze"
-	"perfc/costmodel"
+	"perfc/costmodel/emulate"
 	"perfc/lang"
 )
 
@@ -35,8 +35,8 @@ func (a scheduleArgs) checkSchedule(k *lang.Checked, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = costmodel.Emulate(k, untimed{}, costmodel.EmulateOptions{Limits: limits})
-	var budget *costmodel.BudgetError
+	_, err = emulate.Emulate(k, untimed{}, emulate.EmulateOptions{Limits: limits})
+	var budget *emulate.BudgetError
 	if errors.As(err, &budget) {
 		fmt.Fprintf(stderr, "warning: the deadlock check stopped at a budget, and the counts above are complete: %s\n", lang.Printable(budget.Error()))
 		return nil
@@ -60,7 +60,7 @@ func hasPointToPoint(k *lang.Checked) bool {
 	return found
 }
 
-// untimed is a costmodel.Pricer that prices everything at zero and makes
+// untimed is a emulate.Pricer that prices everything at zero and makes
 // every send wait for its receiver: the order of events, and so whether
 // the ranks can complete, is all count needs.
 type untimed struct{}
@@ -69,4 +69,4 @@ func (untimed) Compute(*analyze.Work) float64                        { return 0 
 func (untimed) Message(src, dst, bytes int64) float64                { return 0 }
 func (untimed) Collective(kind, op, elem string, b, n int64) float64 { return 0 }
 func (untimed) EagerLimit() int64                                    { return -1 }
-func (untimed) Cluster() *costmodel.Cluster                          { return nil }
+func (untimed) Cluster() *emulate.Cluster                            { return nil }

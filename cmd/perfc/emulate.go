@@ -14,6 +14,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/costmodel"
+	"perfc/costmodel/emulate"
 	"perfc/gantt"
 	"perfc/internal/progress"
 	"perfc/internal/units"
@@ -33,7 +34,7 @@ type emulateCmd struct {
 	MaxTimelineEvents int64 `placeholder:"N" help:"Write at most N events to the timeline; the rest are counted, not written (default 1,000,000: about 120 to 190 MB)."`
 }
 
-// limitArgs are the emulation's budgets (costmodel.EmulateLimits), shared
+// limitArgs are the emulation's budgets (emulate.EmulateLimits), shared
 // by emulate and predict.
 type limitArgs struct {
 	MaxEvents int64    `placeholder:"N" help:"Stop an emulation with an error after N events, all ranks together (default 100,000,000: a few seconds)."`
@@ -41,11 +42,11 @@ type limitArgs struct {
 }
 
 // limits returns the budgets the flags set (zero: the defaults).
-func (a limitArgs) limits() (costmodel.EmulateLimits, error) {
+func (a limitArgs) limits() (emulate.EmulateLimits, error) {
 	if a.MaxEvents < 0 {
-		return costmodel.EmulateLimits{}, fmt.Errorf("--max-events=%d: give a positive number of events", a.MaxEvents)
+		return emulate.EmulateLimits{}, fmt.Errorf("--max-events=%d: give a positive number of events", a.MaxEvents)
 	}
-	return costmodel.EmulateLimits{MaxEvents: a.MaxEvents, MaxMemory: int64(a.MaxMemory)}, nil
+	return emulate.EmulateLimits{MaxEvents: a.MaxEvents, MaxMemory: int64(a.MaxMemory)}, nil
 }
 
 // byteSize is a flag's size in bytes, written as a number with an optional
@@ -85,13 +86,13 @@ const EmulationSchema = "perfc.emulation/v1"
 
 // emulationReport is what `perfc emulate` prints: a prediction.
 type emulationReport struct {
-	Schema    string               `json:"schema"`
-	Kernel    string               `json:"kernel"`
-	File      string               `json:"file"`
-	Machine   string               `json:"machine"`
-	Params    []analyze.Param      `json:"params"`
-	Emulation *costmodel.Emulation `json:"emulation"`
-	Wavefront *costmodel.Wavefront `json:"wavefront,omitempty"`
+	Schema    string             `json:"schema"`
+	Kernel    string             `json:"kernel"`
+	File      string             `json:"file"`
+	Machine   string             `json:"machine"`
+	Params    []analyze.Param    `json:"params"`
+	Emulation *emulate.Emulation `json:"emulation"`
+	Wavefront *emulate.Wavefront `json:"wavefront,omitempty"`
 }
 
 // Run emulates the kernel and prints the report.
@@ -130,7 +131,7 @@ func (c *emulateCmd) Run(e env) error {
 	}
 	limits.MaxTimelineEvents = c.MaxTimelineEvents
 	bar := progress.New(e.stderr, "emulating (events)", 0)
-	opts := costmodel.EmulateOptions{Limits: limits, Progress: bar.Set}
+	opts := emulate.EmulateOptions{Limits: limits, Progress: bar.Set}
 	if c.Timeline != "" {
 		w, closeTimeline, err := openOutput(e, c.Timeline)
 		if err != nil {
@@ -144,7 +145,7 @@ func (c *emulateCmd) Run(e env) error {
 		chart = gantt.New(k.NumRanks())
 		opts.Observe = chart.Observe
 	}
-	em, err := costmodel.Emulate(k, p, opts)
+	em, err := emulate.Emulate(k, p, opts)
 	bar.Finish()
 	if err != nil {
 		return positioned(e, err, k.File.Source)
@@ -153,7 +154,7 @@ func (c *emulateCmd) Run(e env) error {
 		fmt.Fprintf(e.stderr, "perfc: note: the timeline holds only the first %s of %s events; raise the limit with --max-timeline-events\n",
 			units.Int(em.Events-em.TimelineDropped), units.Int(em.Events))
 	}
-	wf, err := costmodel.AnalyzeWavefront(k, p, em)
+	wf, err := emulate.AnalyzeWavefront(k, p, em)
 	if err != nil {
 		return positioned(e, err, k.File.Source)
 	}
@@ -236,7 +237,7 @@ func printEmulation(w io.Writer, r *emulationReport) {
 const pathRows = 12
 
 // printCriticalPath prints the critical path, eliding a long middle.
-func printCriticalPath(w io.Writer, em *costmodel.Emulation) {
+func printCriticalPath(w io.Writer, em *emulate.Emulation) {
 	tot := em.CriticalTotals
 	fmt.Fprintf(w, "\ncritical path: %s of one rank, %s of rank; computing %s, communicating %s\n", count(tot.Steps, "stretch", "stretches"),
 		count(tot.Hops, "change", "changes"), formatTime(tot.Compute), formatTime(tot.Comm))
@@ -248,7 +249,7 @@ func printCriticalPath(w io.Writer, em *costmodel.Emulation) {
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  start\tend\trank\tevents\tentered by\tfirst\tlast")
-	row := func(s costmodel.PathStep) {
+	row := func(s emulate.PathStep) {
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\n", formatTime(s.Start), formatTime(s.End), s.Rank, s.Events,
 			s.Via, orDash(s.First), orDash(s.Last))
 	}
@@ -291,11 +292,11 @@ const rankRows = 16
 
 // printRankTimes prints every rank's busy and idle time, or for many
 // ranks a summary and the extremes.
-func printRankTimes(w io.Writer, em *costmodel.Emulation) {
+func printRankTimes(w io.Writer, em *emulate.Emulation) {
 	fmt.Fprintln(w, "\nper rank: busy = compute + communication; idle = waiting + after finishing")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rank\tcompute\tcommunication\twaiting\tfinished at\tbusy\t")
-	row := func(r costmodel.RankTime) {
+	row := func(r emulate.RankTime) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Rank, formatTime(r.Compute), formatTime(r.Comm), formatTime(r.Wait),
 			formatTime(r.End), busyShare(r, em.Total))
 	}
@@ -307,7 +308,7 @@ func printRankTimes(w io.Writer, em *costmodel.Emulation) {
 		tw.Flush()
 		return
 	}
-	sorted := append([]costmodel.RankTime(nil), ranks...)
+	sorted := append([]emulate.RankTime(nil), ranks...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Busy() > sorted[j].Busy() })
 	for _, r := range sorted[:rankRows/2] {
 		row(r)
@@ -325,7 +326,7 @@ func printRankTimes(w io.Writer, em *costmodel.Emulation) {
 }
 
 // busyShare is a rank's busy time as a percentage of the total.
-func busyShare(r costmodel.RankTime, total float64) string {
+func busyShare(r emulate.RankTime, total float64) string {
 	if total == 0 {
 		return "-"
 	}
@@ -333,7 +334,7 @@ func busyShare(r costmodel.RankTime, total float64) string {
 }
 
 // printWavefront prints the LANL wavefront analysis.
-func printWavefront(w io.Writer, wf *costmodel.Wavefront) {
+func printWavefront(w io.Writer, wf *emulate.Wavefront) {
 	fmt.Fprintf(w, "\nwavefront (LANL model, [002] eqs. 1-4): %d sweeps over %d x %d ranks\n", wf.Sweeps, wf.Px, wf.Py)
 	fmt.Fprintf(w, "  pipeline depth: %d computation steps (Px + Py - 1), %d message steps (2(Px + Py - 2)); repetition delay %d and %d\n",
 		wf.DepthComp, wf.DepthComm, wf.DelayComp, wf.DelayComm)

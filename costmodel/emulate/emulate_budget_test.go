@@ -1,4 +1,4 @@
-package costmodel
+package emulate
 
 import (
 	"bytes"
@@ -116,9 +116,9 @@ func TestEmulationMemoryEstimate(t *testing.T) {
 		defs []string
 	}{
 		{"", []string{"P", "20000"}}, // the ring
-		{"../examples/wave.spmd", []string{"Px", "200", "Py", "200", "sweeps", "2"}},
-		{"../examples/halo2d.spmd", []string{"Px", "100", "Py", "100"}},
-		{"../examples/wave.spmd", []string{"Px", "96", "Py", "64", "sweeps", "100"}},
+		{"../../examples/wave.spmd", []string{"Px", "200", "Py", "200", "sweeps", "2"}},
+		{"../../examples/halo2d.spmd", []string{"Px", "100", "Py", "100"}},
+		{"../../examples/wave.spmd", []string{"Px", "96", "Py", "64", "sweeps", "100"}},
 	}
 	for _, tt := range tests {
 		var k *lang.Checked

@@ -1,4 +1,4 @@
-package costmodel
+package emulate
 
 import (
 	"bufio"
@@ -79,7 +79,7 @@ func checkSource(t testing.TB, name, src string, defs ...string) *lang.Checked {
 
 // wave loads examples/wave.spmd on a px × py grid with n sweeps.
 func wave(t testing.TB, px, py, n int64) *lang.Checked {
-	return loadKernel(t, "../examples/wave.spmd", "Px", fmt.Sprint(px), "Py", fmt.Sprint(py), "sweeps", fmt.Sprint(n))
+	return loadKernel(t, "../../examples/wave.spmd", "Px", fmt.Sprint(px), "Py", fmt.Sprint(py), "sweeps", fmt.Sprint(n))
 }
 
 // TestEmulateTimes checks predicted totals against what the rules give by
@@ -456,7 +456,7 @@ func TestEmulateUntil(t *testing.T) {
 // must be the same, on machines with and without link limits and eager
 // messages.
 func TestPlainMessagesMatchGeneralPath(t *testing.T) {
-	files, err := filepath.Glob("../examples/*.spmd")
+	files, err := filepath.Glob("../../examples/*.spmd")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no examples: %v", err)
 	}

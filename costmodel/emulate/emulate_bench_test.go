@@ -1,4 +1,4 @@
-package costmodel
+package emulate
 
 import (
 	"testing"
@@ -29,7 +29,7 @@ func (blueMountainLike) Cluster() *Cluster {
 // benchmarkWave emulates the wave kernel on a 96 x 64 grid (6,144 ranks,
 // Blue Mountain's size) with 1,000 waves.
 func benchmarkWave(b *testing.B, p Pricer) {
-	k := loadKernel(b, "../examples/wave.spmd", "Px", "96", "Py", "64", "sweeps", "1000", "cells", "4800")
+	k := loadKernel(b, "../../examples/wave.spmd", "Px", "96", "Py", "64", "sweeps", "1000", "cells", "4800")
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0, ok := cputime.Process()
@@ -71,7 +71,7 @@ func BenchmarkEmulateMemory100(b *testing.B)  { benchmarkWaves(b, "100") }
 func BenchmarkEmulateMemory1000(b *testing.B) { benchmarkWaves(b, "1000") }
 
 func benchmarkWaves(b *testing.B, waves string) {
-	k := loadKernel(b, "../examples/wave.spmd", "Px", "32", "Py", "32", "sweeps", waves)
+	k := loadKernel(b, "../../examples/wave.spmd", "Px", "32", "Py", "32", "sweeps", waves)
 	b.ReportAllocs()
 	cpu0, ok := cputime.Process()
 	for b.Loop() {

@@ -1,4 +1,4 @@
-package costmodel
+package emulate
 
 import (
 	"math/bits"
