@@ -2,8 +2,6 @@ package costmodel
 
 import (
 	"fmt"
-	"math"
-	"reflect"
 
 	"perfc/analyze"
 	"perfc/internal/jsonwalk"
@@ -50,7 +48,7 @@ func checkPrediction(pred *Prediction, rep *analyze.Report, m *machines.Machine)
 	if !isFinite(pred.RB) {
 		return fmt.Errorf("R_B = nominal flop / predicted time = %g flop / %g s is beyond float range: the predicted time is too small to divide by", pred.NominalFlop, pred.Total)
 	}
-	return checkFiniteNumbers("the prediction", pred)
+	return jsonwalk.CheckFinite("the prediction", pred)
 }
 
 // checkTerm refuses a term whose count, unit cost or time cannot be used.
@@ -153,22 +151,4 @@ func checkMessageEntry(m *machines.Machine, ranks, rank int64, msg analyze.Messa
 	}
 	_, err := cost.Check(machines.Vars{Bytes: msg.Bytes.Float() / n, Level: float64(mm.Levels(int(rank), int(peer)))}, use)
 	return err
-}
-
-// checkFiniteNumbers refuses a result with any float that is infinite or
-// not a number, naming it by its JSON path (regions[2].terms[0].time): it
-// is the last guard before a printer or the JSON encoder, for a number the
-// specific checks above do not name.
-func checkFiniteNumbers(what string, v any) error {
-	path, x, found := jsonwalk.First(v, func(v reflect.Value) (found, enter bool) {
-		if k := v.Kind(); k == reflect.Float32 || k == reflect.Float64 {
-			return math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0), false
-		}
-		return false, true
-	})
-	if !found {
-		return nil
-	}
-	return fmt.Errorf("%s has %s = %g: a time or rate beyond float range (1.8e+308); check the machine table and the -M overrides, or make the kernel smaller with -D",
-		what, path, x.Float())
 }

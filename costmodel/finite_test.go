@@ -8,6 +8,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/costmodel/emulate"
+	"perfc/internal/jsonwalk"
 	"perfc/machines"
 )
 
@@ -249,7 +250,7 @@ func TestCheckFiniteNumbers(t *testing.T) {
 		{"finite", &Prediction{Total: 1, Regions: []RegionPrediction{{Time: 1}}}, ""},
 	}
 	for _, tt := range tests {
-		err := checkFiniteNumbers("p", tt.v)
+		err := jsonwalk.CheckFinite("p", tt.v)
 		got := ""
 		if err != nil {
 			got, _, _ = strings.Cut(err.Error(), ":")

@@ -2,32 +2,12 @@ package emulate
 
 import (
 	"fmt"
-	"math"
-	"reflect"
 	"strings"
 
 	"perfc/internal/jsonwalk"
 	"perfc/internal/units"
 	"perfc/lang"
 )
-
-// checkFiniteNumbers refuses a result with any float that is infinite or
-// not a number, naming it by its JSON path (regions[2].terms[0].time): it
-// is the last guard before a printer or the JSON encoder, for a number the
-// specific checks above do not name.
-func checkFiniteNumbers(what string, v any) error {
-	path, x, found := jsonwalk.First(v, func(v reflect.Value) (found, enter bool) {
-		if k := v.Kind(); k == reflect.Float32 || k == reflect.Float64 {
-			return math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0), false
-		}
-		return false, true
-	})
-	if !found {
-		return nil
-	}
-	return fmt.Errorf("%s has %s = %g: a time or rate beyond float range (1.8e+308); check the machine table and the -M overrides, or make the kernel smaller with -D",
-		what, path, x.Float())
-}
 
 // checkedPricer passes a Pricer's prices to the emulator and keeps the
 // first that is negative or not finite, with what was priced; the emulator
@@ -141,7 +121,7 @@ func checkEmulation(k *lang.Checked, p *checkedPricer, em *Emulation) error {
 				k.Kernel.Name.Name, r.Rank, units.Time(r.Compute))
 		}
 	}
-	if err := checkFiniteNumbers("the emulation of kernel "+k.Kernel.Name.Name, em); err != nil {
+	if err := jsonwalk.CheckFinite("the emulation of kernel "+k.Kernel.Name.Name, em); err != nil {
 		if p.largest.t > 0 {
 			return fmt.Errorf("%w; the largest single cost is %s at %g s", err, p.largest, p.largest.t)
 		}

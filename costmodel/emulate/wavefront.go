@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"perfc/analyze"
+	"perfc/internal/jsonwalk"
 	"perfc/lang"
 )
 
@@ -158,7 +159,7 @@ func AnalyzeWavefront(k *lang.Checked, p Pricer, em *Emulation) (*Wavefront, err
 			wf.Notes = append(wf.Notes, note)
 		}
 	}
-	if err := checkFiniteNumbers("the wavefront analysis of kernel "+k.Kernel.Name.Name, wf); err != nil {
+	if err := jsonwalk.CheckFinite("the wavefront analysis of kernel "+k.Kernel.Name.Name, wf); err != nil {
 		return nil, err
 	}
 	return wf, nil

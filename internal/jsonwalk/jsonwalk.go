@@ -5,6 +5,7 @@ package jsonwalk
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 )
@@ -65,4 +66,22 @@ func first(v reflect.Value, path string, match Match) (string, reflect.Value, bo
 		}
 	}
 	return "", reflect.Value{}, false
+}
+
+// CheckFinite refuses a result with any float that is infinite or not a
+// number, naming it by its path (regions[2].terms[0].time) in what: it is
+// the last guard before a printer or the JSON encoder, which would print
+// "+Inf s" or fail with "unsupported value".
+func CheckFinite(what string, v any) error {
+	path, x, found := First(v, func(v reflect.Value) (found, enter bool) {
+		if k := v.Kind(); k == reflect.Float32 || k == reflect.Float64 {
+			return math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0), false
+		}
+		return false, true
+	})
+	if !found {
+		return nil
+	}
+	return fmt.Errorf("%s has %s = %g: a time or rate beyond float range (1.8e+308); check the machine table and the -M overrides, or make the kernel smaller with -D",
+		what, path, x.Float())
 }
