@@ -36,9 +36,17 @@ import (
 // The model runs inside every `perfc predict`, so it is kept cheap: values
 // and formulas are apart (symInt, est: a formula is built only for a count
 // or a condition that is reported, and a footprint that is only compared
-// is counted in int64, cachemodel_count.go), footprints are memoised by the
-// loops that run, and the models of one Analyze share what does not depend
-// on the rank (cachemodel_share.go).
+// is counted in int64, beside its exact twin in cachemodel_footprint.go and
+// cachemodel_lattice.go), footprints are memoised by the loops that run,
+// and the models of one Analyze share what does not depend on the rank
+// (cachemodel_share.go).
+//
+// The model is split by concern: this file holds its entry (cacheLines) and
+// types; cachemodel_values.go its numbers (symInt, est); cachemodel_tree.go
+// the loop tree and the reference groups; cachemodel_levels.go the layer
+// conditions level by level; cachemodel_footprint.go footprints;
+// cachemodel_lattice.go lattice counting; cachemodel_share.go what the
+// models of one Analyze share.
 
 // cacheNode is a loop or repeat of the kernel, or the kernel body (root).
 type cacheNode struct {

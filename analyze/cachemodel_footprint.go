@@ -15,6 +15,15 @@ import (
 // (footprintKey), on average or at one execution of the outer loops
 // (groupView), each group reduced to a lattice of segments (reduce) that
 // cachemodel_lattice.go counts.
+//
+// A footprint is computed in two ways, written side by side: exactly, with
+// its formula (footprintSum, reduce), and by value alone, in int64 and
+// without formulas (footprintCount, reduceCount, right after their exact
+// twins). The layer conditions compare most footprints with a capacity or
+// with each other and print few, and building symInts, ests and their
+// big.Rats for those was most of the model's cost. footprintCount follows
+// footprintSum step by step on the values it computes, and
+// TestFootprintCountMatches holds the two together.
 
 // footprintKey identifies a footprint question: the groups (by their
 // numbers, in order), for each group the set of its loops that run (a
@@ -226,6 +235,82 @@ func (m *cacheModel) footprintSum(groups []*refGroup, within func(*cacheNode) bo
 	return total
 }
 
+// footprintCount is the value of footprintIn (at == nil: on average), or
+// false when a group is irregular, a view cannot be taken, or a count would
+// not fit an int64: the caller then takes the general way.
+func (m *cacheModel) footprintCount(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64, at *lang.Env) (int64, bool) {
+	type class struct {
+		lat  []valDim
+		segs []valSeg
+	}
+	var classes []class
+	for _, g := range groups {
+		if g.empty {
+			continue
+		}
+		if g.irregular {
+			return 0, false
+		}
+		var lat []valDim
+		var segs []valSeg
+		if at != nil {
+			v, ok, err := m.viewAt(g, within, at)
+			if err != nil {
+				return 0, false
+			}
+			if !ok {
+				continue
+			}
+			lat, segs = g.reduceCount(within, stores, line, func(k int) int64 { return v.trips[k].v }, func(i int) int64 { return v.bases[i].v })
+		} else {
+			lat, segs = g.reduceCount(within, stores, line, func(k int) int64 { return g.averageTrip(k, within) }, func(i int) int64 { return g.members[i].base.v })
+		}
+		if len(segs) == 0 {
+			continue
+		}
+		into := -1
+		for i, c := range classes {
+			if sameValLattice(c.lat, lat) {
+				into = i
+			}
+		}
+		if into < 0 {
+			into = len(classes)
+			classes = append(classes, class{lat: lat})
+		}
+		classes[into].segs = append(classes[into].segs, segs...)
+	}
+	var total, start, end int64
+	for i, c := range classes {
+		n, ok := latticeCount(c.lat, c.segs, line)
+		if !ok {
+			return 0, false
+		}
+		if total, ok = mulAdd64(total, n, 1); !ok {
+			return 0, false
+		}
+		lo, hi := valExtent(c.lat, c.segs)
+		if i == 0 || lo < start {
+			start = lo
+		}
+		if i == 0 || hi > end {
+			end = hi
+		}
+	}
+	if len(classes) > 1 {
+		// As footprintSum: lattices that differ are added, up to the span.
+		if n := floorQuo(end-1, line) - floorQuo(start, line) + 1; total > n {
+			total = n
+		}
+	}
+	if len(groups) > 0 {
+		if limit := arrayLines(groups[0].array, line); total > limit {
+			return limit, true
+		}
+	}
+	return total, true
+}
+
 // viewAt is a group's view at one execution of the loops outside within,
 // whose indices at holds: loops inside take their bounds there (an index
 // they read that moves the group at the middle of its range, which gives
@@ -344,6 +429,18 @@ func (g *refGroup) averageView(within func(*cacheNode) bool) groupView {
 	return v
 }
 
+// averageTrip is the trip count of dimension k in averageView.
+func (g *refGroup) averageTrip(k int, within func(*cacheNode) bool) int64 {
+	d := g.dims[k]
+	t := d.n
+	for _, j := range d.deps {
+		if within(g.dims[j].node) && g.dims[j].stride.v == 0 && d.box != d.n {
+			t = d.box
+		}
+	}
+	return t
+}
+
 // reduce turns a group's addresses under the loops selected by within into
 // a lattice and one segment per member: loops are taken in order of
 // increasing stride; while no lattice dimension exists, a loop whose stride
@@ -403,6 +500,59 @@ func (g *refGroup) reduce(view groupView, within func(*cacheNode) bool, stores b
 		dup := false
 		for _, t := range segs {
 			dup = dup || (t.off.v == s.off.v && t.len.v == s.len.v)
+		}
+		if !dup {
+			segs = append(segs, s)
+		}
+	}
+	return lat, segs
+}
+
+// reduceCount is reduce by value, with the view's trip counts and member
+// addresses given by trip and base.
+func (g *refGroup) reduceCount(within func(*cacheNode) bool, stores bool, line int64, trip, base func(int) int64) ([]valDim, []valSeg) {
+	var sel []valDim
+	for k, d := range g.dims {
+		if within(d.node) && d.stride.v != 0 {
+			if n := trip(k); n > 1 {
+				sel = append(sel, valDim{stride: d.stride.v, count: n})
+			}
+		}
+	}
+	shift := int64(0)
+	for i, d := range sel {
+		if d.stride < 0 {
+			shift += d.stride * (d.count - 1)
+			sel[i].stride = -d.stride
+		}
+	}
+	slices.SortStableFunc(sel, func(a, b valDim) int {
+		switch {
+		case a.stride < b.stride:
+			return -1
+		case a.stride > b.stride:
+			return 1
+		}
+		return 0
+	})
+	length := g.elem
+	lat := sel[:0]
+	for _, d := range sel {
+		if len(lat) == 0 && d.stride < length+line {
+			length += d.stride * (d.count - 1)
+			continue
+		}
+		lat = append(lat, d)
+	}
+	var segs []valSeg
+	for i, mem := range g.members {
+		if stores && !mem.store {
+			continue
+		}
+		s := valSeg{off: base(i) + shift, len: length}
+		dup := false
+		for _, t := range segs {
+			dup = dup || (t.off == s.off && t.len == s.len)
 		}
 		if !dup {
 			segs = append(segs, s)

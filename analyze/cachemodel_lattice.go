@@ -10,10 +10,15 @@ import (
 	"perfc/analyze/symbolic"
 )
 
-// This file counts lattices exactly: the lines of the union of segments
-// translated over a lattice, box by box of slots and residue by residue of
-// their alignment modulo the line size, with a per-slot formula for the
-// boxes whose count is reported.
+// This file counts lattices: the lines of the union of segments translated
+// over a lattice, box by box of slots and residue by residue of their
+// alignment modulo the line size. Each step is written twice, side by side:
+// exactly with a per-slot formula for the boxes whose count is reported
+// (latDim, segment, latticeLines, boxLines, unionLines, and
+// boxHistogramLines in big integers with boxHistogramSmall as its int64
+// fast path), and by value alone in int64 for footprintCount (valDim,
+// valSeg, latticeCount, boxCount, unionCount), each int64 declaration right
+// after its exact twin; TestFootprintCountMatches holds the two together.
 
 // latDim is one dimension of a lattice of segments: count segments, stride
 // bytes apart. A separate lattice counts every slot on its own even when
@@ -22,6 +27,12 @@ type latDim struct {
 	stride   symInt
 	count    symInt
 	separate bool
+}
+
+// valDim is a lattice dimension by value (see latDim).
+type valDim struct {
+	stride, count int64
+	separate      bool
 }
 
 // segment is one translate of a lattice's segment: bytes [off, off+len) of
@@ -34,6 +45,13 @@ type segment struct {
 	slack symInt
 }
 
+// valSeg is a segment by value: bytes [off, off+len) of slot 0 (see
+// segment), with its lattice coordinates u when placed.
+type valSeg struct {
+	off, len int64
+	u        []int64
+}
+
 // sameLattice reports whether two lattices have equal strides and counts.
 func sameLattice(a, b []latDim) bool {
 	if len(a) != len(b) {
@@ -41,6 +59,19 @@ func sameLattice(a, b []latDim) bool {
 	}
 	for i := range a {
 		if a[i].stride.v != b[i].stride.v || a[i].count.v != b[i].count.v {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValLattice is sameLattice by value.
+func sameValLattice(a, b []valDim) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].stride != b[i].stride || a[i].count != b[i].count {
 			return false
 		}
 	}
@@ -59,6 +90,23 @@ func extent(lat []latDim, segs []segment) (lo, hi int64) {
 			lo = s.off.v
 		}
 		if e := s.off.v + s.len.v + span; i == 0 || e > hi {
+			hi = e
+		}
+	}
+	return lo, hi
+}
+
+// valExtent is extent by value.
+func valExtent(lat []valDim, segs []valSeg) (lo, hi int64) {
+	span := int64(0)
+	for _, d := range lat {
+		span += d.stride * (d.count - 1)
+	}
+	for i, s := range segs {
+		if i == 0 || s.off < lo {
+			lo = s.off
+		}
+		if e := s.off + s.len + span; i == 0 || e > hi {
 			hi = e
 		}
 	}
@@ -138,6 +186,79 @@ func latticeLines(lat []latDim, segs []segment, line int64) est {
 	return total
 }
 
+// latticeCount is latticeLines by value; false when the count would not
+// fit an int64.
+func latticeCount(lat []valDim, segs []valSeg, line int64) (int64, bool) {
+	if len(segs) == 0 {
+		return 0, true
+	}
+	a0 := segs[0].off
+	for _, s := range segs[1:] {
+		a0 = min(a0, s.off)
+	}
+	K := len(lat)
+	us := make([]int64, K*len(segs))
+	ps := make([]valSeg, len(segs))
+	for i, s := range segs {
+		rel := s.off - a0
+		u := us[i*K : (i+1)*K : (i+1)*K]
+		for k := K - 1; k >= 0; k-- {
+			if lat[k].separate {
+				continue // members of one iteration stay in one slot
+			}
+			S := lat[k].stride
+			u[k] = floorQuo(rel+S/2, S)
+			rel -= u[k] * S
+		}
+		ps[i] = valSeg{off: rel, len: s.len, u: u}
+	}
+	if K == 0 {
+		// One box, one slot at a0: the lines of the union as it falls.
+		slices.SortStableFunc(ps, byOff)
+		return unionCount(ps, residue(a0, line), line), true
+	}
+	bps := make([][]int64, K)
+	for k := range lat {
+		b := make([]int64, 0, 2*len(ps))
+		for _, p := range ps {
+			b = append(b, p.u[k], p.u[k]+lat[k].count)
+		}
+		slices.Sort(b)
+		bps[k] = slices.Compact(b)
+	}
+	total := int64(0)
+	idx := make([]int, K)
+	cover := make([]valSeg, 0, len(ps))
+	hist, next := make([]int64, line), make([]int64, line)
+	for {
+		cover = cover[:0]
+		for _, p := range ps {
+			in := true
+			for k := range lat {
+				lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
+				in = in && p.u[k] <= lo && hi <= p.u[k]+lat[k].count
+			}
+			if in {
+				cover = append(cover, p)
+			}
+		}
+		if len(cover) > 0 {
+			slices.SortStableFunc(cover, byOff)
+			n, ok := boxCount(lat, bps, idx, cover, a0, line, hist, next)
+			if !ok {
+				return 0, false
+			}
+			if total, ok = mulAdd64(total, n, 1); !ok {
+				return 0, false
+			}
+		}
+		if !nextValBox(idx, bps) {
+			break
+		}
+	}
+	return total, true
+}
+
 // placedSeg is a segment in lattice coordinates: slot u, offset v in it.
 type placedSeg struct {
 	u     []int64
@@ -147,9 +268,32 @@ type placedSeg struct {
 	slack symInt
 }
 
+// byOff orders placed segments by their offset in the slot.
+func byOff(a, b valSeg) int {
+	switch {
+	case a.off < b.off:
+		return -1
+	case a.off > b.off:
+		return 1
+	}
+	return 0
+}
+
 // nextBox advances the odometer over the elementary intervals of every
 // dimension; false when all were visited.
 func nextBox(idx []int, bps [][]symInt) bool {
+	for k := range idx {
+		idx[k]++
+		if idx[k] < len(bps[k])-1 {
+			return true
+		}
+		idx[k] = 0
+	}
+	return false
+}
+
+// nextValBox is nextBox over breakpoints by value.
+func nextValBox(idx []int, bps [][]int64) bool {
 	for k := range idx {
 		idx[k]++
 		if idx[k] < len(bps[k])-1 {
@@ -270,6 +414,54 @@ func boxHistogramSmall(lat []latDim, bps [][]symInt, idx []int, cover []placedSe
 		}
 	}
 	return total, first, constant, true
+}
+
+// boxCount is boxHistogramSmall's total, with hist and next as buffers of
+// line entries.
+func boxCount(lat []valDim, bps [][]int64, idx []int, cover []valSeg, a0, line int64, hist, next []int64) (int64, bool) {
+	clear(hist)
+	hist[residue(a0, line)] = 1
+	for k := range lat {
+		lo, hi := bps[k][idx[k]], bps[k][idx[k]+1]
+		d := slotResidues(lo, hi, lat[k].stride, line)
+		if !convolve64(next, hist, d, line) {
+			return 0, false
+		}
+		hist, next = next, hist
+	}
+	total := int64(0)
+	for r, c := range hist {
+		if c == 0 {
+			continue
+		}
+		var ok bool
+		if total, ok = mulAdd64(total, c, unionCount(cover, int64(r), line)); !ok {
+			return 0, false
+		}
+	}
+	return total, true
+}
+
+// convolve adds residues cyclically: out[(a+b) mod line] += h[a]·d[b].
+func convolve(h []*big.Int, d []int64) []*big.Int {
+	line := int64(len(h))
+	out := make([]*big.Int, line)
+	for r := range out {
+		out[r] = new(big.Int)
+	}
+	for a, x := range h {
+		if x.Sign() == 0 {
+			continue
+		}
+		for b, y := range d {
+			if y == 0 {
+				continue
+			}
+			r := (int64(a) + int64(b)) % line
+			out[r].Add(out[r], new(big.Int).Mul(x, big.NewInt(y)))
+		}
+	}
+	return out
 }
 
 // convolve64 is convolve in int64 into a buffer the caller reuses: next
@@ -411,6 +603,20 @@ func unionLines(cover []placedSeg, shift, line int64) int64 {
 	return n
 }
 
+// unionCount is unionLines by value.
+func unionCount(cover []valSeg, shift, line int64) int64 {
+	n := int64(0)
+	last := int64(-1 << 62)
+	for _, p := range cover {
+		x := shift + p.off
+		y := x + p.len
+		var k int64
+		k, last = newLines(x, y, last, line)
+		n += k
+	}
+	return n
+}
+
 // newLines returns the lines that the bytes [x, y) touch beyond line last
 // (segments come in order of their start), and the new last line.
 func newLines(x, y, last, line int64) (n, newLast int64) {
@@ -438,28 +644,6 @@ func slotResidues(lo, hi, stride, line int64) []int64 {
 		p := lo + t
 		r := residue(residue(p, line)*sm, line)
 		out[r] += (n-1-t)/period + 1
-	}
-	return out
-}
-
-// convolve adds residues cyclically: out[(a+b) mod line] += h[a]·d[b].
-func convolve(h []*big.Int, d []int64) []*big.Int {
-	line := int64(len(h))
-	out := make([]*big.Int, line)
-	for r := range out {
-		out[r] = new(big.Int)
-	}
-	for a, x := range h {
-		if x.Sign() == 0 {
-			continue
-		}
-		for b, y := range d {
-			if y == 0 {
-				continue
-			}
-			r := (int64(a) + int64(b)) % line
-			out[r].Add(out[r], new(big.Int).Mul(x, big.NewInt(y)))
-		}
 	}
 	return out
 }
