@@ -431,17 +431,17 @@ func hasPointToPoint(rep *analyze.Report) bool {
 func cacheWarnings(rep *analyze.Report, m *machines.Machine) []string {
 	var out []string
 	for _, c := range m.Memory().Caches() {
-		size := int64(c.Size.Value)
+		size := int64(c.Size)
 		if size <= 0 {
 			continue
 		}
 		for _, a := range rep.Footprint.Arrays {
 			if a.Bytes > size {
-				out = append(out, fmt.Sprintf("array %s is %s, larger than the %s of %s (%s): it does not stay in cache", a.Name, units.Bytes(a.Bytes), c.Name, m.Name(), c.Size.String()))
+				out = append(out, fmt.Sprintf("array %s is %s, larger than the %s of %s (%s): it does not stay in cache", a.Name, units.Bytes(a.Bytes), c.Name, m.Name(), c.Table.Size.String()))
 			}
 		}
 		if rep.Footprint.Bytes > size {
-			out = append(out, fmt.Sprintf("the working set of one rank is %s, larger than the %s of %s (%s)", units.Bytes(rep.Footprint.Bytes), c.Name, m.Name(), c.Size.String()))
+			out = append(out, fmt.Sprintf("the working set of one rank is %s, larger than the %s of %s (%s)", units.Bytes(rep.Footprint.Bytes), c.Name, m.Name(), c.Table.Size.String()))
 		}
 	}
 	return out

@@ -341,18 +341,18 @@ func (p *machinePricer) memoryTerms(w *workload) []Term {
 			switch {
 			case c.LineCost.Value > 0:
 				terms = append(terms, Term{Resource: "memory", What: c.Name + " lines", Count: n, Unit: "line",
-					UnitCost: c.LineCost.Value, Time: n * c.LineCost.Value, Source: c.Source})
-			case c.Bandwidth.Value > 0 && c.Line.Value > 0:
-				u := c.Line.Value / c.Bandwidth.Value
+					UnitCost: c.LineCost.Value, Time: n * c.LineCost.Value, Source: c.Table.Source})
+			case c.Bandwidth.Value > 0 && c.Table.Line.Value > 0:
+				u := c.Table.Line.Value / c.Bandwidth.Value
 				terms = append(terms, Term{Resource: "memory", What: c.Name + " lines", Count: n, Unit: "line",
-					UnitCost: u, Time: n * u, How: "line / bandwidth " + c.Bandwidth.String(), Source: c.Source})
+					UnitCost: u, Time: n * u, How: "line / bandwidth " + c.Bandwidth.String(), Source: c.Table.Source})
 			}
 		}
 	}
 	if len(terms) == 0 && !p.hasOpTable() {
 		if bw, ok := mem.MainBandwidth(); ok {
 			bytes := w.loadBytes + w.storeBytes
-			if len(caches) > 0 && int64(caches[len(caches)-1].Size.Value) >= w.footprint && w.footprint > 0 {
+			if len(caches) > 0 && int64(caches[len(caches)-1].Size) >= w.footprint && w.footprint > 0 {
 				p.note("the working set fits in " + caches[len(caches)-1].Name + "; main-memory bandwidth is not charged")
 				return nil
 			}
@@ -374,7 +374,7 @@ func (p *machinePricer) lines(w *workload, caches []machines.Cache) float64 {
 	if n, ok := w.lines[caches[0].Name]; ok {
 		return n
 	}
-	line := caches[0].Line.Value
+	line := caches[0].Table.Line.Value
 	if line <= 0 {
 		return 0
 	}
@@ -394,7 +394,7 @@ func (p *machinePricer) bottleneck(w *workload, caches []machines.Cache) (machin
 	mem := p.m.Memory()
 	b1, ok1 := mem.Bottleneck("poly1")
 	b2, ok2 := mem.Bottleneck("poly2")
-	inCache := len(caches) > 0 && w.footprint <= int64(caches[len(caches)-1].Size.Value)
+	inCache := len(caches) > 0 && w.footprint <= int64(caches[len(caches)-1].Size)
 	switch {
 	case ok1 && (inCache || !ok2):
 		return b1, true

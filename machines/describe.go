@@ -141,13 +141,13 @@ func (d *describer) memory(m *Memory) {
 	d.section("memory")
 	d.row("compose", m.compose.String(), m.source)
 	for _, c := range m.caches {
-		d.number("cache "+c.Name+" size", c.Size)
-		if c.Line.Given {
-			d.number("cache "+c.Name+" line", c.Line)
+		d.number("cache "+c.Name+" size", c.Table.Size)
+		if c.Table.Line.Given {
+			d.number("cache "+c.Name+" line", c.Table.Line)
 		} else {
-			d.row("cache "+c.Name+" line", "not given", c.Source)
+			d.row("cache "+c.Name+" line", "not given", c.Table.Source)
 		}
-		d.row("cache "+c.Name+" assoc", describeAssoc(c.Assoc), c.Source)
+		d.row("cache "+c.Name+" assoc", describeAssoc(c.Table.Assoc), c.Table.Source)
 		d.optional("cache "+c.Name+" bandwidth", c.Bandwidth)
 		d.optional("cache "+c.Name+" line cost", c.LineCost)
 	}

@@ -3,6 +3,8 @@ package machines
 import (
 	"slices"
 	"strings"
+
+	"perfc/analyze/cache"
 )
 
 // Machine is one machine table: what a machine costs, number by number, with
@@ -403,15 +405,26 @@ type Memory struct {
 	global      *Cost
 }
 
-// Cache is one level of the cache hierarchy, L1 first.
+// Cache is one level of the cache hierarchy, L1 first. Its geometry is the
+// cache.Level the analyzer counts with, so that CacheHierarchy returns the
+// levels as they are: a line size the table does not give is taken to be
+// 64 B, and an associativity it does not give (or one that does not make a
+// valid level) to be full, and Level.Source, the machine's name, says so.
+// Table keeps the level as the table writes it, with units and sources;
+// Bandwidth and LineCost price the level.
 type Cache struct {
-	Name      string
-	Size      Number // bytes
-	Line      Number // bytes; zero if the source does not give it
-	Assoc     int    // ways; 0 fully associative (as in analyze/cache); -1 not given
+	cache.Level
+	Table     CacheTable
 	Bandwidth Number // bytes per second delivered by this level; zero if not given
 	LineCost  Number // time to bring one line into this level; zero if not given
-	Source    string
+}
+
+// CacheTable is a cache level as its machine table writes it.
+type CacheTable struct {
+	Size   Number // bytes
+	Line   Number // bytes; zero if the source does not give it
+	Assoc  int    // ways; 0 fully associative (as in analyze/cache); -1 not given
+	Source string // the level's source in the table
 }
 
 // Bottleneck is a (r̂∞, f½) pair of the PARKBENCH bottleneck model

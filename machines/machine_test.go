@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfc/analyze/cache"
 )
 
 // update rewrites the golden files under testdata/ instead of comparing
@@ -185,8 +187,12 @@ func TestCM5(t *testing.T) {
 		t.Errorf("RegisterRate = %v, %v", r, ok)
 	}
 	caches := m.Memory().Caches()
-	if len(caches) != 1 || caches[0].Size.Value != 65536 || caches[0].Line.Given || caches[0].Assoc != -1 {
+	if len(caches) != 1 || caches[0].Table.Size.Value != 65536 || caches[0].Table.Line.Given || caches[0].Table.Assoc != -1 {
 		t.Errorf("CM-5 caches = %+v, want one 64 KiB cache, line and associativity not given", caches)
+	}
+	want := cache.Level{Name: caches[0].Name, Size: 65536, Line: 64, Assoc: 0, Source: "cm5-32 (line size assumed 64 B) (associativity assumed full)"}
+	if h := m.CacheHierarchy(); caches[0].Level != want || len(h) != 1 || h[0] != caches[0].Level {
+		t.Errorf("CM-5 cache level = %+v, CacheHierarchy = %+v; want the level %+v, as CacheHierarchy returns it", caches[0].Level, h, want)
 	}
 	if m.Compose() != ComposeSum {
 		t.Errorf("CM-5 compose = %v, want sum", m.Compose())

@@ -386,16 +386,18 @@ func (d *decoder) caches(n *yaml.Node, inherited string) []Cache {
 	for _, e := range d.list(n, "memory.caches") {
 		f := d.mapping(e, "a cache level", "name", "size", "line", "assoc", "bandwidth", "line_cost", "source")
 		src := f.source(inherited)
-		c := Cache{Name: f.requiredStr("name"), Source: src, Assoc: -1}
-		if slices.ContainsFunc(out, func(o Cache) bool { return o.Name == c.Name }) {
-			d.errorf(f.get("name"), "duplicate cache level '%s'", c.Name)
+		name := f.requiredStr("name")
+		t := CacheTable{Source: src, Assoc: -1}
+		if slices.ContainsFunc(out, func(o Cache) bool { return o.Name == name }) {
+			d.errorf(f.get("name"), "duplicate cache level '%s'", name)
 		}
-		c.Size = d.reqNumber(f, "size", Bytes, wholePositive, src)
-		c.Line = d.optNumber(f, "line", Bytes, wholePositive, src)
-		if c.Line.Value > 0 && math.Mod(c.Size.Value, c.Line.Value) != 0 {
-			d.errorf(f.get("size"), "cache %s: size %s is not a multiple of the line %s", c.Name, c.Size, c.Line)
+		t.Size = d.reqNumber(f, "size", Bytes, wholePositive, src)
+		t.Line = d.optNumber(f, "line", Bytes, wholePositive, src)
+		if t.Line.Value > 0 && math.Mod(t.Size.Value, t.Line.Value) != 0 {
+			d.errorf(f.get("size"), "cache %s: size %s is not a multiple of the line %s", name, t.Size, t.Line)
 		}
-		c.Assoc = d.assoc(f)
+		t.Assoc = d.assoc(f)
+		c := Cache{Level: cacheLevel(d.m.name, name, t), Table: t}
 		c.Bandwidth = d.optNumber(f, "bandwidth", Bandwidth, positive, src)
 		c.LineCost = d.optNumber(f, "line_cost", Time, nonNegative, src)
 		out = append(out, c)
