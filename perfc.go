@@ -135,7 +135,11 @@ func (k *Kernel) Predict(opts PredictOptions) (*costmodel.Prediction, error) {
 		other.Set = slices.Delete(slices.Clone(opts.Set), i, i+1)
 		return k.predictOn(other)
 	}
-	if err := costmodel.MarkOverrides(pred, m, opts.Set, without); err != nil {
+	assignments, err := machines.ParseAssignments(opts.Set)
+	if err != nil {
+		return nil, err
+	}
+	if err := costmodel.MarkOverrides(pred, m, assignments, without); err != nil {
 		return nil, err
 	}
 	return pred, nil
@@ -216,12 +220,14 @@ func LoadMachine(name string, set []string) (*machines.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(set) > 0 {
-		if err := m.Override(set); err != nil {
-			return nil, err
-		}
+	if len(set) == 0 {
+		return m, nil
 	}
-	return m, nil
+	assignments, err := machines.ParseAssignments(set)
+	if err != nil {
+		return nil, err
+	}
+	return m.With(assignments...)
 }
 
 // SourceError is an error that points into a kernel's source: its Error

@@ -36,48 +36,71 @@ func Parse(name string, data []byte) (*Machine, error) {
 	return build(name, bytes.Clone(data), nil)
 }
 
-// assignment is one -M override, kept so that the machine can be rebuilt.
-type assignment struct {
-	origin      string // "-M bw=2*bw", the position of its errors
-	name, value string
+// Assignment is one parameter override for a what-if study (-M name=value).
+// Value is a constant expression with a unit that may refer to the
+// parameters, the overridden one included ("bw=2*bw" doubles the
+// bandwidth). Origin is where it was written, the position its errors name
+// ("-M bw=2*bw"); when empty it is "-M Name=Value".
+type Assignment struct {
+	Name, Value string
+	Origin      string
 }
 
-// Override sets parameters for a what-if study: each assignment is
-// "name=value", where value is a constant expression with a unit that may
-// refer to the parameters, the overridden one included ("bw=2*bw" doubles
-// the bandwidth). The value must have the parameter's dimension. Two
-// switches are accepted besides parameters: compose=sum|max and
-// startup=per_step|per_pattern. Assignments apply in order, after any
-// earlier Override. On error the machine is unchanged. Override replaces the
-// machine's contents, so it must not run while other goroutines read it;
-// values already read from it (a *MessageModel, a *Cost) keep their old
-// numbers.
-func (m *Machine) Override(assignments []string) error {
-	all := slices.Clone(m.overrides)
+// origin is where the assignment's errors point.
+func (a Assignment) origin() string {
+	if a.Origin != "" {
+		return a.Origin
+	}
+	return "-M " + a.Name + "=" + a.Value
+}
+
+// ParseAssignment splits a command-line override "name=value" into an
+// Assignment whose Origin is "-M " followed by s; the error says what the
+// form is.
+func ParseAssignment(s string) (Assignment, error) {
+	origin := "-M " + s
+	name, value, ok := strings.Cut(s, "=")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "" || value == "" {
+		var errs ErrorList
+		errs.add(origin, 0, 0, "want name=value, such as bw=100MB/s or bw=2*bw")
+		return Assignment{}, errs
+	}
+	return Assignment{Name: name, Value: value, Origin: origin}, nil
+}
+
+// ParseAssignments parses every "name=value" of a command line with
+// ParseAssignment, reporting every malformed one at once.
+func ParseAssignments(list []string) ([]Assignment, error) {
+	var out []Assignment
 	var errs ErrorList
-	for _, a := range assignments {
-		origin := "-M " + a
-		name, value, ok := strings.Cut(a, "=")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || name == "" || value == "" {
-			errs.add(origin, 0, 0, "want name=value, such as bw=100MB/s or bw=2*bw")
+	for _, s := range list {
+		a, err := ParseAssignment(s)
+		if err != nil {
+			errs = append(errs, err.(ErrorList)...)
 			continue
 		}
-		all = append(all, assignment{origin, name, value})
+		out = append(out, a)
 	}
 	if len(errs) > 0 {
-		return errs
+		return nil, errs
 	}
-	rebuilt, err := build(m.file, m.data, all)
-	if err != nil {
-		return err
-	}
-	*m = *rebuilt
-	return nil
+	return out, nil
+}
+
+// With returns a new machine: m's table with the overrides applied in
+// order, after any that m was built with. Two switches are accepted besides
+// parameters: compose=sum|max and startup=per_step|per_pattern. Each value
+// must have its parameter's dimension. m itself is never changed, so values
+// already read from it keep their numbers and other goroutines may go on
+// reading it.
+func (m *Machine) With(overrides ...Assignment) (*Machine, error) {
+	all := slices.Concat(m.overrides, overrides)
+	return build(m.file, m.data, all)
 }
 
 // build decodes a table, applying overrides to its parameters.
-func build(file string, data []byte, overrides []assignment) (*Machine, error) {
+func build(file string, data []byte, overrides []Assignment) (*Machine, error) {
 	root, err := parseYAML(file, data)
 	if err != nil {
 		return nil, err
@@ -194,7 +217,7 @@ type decoder struct {
 	file      string
 	m         *Machine
 	errs      ErrorList
-	overrides []assignment
+	overrides []Assignment
 	applied   []bool
 }
 

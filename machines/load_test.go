@@ -280,7 +280,7 @@ func TestParseCopiesInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	copy(data, strings.Repeat("#", len(data)))
-	if err := m.Override([]string{"x=2us"}); err != nil {
+	if m, err = override(m, "x=2us"); err != nil {
 		t.Fatalf("override after the buffer changed: %v", err)
 	}
 	if p, _ := m.Param("x"); p.Value != 2e-6 {

@@ -7,8 +7,8 @@ import (
 
 // Machine is one machine table: what a machine costs, number by number, with
 // where each number comes from. It is built by Parse, Load or Builtin and is
-// immutable afterwards except through Override, which replaces it as a whole
-// (a failed Override leaves it unchanged). Sections a table does not give are
+// immutable afterwards: With returns a new machine with overrides applied.
+// Sections a table does not give are
 // nil; their accessors are safe on nil receivers and report absence.
 type Machine struct {
 	name        string
@@ -26,10 +26,10 @@ type Machine struct {
 	disk        *Disk
 	results     []Result
 
-	// What the machine was built from, so that Override can rebuild it.
+	// What the machine was built from, so that With can rebuild it.
 	file      string
 	data      []byte
-	overrides []assignment
+	overrides []Assignment
 }
 
 // Number is one number of a machine table with its provenance.

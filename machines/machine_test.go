@@ -384,7 +384,8 @@ func TestClusters(t *testing.T) {
 	if nx, ny := unit.Cluster().NodeOf(100, 100); nx != 0 || ny != 0 {
 		t.Error("by default one node holds every rank")
 	}
-	if err := unit.Override([]string{"sx=5", "sy=5", "lx=2", "ly=2"}); err != nil {
+	unit, err := override(unit, "sx=5", "sy=5", "lx=2", "ly=2")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if sx, sy := unit.Cluster().Node(); sx != 5 || sy != 5 {
@@ -471,15 +472,32 @@ func TestFullTable(t *testing.T) {
 // get drops the ok of an accessor.
 func get(n Number, _ bool) float64 { return n.Value }
 
+// override applies command-line assignments ("name=value") to m.
+func override(m *Machine, list ...string) (*Machine, error) {
+	as, err := ParseAssignments(list)
+	if err != nil {
+		return nil, err
+	}
+	return m.With(as...)
+}
+
 func TestOverride(t *testing.T) {
-	m := mustBuiltin(t, "sp2")
-	if err := m.Override([]string{"bw=100 MB/s"}); err != nil {
+	orig := mustBuiltin(t, "sp2")
+	m, err := override(orig, "bw=100 MB/s")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if got := m.Messages("").Time(1e6, 1); !near(got, 54e-6+10e-3, 1e-12) {
 		t.Errorf("after -M bw=100MB/s a 1 MB message takes %g", got)
 	}
-	if err := m.Override([]string{"bw=2*bw", "T_s=T_s/2"}); err != nil {
+	// With returns a new machine: the receiver keeps its numbers.
+	if got := orig.Messages("").Time(1e6, 1); !near(got, 54e-6+1e6/50e6, 1e-12) {
+		t.Errorf("With changed its receiver: a 1 MB message takes %g", got)
+	}
+	if p, _ := orig.Param("bw"); p.Value != 50e6 || strings.HasPrefix(p.Source, "override") {
+		t.Errorf("With changed its receiver's parameter: %+v", p)
+	}
+	if m, err = override(m, "bw=2*bw", "T_s=T_s/2"); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := m.Messages("").Hockney(0)
@@ -497,7 +515,7 @@ func TestOverride(t *testing.T) {
 	if p.Source != "override -M bw=2*bw" || p.String() != "200MB/s" {
 		t.Errorf("overridden parameter = %+v (%s)", p, p)
 	}
-	if err := m.Override([]string{"compose=max", "startup=per_pattern"}); err != nil {
+	if m, err = override(m, "compose=max", "startup=per_pattern"); err != nil {
 		t.Fatal(err)
 	}
 	if m.Compose() != ComposeMax || m.Messages("").Startup() != PerPattern {
@@ -527,15 +545,15 @@ func TestOverrideErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := mustBuiltin(t, "sp2")
-		err := m.Override(tt.args)
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("Override(%q) = %v\nwant %s", tt.args, err, tt.want)
+		got, err := override(m, tt.args...)
+		if err == nil || err.Error() != tt.want || got != nil {
+			t.Errorf("override(%q) = %v, %v\nwant %s", tt.args, got, err, tt.want)
 		}
 		if h, _ := m.Messages("").Hockney(0); h.T0.Value != 54e-6 || h.Rinf.Value != 50e6 {
-			t.Errorf("a failed Override(%q) changed the machine", tt.args)
+			t.Errorf("a failed override(%q) changed the machine", tt.args)
 		}
 	}
-	if err := mustBuiltin(t, "ipsc860").Override([]string{"bw=1MB/s"}); err == nil ||
+	if _, err := override(mustBuiltin(t, "ipsc860"), "bw=1MB/s"); err == nil ||
 		err.Error() != `-M bw=1MB/s: machine ipsc860 has no parameter 'bw' (it has none; switches: compose, startup)` {
 		t.Errorf("override on a machine without parameters: %v", err)
 	}
