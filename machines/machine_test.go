@@ -2,19 +2,15 @@ package machines
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// update rewrites the golden files under testdata/ instead of comparing
-// against them: go test ./machines -update.
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+	goldenfile "perfc/internal/golden"
+)
 
 // near reports whether got is within rel (relative) of want.
 func near(got, want, rel float64) bool {
@@ -73,22 +69,7 @@ func TestDescribeGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden := filepath.Join("testdata", "describe", name+".txt")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-			t.Errorf("Describe(%s) (-want +got):\n%s", name, diff)
-		}
+		goldenfile.Check(t, golden, buf.String())
 	}
 }
 

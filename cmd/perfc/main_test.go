@@ -3,17 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "perfc/internal/golden"
 )
-
-// update rewrites the golden files: go test ./cmd/perfc -update.
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // runCLI runs perfc in process and returns its exit status and streams.
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -26,20 +22,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/perfc -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // TestGolden runs verbs as a user would and compares their whole output.
