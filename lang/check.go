@@ -401,7 +401,7 @@ func (c *checker) rankValue(obj *Object, p *Param, overridden bool) (int64, bool
 func (c *checker) declName(id *Ident) bool {
 	name := id.Name
 	switch {
-	case isKeyword(name):
+	case IsKeyword(name): // the parser rejects keywords as names already; a tree built by other means may not
 		c.errorf(id, "'%s' is a keyword; choose another name", name)
 	case predeclaredMeaning(name, c.isGrid()) != "":
 		c.errorf(id, "'%s' is predeclared (%s); choose another name", name, predeclaredMeaning(name, c.isGrid()))
