@@ -234,16 +234,8 @@ func LoadMachine(name string, set []string) (*machines.Machine, error) {
 // prints every message as file:line:col: message, followed by the source
 // line and a caret under the column, as the perfc command does. It
 // unwraps to the lang.ErrorList, for callers that want the positions.
-type SourceError struct {
-	List   lang.ErrorList
-	Source *lang.Source
-}
-
-// Error formats every error with its source line and caret.
-func (e *SourceError) Error() string { return strings.TrimSuffix(e.List.Format(e.Source), "\n") }
-
-// Unwrap returns the list, so that errors.As(err, &list) finds it.
-func (e *SourceError) Unwrap() error { return e.List }
+// Machine tables' errors are of the same type (lang.SourceError).
+type SourceError = lang.SourceError
 
 // withSource turns an error that carries positions (a lang.ErrorList, or
 // a *lang.Error from the analyzer, the cost model or the emulator) into a

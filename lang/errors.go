@@ -189,3 +189,20 @@ func escapeRune(r rune) string {
 	}
 	return fmt.Sprintf(`\u%04x`, r)
 }
+
+// SourceError is an error that points into a source, a kernel's or a
+// machine table's: its Error prints every message as file:line:col:
+// message, followed by the source line and a caret under the column, as
+// the perfc command does (no caret where Source is nil or does not hold
+// the line). It unwraps to the ErrorList, for callers that want the
+// positions.
+type SourceError struct {
+	List   ErrorList
+	Source *Source
+}
+
+// Error formats every error with its source line and caret.
+func (e *SourceError) Error() string { return strings.TrimSuffix(e.List.Format(e.Source), "\n") }
+
+// Unwrap returns the list, so that errors.As(err, &list) finds it.
+func (e *SourceError) Unwrap() error { return e.List }

@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"perfc/internal/readlimit"
+	"perfc/lang"
 )
 
 // Load reads a user's machine table from a YAML file of at most
@@ -30,8 +31,8 @@ func Load(path string) (*Machine, error) {
 func Parse(name string, data []byte) (*Machine, error) {
 	if len(data) > readlimit.Max {
 		var errs ErrorList
-		errs.add(name, 0, 0, "the table is %d bytes; perfc reads at most 1 MiB (%d bytes) of a machine table: give it a smaller file", len(data), readlimit.Max)
-		return nil, errs
+		addError(&errs, name, 0, 0, "the table is %d bytes; perfc reads at most 1 MiB (%d bytes) of a machine table: give it a smaller file", len(data), readlimit.Max)
+		return nil, withSource(errs, name, nil)
 	}
 	return build(name, bytes.Clone(data), nil)
 }
@@ -58,13 +59,20 @@ func (a Assignment) origin() string {
 // Assignment whose Origin is "-M " followed by s; the error says what the
 // form is.
 func ParseAssignment(s string) (Assignment, error) {
+	a, err := parseAssignment(s)
+	if err != nil {
+		return Assignment{}, &lang.SourceError{List: ErrorList{err}}
+	}
+	return a, nil
+}
+
+// parseAssignment is ParseAssignment with the bare error.
+func parseAssignment(s string) (Assignment, *Error) {
 	origin := "-M " + s
 	name, value, ok := strings.Cut(s, "=")
 	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 	if !ok || name == "" || value == "" {
-		var errs ErrorList
-		errs.add(origin, 0, 0, "want name=value, such as bw=100MB/s or bw=2*bw")
-		return Assignment{}, errs
+		return Assignment{}, &Error{Pos: lang.Position{Filename: origin}, Msg: "want name=value, such as bw=100MB/s or bw=2*bw"}
 	}
 	return Assignment{Name: name, Value: value, Origin: origin}, nil
 }
@@ -75,15 +83,15 @@ func ParseAssignments(list []string) ([]Assignment, error) {
 	var out []Assignment
 	var errs ErrorList
 	for _, s := range list {
-		a, err := ParseAssignment(s)
+		a, err := parseAssignment(s)
 		if err != nil {
-			errs = append(errs, err.(ErrorList)...)
+			errs = append(errs, err)
 			continue
 		}
 		out = append(out, a)
 	}
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, &lang.SourceError{List: errs}
 	}
 	return out, nil
 }
@@ -99,8 +107,18 @@ func (m *Machine) With(overrides ...Assignment) (*Machine, error) {
 	return build(m.file, m.data, all)
 }
 
-// build decodes a table, applying overrides to its parameters.
+// build decodes a table, applying overrides to its parameters. Its errors
+// are a *lang.SourceError over the table's text.
 func build(file string, data []byte, overrides []Assignment) (*Machine, error) {
+	m, err := decode(file, data, overrides)
+	if err != nil {
+		return nil, withSource(err, file, data)
+	}
+	return m, nil
+}
+
+// decode is build with the bare errors.
+func decode(file string, data []byte, overrides []Assignment) (*Machine, error) {
 	root, err := parseYAML(file, data)
 	if err != nil {
 		return nil, err
@@ -113,7 +131,6 @@ func build(file string, data []byte, overrides []Assignment) (*Machine, error) {
 	}
 	d.machine(root)
 	if len(d.errs) > 0 {
-		d.errs.sortAndDedup()
 		return nil, d.errs
 	}
 	return d.m, nil
@@ -129,13 +146,13 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 		var many *yaml.LoadErrors
 		switch {
 		case errors.As(err, &one):
-			errs.add(file, one.Mark.Line, one.Mark.Column, "YAML: %s", one.Message)
+			addError(&errs, file, one.Mark.Line, one.Mark.Column, "YAML: %s", one.Message)
 		case errors.As(err, &many):
 			for _, e := range many.Errors {
-				errs.add(file, e.Mark.Line, e.Mark.Column, "YAML: %s", e.Message)
+				addError(&errs, file, e.Mark.Line, e.Mark.Column, "YAML: %s", e.Message)
 			}
 		default:
-			errs.add(file, 0, 0, "YAML: %v (a machine table is one YAML document)", err)
+			addError(&errs, file, 0, 0, "YAML: %v (a machine table is one YAML document)", err)
 		}
 		return nil, errs
 	}
@@ -182,7 +199,7 @@ func checkAliases(file string, root *yaml.Node) error {
 		return nil
 	}
 	var errs ErrorList
-	errs.add(file, bad.Line, bad.Column, "YAML: the alias *%s takes the aliases' repeated nodes over %d (the limit); write the repeated part out, or share numbers through params", bad.Value, maxAliasNodes)
+	addError(&errs, file, bad.Line, bad.Column, "YAML: the alias *%s takes the aliases' repeated nodes over %d (the limit); write the repeated part out, or share numbers through params", bad.Value, maxAliasNodes)
 	return errs
 }
 
@@ -223,7 +240,7 @@ type decoder struct {
 
 // errorf reports a problem at a node.
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
-	d.errs.add(d.file, n.Line, n.Column, format, args...)
+	addError(&d.errs, d.file, n.Line, n.Column, format, args...)
 }
 
 // errorInScalar reports an error at a byte offset inside a one-line scalar
@@ -236,7 +253,7 @@ func (d *decoder) errorInScalar(n *yaml.Node, off int, msg string) {
 			col++
 		}
 	}
-	d.errs.add(d.file, n.Line, col, "%s", msg)
+	addError(&d.errs, d.file, n.Line, col, "%s", msg)
 }
 
 // deref follows YAML aliases.

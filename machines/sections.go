@@ -125,11 +125,11 @@ func (d *decoder) overrideParam(p Param) Param {
 		q, unit, _, err := evalConstant(a.Value, sc)
 		switch {
 		case err != nil:
-			d.errs.add(a.origin(), 0, 0, "%v", err)
+			addError(&d.errs, a.origin(), 0, 0, "%v", err)
 		case q.Dim != p.Dim:
-			d.errs.add(a.origin(), 0, 0, "'%s' needs %s, got %s (%s)", p.Name, p.Dim.Describe(), q.Dim.Describe(), a.Value)
+			addError(&d.errs, a.origin(), 0, 0, "'%s' needs %s, got %s (%s)", p.Name, p.Dim.Describe(), q.Dim.Describe(), a.Value)
 		case q.Value < 0 || math.IsNaN(q.Value) || math.IsInf(q.Value, 0):
-			d.errs.add(a.origin(), 0, 0, "'%s' must be a finite value not below zero (%s)", p.Name, a.Value)
+			addError(&d.errs, a.origin(), 0, 0, "'%s' must be a finite value not below zero (%s)", p.Name, a.Value)
 		default:
 			if unit == "" {
 				unit = p.Unit
@@ -155,7 +155,7 @@ func (d *decoder) reportUnknownOverrides() {
 		if len(names) > 0 {
 			list = "parameters: " + strings.Join(names, ", ")
 		}
-		d.errs.add(a.origin(), 0, 0, "machine %s has no parameter '%s' (%s; switches: compose, startup)", d.m.name, a.Name, list)
+		addError(&d.errs, a.origin(), 0, 0, "machine %s has no parameter '%s' (%s; switches: compose, startup)", d.m.name, a.Name, list)
 	}
 }
 
@@ -165,7 +165,7 @@ func (d *decoder) applySwitches() {
 		switch a.Name {
 		case "compose":
 			if a.Value != "sum" && a.Value != "max" {
-				d.errs.add(a.origin(), 0, 0, "compose must be sum or max")
+				addError(&d.errs, a.origin(), 0, 0, "compose must be sum or max")
 				continue
 			}
 			if d.m.memory == nil {
@@ -177,11 +177,11 @@ func (d *decoder) applySwitches() {
 			}
 		case "startup":
 			if a.Value != "per_step" && a.Value != "per_pattern" {
-				d.errs.add(a.origin(), 0, 0, "startup must be per_step or per_pattern")
+				addError(&d.errs, a.origin(), 0, 0, "startup must be per_step or per_pattern")
 				continue
 			}
 			if d.m.messages == nil {
-				d.errs.add(a.origin(), 0, 0, "machine %s has no message model", d.m.name)
+				addError(&d.errs, a.origin(), 0, 0, "machine %s has no message model", d.m.name)
 				continue
 			}
 			s := PerStep

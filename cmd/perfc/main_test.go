@@ -52,6 +52,7 @@ func TestGolden(t *testing.T) {
 		{"machines.golden", []string{"machines"}, 0, ""},
 		{"machines_cm5.golden", []string{"machines", "cm5-32"}, 0, ""},
 		{"error_machine.golden", []string{"predict", "../../examples/gauss.spmd", "-m", "cray-1"}, 1, ""},
+		{"error_table.golden", []string{"predict", "../../examples/gauss.spmd", "-m", "testdata/error_table.yaml"}, 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
