@@ -267,7 +267,7 @@ func (b *scheduleBuilder) stmt(s lang.Stmt, ctx []level, region string) ([]*SNod
 		}
 		return []*SNode{{Kind: SIf, Stmt: s, Body: then, Else: els}}, nil
 	}
-	return nil, b.ra.errorf(s, "internal error: %T with communication", s)
+	return nil, b.ra.errorf(s, "%s", lang.Unhandled("analyze: schedule (a statement with communication)", s))
 }
 
 // segment plans a run of statements without communication and sums its

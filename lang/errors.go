@@ -206,3 +206,21 @@ func (e *SourceError) Error() string { return strings.TrimSuffix(e.List.Format(e
 
 // Unwrap returns the list, so that errors.As(err, &list) finds it.
 func (e *SourceError) Unwrap() error { return e.List }
+
+// Unhandled is the message of a stage that meets a statement or expression
+// kind it has no rule for: an internal error of perfc, never the user's.
+// stage names the function ("analyze: plan"), so that a report of it says
+// where the rule is missing (docs/internals.md lists the files a new kind
+// touches). Functions that return errors return it as one; the others,
+// whose kind sets are closed (Stmt and Expr cannot be implemented outside
+// this package) and which only see checked trees, panic with it.
+func Unhandled(stage string, n Node) string {
+	what := "node"
+	switch n.(type) {
+	case Stmt:
+		what = "statement"
+	case Expr:
+		what = "expression"
+	}
+	return fmt.Sprintf("internal error: %s: unhandled %s kind %T; please report it", stage, what, n)
+}
