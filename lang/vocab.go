@@ -52,3 +52,6 @@ func ElemTypeNames() []string { return slices.Clone(elemNames[NoElem+1:]) }
 // ReduceOpNames returns the names of the reduction operators in ReduceOp
 // order (NoReduce left out).
 func ReduceOpNames() []string { return slices.Clone(reduceNames[NoReduce+1:]) }
+
+// AssignOpNames returns the assignment operators in AssignOp order.
+func AssignOpNames() []string { return slices.Clone(assignOpNames[:]) }
