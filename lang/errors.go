@@ -224,3 +224,9 @@ func Unhandled(stage string, n Node) string {
 	}
 	return fmt.Sprintf("internal error: %s: unhandled %s kind %T; please report it", stage, what, n)
 }
+
+// UnhandledComm is Unhandled for a communication kind a stage has no rule
+// for.
+func UnhandledComm(stage string, k CommKind) string {
+	return fmt.Sprintf("internal error: %s: unhandled communication kind %s; please report it", stage, k)
+}

@@ -22,6 +22,9 @@ func TestUnhandled(t *testing.T) {
 	if got := Unhandled("x", &Ident{}); !strings.Contains(got, "unhandled expression kind *lang.Ident") {
 		t.Errorf("Unhandled of an expression = %q", got)
 	}
+	if got, want := UnhandledComm("analyze: count communication", CommKind(200)), "internal error: analyze: count communication: unhandled communication kind CommKind(200); please report it"; got != want {
+		t.Errorf("UnhandledComm = %q, want %q", got, want)
+	}
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(r.(string), "lang: Inspect: unhandled statement kind lang.bogusStmt") {
 			t.Errorf("Inspect of an unknown statement kind: recovered %v", r)
