@@ -55,18 +55,9 @@ func (a Assignment) origin() string {
 	return "-M " + a.Name + "=" + a.Value
 }
 
-// ParseAssignment splits a command-line override "name=value" into an
+// parseAssignment splits a command-line override "name=value" into an
 // Assignment whose Origin is "-M " followed by s; the error says what the
 // form is.
-func ParseAssignment(s string) (Assignment, error) {
-	a, err := parseAssignment(s)
-	if err != nil {
-		return Assignment{}, &lang.SourceError{List: ErrorList{err}}
-	}
-	return a, nil
-}
-
-// parseAssignment is ParseAssignment with the bare error.
 func parseAssignment(s string) (Assignment, *Error) {
 	origin := "-M " + s
 	name, value, ok := strings.Cut(s, "=")
@@ -77,8 +68,8 @@ func parseAssignment(s string) (Assignment, *Error) {
 	return Assignment{Name: name, Value: value, Origin: origin}, nil
 }
 
-// ParseAssignments parses every "name=value" of a command line with
-// ParseAssignment, reporting every malformed one at once.
+// ParseAssignments parses the -M overrides of a command line, each
+// "name=value", reporting every malformed one at once.
 func ParseAssignments(list []string) ([]Assignment, error) {
 	var out []Assignment
 	var errs ErrorList
