@@ -216,13 +216,13 @@ const (
 	OpMax  Op = "max"
 )
 
-func knownOp(op string) bool {
-	switch Op(op) {
-	case OpAdd, OpSub, OpMul, OpDiv, OpMadd, OpCmp, OpSqrt, OpExp, OpLog, OpSin, OpCos, OpAbs, OpMin, OpMax:
-		return true
-	}
-	return false
-}
+// ops are the operations a table may price, for knownOp and Ops.
+var ops = []Op{OpAdd, OpSub, OpMul, OpDiv, OpMadd, OpCmp, OpSqrt, OpExp, OpLog, OpSin, OpCos, OpAbs, OpMin, OpMax}
+
+// Ops lists the operations a per-operation table may price.
+func Ops() []Op { return slices.Clone(ops) }
+
+func knownOp(op string) bool { return slices.Contains(ops, Op(op)) }
 
 // Compute holds what the tables give about arithmetic.
 type Compute struct {
