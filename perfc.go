@@ -136,7 +136,11 @@ func (k *Kernel) Predict(opts PredictOptions) (*costmodel.Prediction, error) {
 		other.Set = slices.Delete(slices.Clone(opts.Set), i, i+1)
 		return k.predictOn(other)
 	}
-	if err := costmodel.MarkOverrides(pred, m, opts.Set, without); err != nil {
+	assignments, err := machines.ParseAssignments(opts.Set)
+	if err != nil {
+		return nil, err
+	}
+	if err := costmodel.MarkOverrides(pred, m, assignments, without); err != nil {
 		return nil, err
 	}
 	return pred, nil
@@ -217,28 +221,22 @@ func LoadMachine(name string, set []string) (*machines.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(set) > 0 {
-		if err := m.Override(set); err != nil {
-			return nil, err
-		}
+	if len(set) == 0 {
+		return m, nil
 	}
-	return m, nil
+	assignments, err := machines.ParseAssignments(set)
+	if err != nil {
+		return nil, err
+	}
+	return m.With(assignments...)
 }
 
 // SourceError is an error that points into a kernel's source: its Error
 // prints every message as file:line:col: message, followed by the source
 // line and a caret under the column, as the perfc command does. It
 // unwraps to the lang.ErrorList, for callers that want the positions.
-type SourceError struct {
-	List   lang.ErrorList
-	Source *lang.Source
-}
-
-// Error formats every error with its source line and caret.
-func (e *SourceError) Error() string { return strings.TrimSuffix(e.List.Format(e.Source), "\n") }
-
-// Unwrap returns the list, so that errors.As(err, &list) finds it.
-func (e *SourceError) Unwrap() error { return e.List }
+// Machine tables' errors are of the same type (lang.SourceError).
+type SourceError = lang.SourceError
 
 // withSource turns an error that carries positions (a lang.ErrorList, or
 // a *lang.Error from the analyzer, the cost model or the emulator) into a

@@ -41,8 +41,11 @@ func (ra *rankAnalysis) comm(l *leaf, c *Counts) error {
 		}
 		c.Barriers = c.Barriers.add(n)
 		return nil
+	case lang.Bcast, lang.Reduce, lang.Allreduce, lang.Scatter, lang.Gather, lang.Allgather, lang.Alltoall, lang.Scan:
+		return ra.collective(s, l, c)
+	default:
+		return ra.errorf(s, "%s", lang.UnhandledComm("analyze: count communication", s.Kind))
 	}
-	return ra.collective(s, l, c)
 }
 
 // p2p adds one direction of a point-to-point statement.

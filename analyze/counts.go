@@ -175,6 +175,15 @@ var opNames = [...]string{"add", "sub", "mul", "div", "rem", "sqrt", "exp", "log
 
 func (k OpKind) String() string { return opNames[k] }
 
+// OpKinds lists every operation kind in order.
+func OpKinds() []OpKind {
+	out := make([]OpKind, numOpKinds)
+	for i := range out {
+		out[i] = OpKind(i)
+	}
+	return out
+}
+
 // MarshalText writes the operation's name.
 func (k OpKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 

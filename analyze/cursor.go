@@ -637,6 +637,8 @@ func indexSlots(k *lang.Checked, n *SNode) []int {
 		exprs = append(exprs, s.Count)
 	case *lang.ForStmt:
 		exprs = append(exprs, s.Lo, s.Hi, s.Step)
+	default:
+		panic(lang.Unhandled("analyze: schedule node", n.Stmt)) // SNodes hold the four kinds above
 	}
 	seen := map[*lang.Object]bool{}
 	var slots []int

@@ -43,6 +43,8 @@ func (t *tallier) expr(e lang.Expr) {
 	// rank-constant subexpressions are folded out of the loops.
 	live := t.info.Deps[e]&(lang.DepIndex|lang.DepData) != 0
 	switch e := e.(type) {
+	case *lang.Ident, *lang.IntLit, *lang.FloatLit, *lang.DirExpr, *lang.NoneLit:
+		// No operation of its own: names and constants.
 	case *lang.ParenExpr:
 		t.expr(e.X)
 	case *lang.IndexExpr:
@@ -106,6 +108,8 @@ func (t *tallier) expr(e lang.Expr) {
 		case "f64", "f32", "i64", "i32":
 			t.count(OpConv, typ)
 		}
+	default:
+		panic(lang.Unhandled("analyze: count operations", e))
 	}
 }
 

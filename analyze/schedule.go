@@ -267,7 +267,7 @@ func (b *scheduleBuilder) stmt(s lang.Stmt, ctx []level, region string) ([]*SNod
 		}
 		return []*SNode{{Kind: SIf, Stmt: s, Body: then, Else: els}}, nil
 	}
-	return nil, b.ra.errorf(s, "internal error: %T with communication", s)
+	return nil, b.ra.errorf(s, "%s", lang.Unhandled("analyze: schedule (a statement with communication)", s))
 }
 
 // segment plans a run of statements without communication and sums its
@@ -586,8 +586,10 @@ func (ra *rankAnalysis) commEvent(s *lang.CommStmt, env *lang.Env) (Event, error
 		ev.Kind, ev.Peer, ev.From, ev.Bytes, ev.RecvBytes = EvSendRecv, p, p, bytesOf(s.Payload), bytesOf(s.Payload)
 	case lang.Barrier:
 		ev.Kind = EvBarrier
-	default:
+	case lang.Bcast, lang.Reduce, lang.Allreduce, lang.Scatter, lang.Gather, lang.Allgather, lang.Alltoall, lang.Scan:
 		ev.Kind, ev.Peer, ev.Bytes = EvCollective, peer(s.Peer), bytesOf(s.Payload)
+	default:
+		return ev, ra.errorf(s, "%s", lang.UnhandledComm("analyze: schedule communication", s.Kind))
 	}
 	return ev, err
 }

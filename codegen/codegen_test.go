@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"go/ast"
 	"go/format"
 	"go/parser"
@@ -23,11 +22,9 @@ import (
 
 	"perfc/analyze"
 	"perfc/codegen/spmd"
+	goldenfile "perfc/internal/golden"
 	"perfc/lang"
 )
-
-// update rewrites the golden files: go test ./codegen -update.
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // TestGeneratedSourceIsGo generates every example and test kernel and
 // checks that each file is formatted Go that parses.
@@ -69,19 +66,7 @@ func TestGolden(t *testing.T) {
 			}
 			path := filepath.Join("testdata", tt.name+".main.go.golden")
 			got := p.File("main.go")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./codegen -update writes it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("main.go differs from %s (-want +got):\n%s", path, diff)
-			}
+			goldenfile.Check(t, path, got)
 		})
 	}
 }

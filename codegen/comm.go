@@ -189,8 +189,10 @@ func (g *generator) comm(s *lang.CommStmt) {
 		call, pays = g.sendrecv(s)
 	case lang.Barrier:
 		call = fmt.Sprintf("r.barrier(%d)", g.commSite(site{kind: "siteBarrier", stmt: g.pos(s)}))
-	default:
+	case lang.Bcast, lang.Reduce, lang.Allreduce, lang.Scatter, lang.Gather, lang.Allgather, lang.Alltoall, lang.Scan:
 		call, pays = g.collective(s)
+	default:
+		g.fail(s, "%s", lang.UnhandledComm("codegen: communication", s.Kind))
 	}
 	for _, p := range pays {
 		for _, l := range p.setup {
@@ -266,7 +268,7 @@ func (g *generator) collective(s *lang.CommStmt) (string, []payload) {
 	case lang.Alltoall:
 		call = fmt.Sprintf("r.alltoall(%d, %s, %s)", id, p.elem, p.bytes)
 	default:
-		g.fail(s, "unknown communication %s", s.Kind)
+		g.fail(s, "%s", lang.UnhandledComm("codegen: collective", s.Kind))
 	}
 	return call, []payload{p}
 }

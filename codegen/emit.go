@@ -168,7 +168,7 @@ func (g *generator) stmt(s lang.Stmt) {
 	case *lang.CommStmt:
 		g.comm(s)
 	default:
-		g.fail(s, "unknown statement")
+		g.fail(s, "%s", lang.Unhandled("codegen: statement", s))
 	}
 }
 
@@ -375,6 +375,10 @@ func (g *generator) collectRegions() {
 				g.regions = append(g.regions, s.Name)
 			}
 			walk(s.Body)
+		case *lang.LetStmt, *lang.ArrayDecl, *lang.VarDecl, *lang.AssignStmt, *lang.CommStmt:
+			// No statements inside.
+		default:
+			panic(lang.Unhandled("codegen: regions", s))
 		}
 	}
 	walk(g.k.Kernel.Body)

@@ -164,8 +164,12 @@ func (g *generator) natural(e lang.Expr) code {
 	case *lang.DirExpr:
 		dx, dy := e.Dir.Offset()
 		return code{text: fmt.Sprintf("r.neighbor(%d, %d)", dx, dy), prec: precPrimary, typ: "int"}
+	case *lang.IntLit, *lang.FloatLit, *lang.NoneLit:
+		// Constants, written above; one the checker did not fold is an error.
+		g.fail(e, "cannot write the expression %s", lang.ExprString(e))
+	default:
+		g.fail(e, "%s", lang.Unhandled("codegen: expression", e))
 	}
-	g.fail(e, "cannot write the expression %s", lang.ExprString(e))
 	return code{text: "0", prec: precPrimary, typ: typ}
 }
 

@@ -100,8 +100,11 @@ func commBuffers(k *lang.Checked, s *lang.CommStmt, b int64) *big.Int {
 		return product(2, p, b)
 	case lang.SendRecv, lang.Exchange, lang.Send, lang.Recv, lang.Bcast:
 		return product(2, p, b) // in-place copies, byte buffers
+	case lang.Barrier:
+		return new(big.Int)
+	default:
+		panic(lang.UnhandledComm("codegen: communication buffers", s.Kind))
 	}
-	return new(big.Int)
 }
 
 // payloadBound is the largest number of bytes a payload can hold: a

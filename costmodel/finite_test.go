@@ -120,7 +120,7 @@ func TestPredictRefusesUnusableCosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := huge.Override([]string{"t_startup=1e308s"}); err != nil {
+	if huge, err = huge.With(machines.Assignment{Name: "t_startup", Value: "1e308s"}); err != nil {
 		t.Fatal(err)
 	}
 	cm5, err := machines.Builtin("cm5-32")
@@ -190,7 +190,7 @@ func TestPredictRefusesOverflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Override([]string{"t_startup=1e308s"}); err != nil {
+	if m, err = m.With(machines.Assignment{Name: "t_startup", Value: "1e308s"}); err != nil {
 		t.Fatal(err)
 	}
 	const reps = `

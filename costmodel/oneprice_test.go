@@ -37,7 +37,7 @@ func oneTables(t *testing.T) map[string]*machines.Machine {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Override([]string{"compose=" + compose}); err != nil {
+		if m, err = m.With(machines.Assignment{Name: "compose", Value: compose}); err != nil {
 			t.Fatal(err)
 		}
 		out["host-"+compose] = m

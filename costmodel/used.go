@@ -150,11 +150,10 @@ type Override struct {
 // differ in any term, the total or the emulation; one that is not gets a
 // note naming the parts of the table it enters and what priced the
 // kernel's work of that kind instead.
-func MarkOverrides(pred *Prediction, m *machines.Machine, assignments []string,
+func MarkOverrides(pred *Prediction, m *machines.Machine, assignments []machines.Assignment,
 	without func(i int) (*Prediction, *machines.Machine, error)) error {
 	for i, a := range assignments {
-		name, value, _ := strings.Cut(a, "=")
-		o := Override{Name: strings.TrimSpace(name), Value: strings.TrimSpace(value)}
+		o := Override{Name: a.Name, Value: a.Value}
 		other, base, err := without(i)
 		if err != nil {
 			return err

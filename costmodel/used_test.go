@@ -20,7 +20,11 @@ func predictOn(t *testing.T, k *lang.Checked, name string, opts Options, overrid
 		t.Fatal(err)
 	}
 	if len(overrides) > 0 {
-		if err := m.Override(overrides); err != nil {
+		as, err := machines.ParseAssignments(overrides)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err = m.With(as...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -161,7 +165,7 @@ func TestMarkOverrides(t *testing.T) {
 				rest := append(append([]string(nil), tt.overrides[:i]...), tt.overrides[i+1:]...)
 				return predictOn(t, k, tt.machine, Options{}, rest...)
 			}
-			if err := MarkOverrides(pred, m, tt.overrides, without); err != nil {
+			if err := MarkOverrides(pred, m, mustAssign(t, tt.overrides), without); err != nil {
 				t.Fatal(err)
 			}
 			if len(pred.Overrides) != len(tt.overrides) {
@@ -220,4 +224,14 @@ func TestPartitionNote(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mustAssign parses -M assignments.
+func mustAssign(t *testing.T, list []string) []machines.Assignment {
+	t.Helper()
+	as, err := machines.ParseAssignments(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as
 }

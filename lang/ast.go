@@ -6,6 +6,8 @@ package lang
 // through an Info, never by mutating them, so one File can be checked with
 // many parameter bindings.
 
+import "fmt"
+
 // Node is implemented by every AST node.
 type Node interface {
 	Pos() Pos // position of the first token
@@ -262,7 +264,12 @@ const (
 var commNames = [...]string{"send", "recv", "sendrecv", "exchange", "bcast", "reduce", "allreduce",
 	"scatter", "gather", "allgather", "alltoall", "scan", "barrier"}
 
-func (k CommKind) String() string { return commNames[k] }
+func (k CommKind) String() string {
+	if int(k) < len(commNames) {
+		return commNames[k]
+	}
+	return fmt.Sprintf("CommKind(%d)", k)
+}
 
 // IsCollective reports whether every rank takes part in the operation.
 func (k CommKind) IsCollective() bool { return k >= Bcast }

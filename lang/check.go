@@ -104,6 +104,16 @@ type condFrame struct {
 // pos resolves a compact position.
 func (c *checker) pos(p Pos) Position { return c.src.Position(p) }
 
+// unhandled reports a statement or expression kind the checker has no
+// rule for (lang.Unhandled), at n's position when n is not nil.
+func (c *checker) unhandled(stage string, n Node) {
+	var pos Position
+	if n != nil {
+		pos = c.pos(n.Pos())
+	}
+	c.errs.Add(pos, Unhandled(stage, n))
+}
+
 // errorf reports an error at node n.
 func (c *checker) errorf(n Node, format string, args ...any) {
 	c.errs.Addf(c.pos(n.Pos()), format, args...)
@@ -401,7 +411,7 @@ func (c *checker) rankValue(obj *Object, p *Param, overridden bool) (int64, bool
 func (c *checker) declName(id *Ident) bool {
 	name := id.Name
 	switch {
-	case isKeyword(name):
+	case IsKeyword(name): // the parser rejects keywords as names already; a tree built by other means may not
 		c.errorf(id, "'%s' is a keyword; choose another name", name)
 	case predeclaredMeaning(name, c.isGrid()) != "":
 		c.errorf(id, "'%s' is predeclared (%s); choose another name", name, predeclaredMeaning(name, c.isGrid()))

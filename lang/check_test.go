@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	goldenfile "perfc/internal/golden"
 	"perfc/lang"
 	"perfc/parser"
 )
@@ -638,19 +639,7 @@ func TestCheckGolden(t *testing.T) {
 				fmt.Fprintf(&b, "kernel %s: %d errors\n%s", k.Name.Name, len(errs), errs.Format(f.Source))
 			}
 			golden := strings.TrimSuffix(in, ".spmd") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./lang -run CheckGolden -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), b.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", golden, diff)
-			}
+			goldenfile.Check(t, golden, b.String())
 		})
 	}
 }

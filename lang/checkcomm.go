@@ -37,6 +37,10 @@ func (c *checker) comm(s *CommStmt) {
 		c.peer(s, s.Peer, ctx, "the partner")
 	case Bcast, Scatter, Reduce, Gather:
 		c.root(s, ctx)
+	case Allreduce, Allgather, Alltoall, Scan, Barrier:
+		// No peer and no root.
+	default:
+		c.errorf(s, "%s", UnhandledComm("lang: check communication", s.Kind))
 	}
 	if s.Kind == SendRecv {
 		c.peer(s, s.From, ctx, "the source")

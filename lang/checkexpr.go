@@ -189,9 +189,10 @@ func (c *checker) exprNode(e Expr, ctx exprCtx) operand {
 		return operand{typ: PeerType, dep: DepRank}
 	case *NoneLit:
 		return operand{typ: PeerType, val: MakeInt(-1)}
+	default:
+		c.unhandled("lang: check expression", e)
+		return operand{}
 	}
-	c.errorf(e, "unexpected expression")
-	return operand{}
 }
 
 // lookup resolves a name, reporting it when it is not in scope.

@@ -38,6 +38,8 @@ func (c *checker) stmt(s Stmt) {
 		c.comm(s)
 	case *Block:
 		c.block(s)
+	default:
+		c.unhandled("lang: check statement", s)
 	}
 }
 

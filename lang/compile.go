@@ -118,8 +118,12 @@ func (c *compiler) build(e Expr) fastFn {
 		}
 	case *NoneLit:
 		return func(*Env) (int64, bool) { return -1, true }
+	case *IntLit, *FloatLit, *IndexExpr:
+		// Literals are constants (Info.Values, above); an element is data.
+		return nil
+	default:
+		panic(Unhandled("lang: compile", e))
 	}
-	return nil
 }
 
 // envRank returns env's rank when it names a rank.

@@ -189,3 +189,44 @@ func escapeRune(r rune) string {
 	}
 	return fmt.Sprintf(`\u%04x`, r)
 }
+
+// SourceError is an error that points into a source, a kernel's or a
+// machine table's: its Error prints every message as file:line:col:
+// message, followed by the source line and a caret under the column, as
+// the perfc command does (no caret where Source is nil or does not hold
+// the line). It unwraps to the ErrorList, for callers that want the
+// positions.
+type SourceError struct {
+	List   ErrorList
+	Source *Source
+}
+
+// Error formats every error with its source line and caret.
+func (e *SourceError) Error() string { return strings.TrimSuffix(e.List.Format(e.Source), "\n") }
+
+// Unwrap returns the list, so that errors.As(err, &list) finds it.
+func (e *SourceError) Unwrap() error { return e.List }
+
+// Unhandled is the message of a stage that meets a statement or expression
+// kind it has no rule for: an internal error of perfc, never the user's.
+// stage names the function ("analyze: plan"), so that a report of it says
+// where the rule is missing (docs/internals.md lists the files a new kind
+// touches). Functions that return errors return it as one; the others,
+// whose kind sets are closed (Stmt and Expr cannot be implemented outside
+// this package) and which only see checked trees, panic with it.
+func Unhandled(stage string, n Node) string {
+	what := "node"
+	switch n.(type) {
+	case Stmt:
+		what = "statement"
+	case Expr:
+		what = "expression"
+	}
+	return fmt.Sprintf("internal error: %s: unhandled %s kind %T; please report it", stage, what, n)
+}
+
+// UnhandledComm is Unhandled for a communication kind a stage has no rule
+// for.
+func UnhandledComm(stage string, k CommKind) string {
+	return fmt.Sprintf("internal error: %s: unhandled communication kind %s; please report it", stage, k)
+}

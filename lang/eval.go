@@ -171,7 +171,20 @@ func (ev *evaluator) evalNode(e Expr) (Value, error) {
 	case *NoneLit:
 		return MakeInt(-1), nil
 	}
+	if !knownExpr(e) {
+		return Value{}, errors.New(Unhandled("lang: evaluate", e))
+	}
 	return Value{}, ev.errorf(e, "cannot evaluate this expression")
+}
+
+// knownExpr reports whether e is one of the expression kinds of ast.go, for
+// the evaluator, whose cases may fall through to "cannot evaluate".
+func knownExpr(e Expr) bool {
+	switch e.(type) {
+	case *Ident, *IntLit, *FloatLit, *BinaryExpr, *UnaryExpr, *CondExpr, *ParenExpr, *CallExpr, *IndexExpr, *DirExpr, *NoneLit:
+		return true
+	}
+	return false
 }
 
 // wrapErr is wrap for a possibly nil error.

@@ -575,6 +575,10 @@ func (p *printer) comm(s *CommStmt) {
 			p.text(" into ")
 			p.payload(s.Into)
 		}
+	case Allreduce, Allgather, Alltoall, Scan:
+		// No peer.
+	default:
+		p.invalid("%s", UnhandledComm("lang: print", s.Kind))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	goldenfile "perfc/internal/golden"
 	"perfc/lang"
 	"perfc/parser"
 )
@@ -315,19 +316,7 @@ func TestFmtGolden(t *testing.T) {
 			}
 			got := printCheckFormatted(t, in, src)
 			golden := strings.TrimSuffix(in, ".spmd") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./lang -run Fmt -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", golden, diff)
-			}
+			goldenfile.Check(t, golden, got)
 		})
 	}
 }

@@ -39,20 +39,6 @@ func isIntrinsic(name string) bool {
 	return slices.Contains(strings.Fields(intrinsicList), name)
 }
 
-// isKeyword reports whether name is a reserved keyword of the language.
-// The parser rejects keywords as names already; the checker repeats the
-// test for trees built by other means.
-func isKeyword(name string) bool {
-	switch name {
-	case "kernel", "on", "ranks", "grid", "let", "array", "var", "for", "in", "step", "repeat",
-		"if", "else", "prob", "region", "send", "recv", "sendrecv", "exchange", "bcast", "reduce",
-		"allreduce", "scatter", "gather", "allgather", "alltoall", "scan", "barrier", "to", "from",
-		"with", "into", "bytes", "east", "west", "north", "south", "none":
-		return true
-	}
-	return ElemTypeNamed(name) != NoElem
-}
-
 // predeclaredMeaning explains a predeclared name of a kernel (rank, P, and
 // on a grid rx ry Px Py), or returns "" when name is free to declare.
 func predeclaredMeaning(name string, grid bool) string {

@@ -110,6 +110,16 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, x := range n.Index {
 			inspectExpr(x, f)
 		}
+	case *Ident, *IntLit, *FloatLit, *DirExpr, *NoneLit, *Comment:
+		// Leaves.
+	default:
+		// Stmt and Expr are closed: a kind of either without a rule here
+		// would hide its children from every walk. Other Nodes are the
+		// caller's own, without children Inspect knows.
+		switch n.(type) {
+		case Stmt, Expr:
+			panic(Unhandled("lang: Inspect", n))
+		}
 	}
 }
 

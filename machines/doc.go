@@ -18,8 +18,8 @@
 // cm5-512), the NWT, the PARKBENCH Appendix C machines, LANL's Blue
 // Mountain and the unit-cost machine for step counting.
 //
-// A Machine is immutable once built; Override rebuilds it with -M parameter
-// values for what-if studies. The package prices nothing itself: package
+// A Machine is immutable once built; With returns a new machine with -M
+// parameter values for what-if studies (ParseAssignments reads them). The package prices nothing itself: package
 // costmodel reads the accessors (Messages, Collective, MPICH, Compute,
 // Memory, Cluster, Disk) and combines them with a kernel's counts.
 package machines

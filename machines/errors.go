@@ -1,57 +1,40 @@
 package machines
 
 import (
-	"cmp"
+	"errors"
 	"fmt"
-	"slices"
-	"strings"
+
+	"perfc/lang"
 )
 
-// Error is one problem in a machine table or an override. File is the table's
-// file name, or the override as written ("-M bw=5us"); Line and Col count
-// from 1 and are zero when unknown.
-type Error struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-// Error formats the problem as file:line:col: message, leaving out what is
-// unknown, as the kernel language's errors do.
-func (e *Error) Error() string {
-	pos := e.File
-	if e.Line > 0 {
-		pos += fmt.Sprintf(":%d:%d", e.Line, e.Col)
-	}
-	if pos == "" {
-		return e.Msg
-	}
-	return pos + ": " + e.Msg
-}
+// Error is one problem in a machine table or an override: the diagnostic
+// type the kernel language's checker reports too. Pos.Filename is the
+// table's file name, or the override as written ("-M bw=5us"); Line and
+// Col count from 1 and are zero when unknown.
+type Error = lang.Error
 
 // ErrorList is every problem found in a table, so that a user sees them all
-// at once.
-type ErrorList []*Error
+// at once. Parse, Load and With return it inside a *lang.SourceError, whose
+// Error prints each problem with its line of the table and a caret.
+type ErrorList = lang.ErrorList
 
-// Error prints one problem per line.
-func (l ErrorList) Error() string {
-	lines := make([]string, len(l))
-	for i, e := range l {
-		lines[i] = e.Error()
+// addError appends a problem to l.
+func addError(l *ErrorList, file string, line, col int, format string, args ...any) {
+	l.Add(lang.Position{Filename: file, Line: line, Col: col}, fmt.Sprintf(format, args...))
+}
+
+// withSource returns an ErrorList err as a *lang.SourceError over the
+// table's text (nil data: no source lines, as for -M errors), sorted and
+// without repeats; other errors as they are.
+func withSource(err error, file string, data []byte) error {
+	var l ErrorList
+	if !errors.As(err, &l) {
+		return err
 	}
-	return strings.Join(lines, "\n")
-}
-
-// add appends a problem.
-func (l *ErrorList) add(file string, line, col int, format string, args ...any) {
-	*l = append(*l, &Error{file, line, col, fmt.Sprintf(format, args...)})
-}
-
-// sortAndDedup orders the problems by position and drops repeats, so that a
-// node read twice is reported once.
-func (l *ErrorList) sortAndDedup() {
-	slices.SortStableFunc(*l, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Col, b.Col), cmp.Compare(a.Msg, b.Msg))
-	})
-	*l = slices.CompactFunc(*l, func(a, b *Error) bool { return *a == *b })
+	l.RemoveMultiples()
+	var src *lang.Source
+	if data != nil {
+		src = lang.NewSource(file, data)
+	}
+	return &lang.SourceError{List: l, Source: src}
 }

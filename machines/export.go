@@ -132,17 +132,17 @@ func (m *Machine) yamlText() ([]byte, error) {
 		}
 	}
 	for _, a := range m.overrides {
-		switch a.name {
+		switch a.Name {
 		case "compose":
-			setScalar(ensureMapping(root, "memory"), "compose", a.value)
+			setScalar(ensureMapping(root, "memory"), "compose", a.Value)
 		case "startup":
 			messages := child(root, "messages")
-			setScalar(messages, "startup", a.value)
+			setScalar(messages, "startup", a.Value)
 			byElem := child(messages, "by_elem")
 			for i := 1; byElem != nil && i < len(byElem.Content); i += 2 {
-				setScalar(deref(byElem.Content[i]), "startup", a.value)
+				setScalar(deref(byElem.Content[i]), "startup", a.Value)
 			}
-			setScalar(child(child(root, "cluster"), "inter"), "startup", a.value)
+			setScalar(child(child(root, "cluster"), "inter"), "startup", a.Value)
 		}
 	}
 	var out bytes.Buffer

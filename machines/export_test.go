@@ -44,7 +44,7 @@ func TestWriteYAMLRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := m.Override(tt.overrides); err != nil {
+			if m, err = override(m, tt.overrides...); err != nil {
 				t.Fatal(err)
 			}
 			var text bytes.Buffer

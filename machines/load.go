@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"perfc/internal/readlimit"
+	"perfc/lang"
 )
 
 // Load reads a user's machine table from a YAML file of at most
@@ -30,54 +31,85 @@ func Load(path string) (*Machine, error) {
 func Parse(name string, data []byte) (*Machine, error) {
 	if len(data) > readlimit.Max {
 		var errs ErrorList
-		errs.add(name, 0, 0, "the table is %d bytes; perfc reads at most 1 MiB (%d bytes) of a machine table: give it a smaller file", len(data), readlimit.Max)
-		return nil, errs
+		addError(&errs, name, 0, 0, "the table is %d bytes; perfc reads at most 1 MiB (%d bytes) of a machine table: give it a smaller file", len(data), readlimit.Max)
+		return nil, withSource(errs, name, nil)
 	}
 	return build(name, bytes.Clone(data), nil)
 }
 
-// assignment is one -M override, kept so that the machine can be rebuilt.
-type assignment struct {
-	origin      string // "-M bw=2*bw", the position of its errors
-	name, value string
+// Assignment is one parameter override for a what-if study (-M name=value).
+// Value is a constant expression with a unit that may refer to the
+// parameters, the overridden one included ("bw=2*bw" doubles the
+// bandwidth). Origin is where it was written, the position its errors name
+// ("-M bw=2*bw"); when empty it is "-M Name=Value".
+type Assignment struct {
+	Name, Value string
+	Origin      string
 }
 
-// Override sets parameters for a what-if study: each assignment is
-// "name=value", where value is a constant expression with a unit that may
-// refer to the parameters, the overridden one included ("bw=2*bw" doubles
-// the bandwidth). The value must have the parameter's dimension. Two
-// switches are accepted besides parameters: compose=sum|max and
-// startup=per_step|per_pattern. Assignments apply in order, after any
-// earlier Override. On error the machine is unchanged. Override replaces the
-// machine's contents, so it must not run while other goroutines read it;
-// values already read from it (a *MessageModel, a *Cost) keep their old
-// numbers.
-func (m *Machine) Override(assignments []string) error {
-	all := slices.Clone(m.overrides)
+// origin is where the assignment's errors point.
+func (a Assignment) origin() string {
+	if a.Origin != "" {
+		return a.Origin
+	}
+	return "-M " + a.Name + "=" + a.Value
+}
+
+// parseAssignment splits a command-line override "name=value" into an
+// Assignment whose Origin is "-M " followed by s; the error says what the
+// form is.
+func parseAssignment(s string) (Assignment, *Error) {
+	origin := "-M " + s
+	name, value, ok := strings.Cut(s, "=")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "" || value == "" {
+		return Assignment{}, &Error{Pos: lang.Position{Filename: origin}, Msg: "want name=value, such as bw=100MB/s or bw=2*bw"}
+	}
+	return Assignment{Name: name, Value: value, Origin: origin}, nil
+}
+
+// ParseAssignments parses the -M overrides of a command line, each
+// "name=value", reporting every malformed one at once.
+func ParseAssignments(list []string) ([]Assignment, error) {
+	var out []Assignment
 	var errs ErrorList
-	for _, a := range assignments {
-		origin := "-M " + a
-		name, value, ok := strings.Cut(a, "=")
-		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-		if !ok || name == "" || value == "" {
-			errs.add(origin, 0, 0, "want name=value, such as bw=100MB/s or bw=2*bw")
+	for _, s := range list {
+		a, err := parseAssignment(s)
+		if err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		all = append(all, assignment{origin, name, value})
+		out = append(out, a)
 	}
 	if len(errs) > 0 {
-		return errs
+		return nil, &lang.SourceError{List: errs}
 	}
-	rebuilt, err := build(m.file, m.data, all)
-	if err != nil {
-		return err
-	}
-	*m = *rebuilt
-	return nil
+	return out, nil
 }
 
-// build decodes a table, applying overrides to its parameters.
-func build(file string, data []byte, overrides []assignment) (*Machine, error) {
+// With returns a new machine: m's table with the overrides applied in
+// order, after any that m was built with. Two switches are accepted besides
+// parameters: compose=sum|max and startup=per_step|per_pattern. Each value
+// must have its parameter's dimension. m itself is never changed, so values
+// already read from it keep their numbers and other goroutines may go on
+// reading it.
+func (m *Machine) With(overrides ...Assignment) (*Machine, error) {
+	all := slices.Concat(m.overrides, overrides)
+	return build(m.file, m.data, all)
+}
+
+// build decodes a table, applying overrides to its parameters. Its errors
+// are a *lang.SourceError over the table's text.
+func build(file string, data []byte, overrides []Assignment) (*Machine, error) {
+	m, err := decode(file, data, overrides)
+	if err != nil {
+		return nil, withSource(err, file, data)
+	}
+	return m, nil
+}
+
+// decode is build with the bare errors.
+func decode(file string, data []byte, overrides []Assignment) (*Machine, error) {
 	root, err := parseYAML(file, data)
 	if err != nil {
 		return nil, err
@@ -90,7 +122,6 @@ func build(file string, data []byte, overrides []assignment) (*Machine, error) {
 	}
 	d.machine(root)
 	if len(d.errs) > 0 {
-		d.errs.sortAndDedup()
 		return nil, d.errs
 	}
 	return d.m, nil
@@ -106,13 +137,13 @@ func parseYAML(file string, data []byte) (*yaml.Node, error) {
 		var many *yaml.LoadErrors
 		switch {
 		case errors.As(err, &one):
-			errs.add(file, one.Mark.Line, one.Mark.Column, "YAML: %s", one.Message)
+			addError(&errs, file, one.Mark.Line, one.Mark.Column, "YAML: %s", one.Message)
 		case errors.As(err, &many):
 			for _, e := range many.Errors {
-				errs.add(file, e.Mark.Line, e.Mark.Column, "YAML: %s", e.Message)
+				addError(&errs, file, e.Mark.Line, e.Mark.Column, "YAML: %s", e.Message)
 			}
 		default:
-			errs.add(file, 0, 0, "YAML: %v (a machine table is one YAML document)", err)
+			addError(&errs, file, 0, 0, "YAML: %v (a machine table is one YAML document)", err)
 		}
 		return nil, errs
 	}
@@ -159,7 +190,7 @@ func checkAliases(file string, root *yaml.Node) error {
 		return nil
 	}
 	var errs ErrorList
-	errs.add(file, bad.Line, bad.Column, "YAML: the alias *%s takes the aliases' repeated nodes over %d (the limit); write the repeated part out, or share numbers through params", bad.Value, maxAliasNodes)
+	addError(&errs, file, bad.Line, bad.Column, "YAML: the alias *%s takes the aliases' repeated nodes over %d (the limit); write the repeated part out, or share numbers through params", bad.Value, maxAliasNodes)
 	return errs
 }
 
@@ -194,13 +225,13 @@ type decoder struct {
 	file      string
 	m         *Machine
 	errs      ErrorList
-	overrides []assignment
+	overrides []Assignment
 	applied   []bool
 }
 
 // errorf reports a problem at a node.
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
-	d.errs.add(d.file, n.Line, n.Column, format, args...)
+	addError(&d.errs, d.file, n.Line, n.Column, format, args...)
 }
 
 // errorInScalar reports an error at a byte offset inside a one-line scalar
@@ -213,7 +244,7 @@ func (d *decoder) errorInScalar(n *yaml.Node, off int, msg string) {
 			col++
 		}
 	}
-	d.errs.add(d.file, n.Line, col, "%s", msg)
+	addError(&d.errs, d.file, n.Line, col, "%s", msg)
 }
 
 // deref follows YAML aliases.

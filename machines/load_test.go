@@ -1,10 +1,13 @@
 package machines
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"perfc/lang"
 )
 
 // header is the start of every test table: three lines.
@@ -241,9 +244,40 @@ compute: [1, 2]
 			t.Errorf("%s: no error, want:\n%s", tt.name, strings.Join(tt.want, "\n"))
 			continue
 		}
-		if got, want := err.Error(), strings.Join(tt.want, "\n"); got != want {
+		var list ErrorList
+		if !errors.As(err, &list) {
+			t.Errorf("%s: %T is not an ErrorList", tt.name, err)
+			continue
+		}
+		var got []string
+		for _, e := range list {
+			got = append(got, e.Error())
+		}
+		if got, want := strings.Join(got, "\n"), strings.Join(tt.want, "\n"); got != want {
 			t.Errorf("%s: got\n%s\nwant\n%s", tt.name, got, want)
 		}
+	}
+}
+
+// TestLoadErrorCaret checks that a table's error shows its line of the
+// table and a caret under the column, as the checker's errors do, and that
+// an override's error, which has no line, shows none.
+func TestLoadErrorCaret(t *testing.T) {
+	table := header + "messages: {source: s, model: hockney, t0: 54, rinf: 50MB/s}\n"
+	_, err := Parse("m.yaml", []byte(table))
+	var se *lang.SourceError
+	if !errors.As(err, &se) {
+		t.Fatalf("Parse error %T, want a *lang.SourceError", err)
+	}
+	want := "m.yaml:4:43: 't0' needs a time, got a number (54)\n" +
+		"    messages: {source: s, model: hockney, t0: 54, rinf: 50MB/s}\n" +
+		"                                              ^"
+	if err.Error() != want {
+		t.Errorf("got\n%s\nwant\n%s", err, want)
+	}
+	_, err = override(mustBuiltin(t, "sp2"), "bw=5us")
+	if want := "-M bw=5us: 'bw' needs a bandwidth, got a time (5us)"; err == nil || err.Error() != want {
+		t.Errorf("override error %v, want %s", err, want)
 	}
 }
 
@@ -280,7 +314,7 @@ func TestParseCopiesInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	copy(data, strings.Repeat("#", len(data)))
-	if err := m.Override([]string{"x=2us"}); err != nil {
+	if m, err = override(m, "x=2us"); err != nil {
 		t.Fatalf("override after the buffer changed: %v", err)
 	}
 	if p, _ := m.Param("x"); p.Value != 2e-6 {

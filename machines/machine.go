@@ -9,8 +9,8 @@ import (
 
 // Machine is one machine table: what a machine costs, number by number, with
 // where each number comes from. It is built by Parse, Load or Builtin and is
-// immutable afterwards except through Override, which replaces it as a whole
-// (a failed Override leaves it unchanged). Sections a table does not give are
+// immutable afterwards: With returns a new machine with overrides applied.
+// Sections a table does not give are
 // nil; their accessors are safe on nil receivers and report absence.
 type Machine struct {
 	name        string
@@ -28,10 +28,10 @@ type Machine struct {
 	disk        *Disk
 	results     []Result
 
-	// What the machine was built from, so that Override can rebuild it.
+	// What the machine was built from, so that With can rebuild it.
 	file      string
 	data      []byte
-	overrides []assignment
+	overrides []Assignment
 }
 
 // Number is one number of a machine table with its provenance.
@@ -218,13 +218,13 @@ const (
 	OpMax  Op = "max"
 )
 
-func knownOp(op string) bool {
-	switch Op(op) {
-	case OpAdd, OpSub, OpMul, OpDiv, OpMadd, OpCmp, OpSqrt, OpExp, OpLog, OpSin, OpCos, OpAbs, OpMin, OpMax:
-		return true
-	}
-	return false
-}
+// ops are the operations a table may price, for knownOp and Ops.
+var ops = []Op{OpAdd, OpSub, OpMul, OpDiv, OpMadd, OpCmp, OpSqrt, OpExp, OpLog, OpSin, OpCos, OpAbs, OpMin, OpMax}
+
+// Ops lists the operations a per-operation table may price.
+func Ops() []Op { return slices.Clone(ops) }
+
+func knownOp(op string) bool { return slices.Contains(ops, Op(op)) }
 
 // Compute holds what the tables give about arithmetic.
 type Compute struct {

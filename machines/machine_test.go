@@ -2,9 +2,7 @@ package machines
 
 import (
 	"bytes"
-	"flag"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,11 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfc/analyze/cache"
+	goldenfile "perfc/internal/golden"
 )
-
-// update rewrites the golden files under testdata/ instead of comparing
-// against them: go test ./machines -update.
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // near reports whether got is within rel (relative) of want.
 func near(got, want, rel float64) bool {
@@ -75,22 +70,7 @@ func TestDescribeGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		golden := filepath.Join("testdata", "describe", name+".txt")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test -update to create it)", err)
-		}
-		if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-			t.Errorf("Describe(%s) (-want +got):\n%s", name, diff)
-		}
+		goldenfile.Check(t, golden, buf.String())
 	}
 }
 
@@ -390,7 +370,8 @@ func TestClusters(t *testing.T) {
 	if nx, ny := unit.Cluster().NodeOf(100, 100); nx != 0 || ny != 0 {
 		t.Error("by default one node holds every rank")
 	}
-	if err := unit.Override([]string{"sx=5", "sy=5", "lx=2", "ly=2"}); err != nil {
+	unit, err := override(unit, "sx=5", "sy=5", "lx=2", "ly=2")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if sx, sy := unit.Cluster().Node(); sx != 5 || sy != 5 {
@@ -477,15 +458,32 @@ func TestFullTable(t *testing.T) {
 // get drops the ok of an accessor.
 func get(n Number, _ bool) float64 { return n.Value }
 
+// override applies command-line assignments ("name=value") to m.
+func override(m *Machine, list ...string) (*Machine, error) {
+	as, err := ParseAssignments(list)
+	if err != nil {
+		return nil, err
+	}
+	return m.With(as...)
+}
+
 func TestOverride(t *testing.T) {
-	m := mustBuiltin(t, "sp2")
-	if err := m.Override([]string{"bw=100 MB/s"}); err != nil {
+	orig := mustBuiltin(t, "sp2")
+	m, err := override(orig, "bw=100 MB/s")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if got := m.Messages("").Time(1e6, 1); !near(got, 54e-6+10e-3, 1e-12) {
 		t.Errorf("after -M bw=100MB/s a 1 MB message takes %g", got)
 	}
-	if err := m.Override([]string{"bw=2*bw", "T_s=T_s/2"}); err != nil {
+	// With returns a new machine: the receiver keeps its numbers.
+	if got := orig.Messages("").Time(1e6, 1); !near(got, 54e-6+1e6/50e6, 1e-12) {
+		t.Errorf("With changed its receiver: a 1 MB message takes %g", got)
+	}
+	if p, _ := orig.Param("bw"); p.Value != 50e6 || strings.HasPrefix(p.Source, "override") {
+		t.Errorf("With changed its receiver's parameter: %+v", p)
+	}
+	if m, err = override(m, "bw=2*bw", "T_s=T_s/2"); err != nil {
 		t.Fatal(err)
 	}
 	h, _ := m.Messages("").Hockney(0)
@@ -503,7 +501,7 @@ func TestOverride(t *testing.T) {
 	if p.Source != "override -M bw=2*bw" || p.String() != "200MB/s" {
 		t.Errorf("overridden parameter = %+v (%s)", p, p)
 	}
-	if err := m.Override([]string{"compose=max", "startup=per_pattern"}); err != nil {
+	if m, err = override(m, "compose=max", "startup=per_pattern"); err != nil {
 		t.Fatal(err)
 	}
 	if m.Compose() != ComposeMax || m.Messages("").Startup() != PerPattern {
@@ -533,15 +531,15 @@ func TestOverrideErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := mustBuiltin(t, "sp2")
-		err := m.Override(tt.args)
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("Override(%q) = %v\nwant %s", tt.args, err, tt.want)
+		got, err := override(m, tt.args...)
+		if err == nil || err.Error() != tt.want || got != nil {
+			t.Errorf("override(%q) = %v, %v\nwant %s", tt.args, got, err, tt.want)
 		}
 		if h, _ := m.Messages("").Hockney(0); h.T0.Value != 54e-6 || h.Rinf.Value != 50e6 {
-			t.Errorf("a failed Override(%q) changed the machine", tt.args)
+			t.Errorf("a failed override(%q) changed the machine", tt.args)
 		}
 	}
-	if err := mustBuiltin(t, "ipsc860").Override([]string{"bw=1MB/s"}); err == nil ||
+	if _, err := override(mustBuiltin(t, "ipsc860"), "bw=1MB/s"); err == nil ||
 		err.Error() != `-M bw=1MB/s: machine ipsc860 has no parameter 'bw' (it has none; switches: compose, startup)` {
 		t.Errorf("override on a machine without parameters: %v", err)
 	}

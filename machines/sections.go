@@ -110,7 +110,7 @@ func (d *decoder) params(n *yaml.Node) {
 // evaluated with p itself in scope, so "bw=2*bw" doubles the bandwidth.
 func (d *decoder) overrideParam(p Param) Param {
 	for i, a := range d.overrides {
-		if a.name != p.Name {
+		if a.Name != p.Name {
 			continue
 		}
 		d.applied[i] = true
@@ -122,19 +122,19 @@ func (d *decoder) overrideParam(p Param) Param {
 			return d.paramValue(name)
 		}
 		sc.paramNames = append(sc.paramNames, p.Name)
-		q, unit, _, err := evalConstant(a.value, sc)
+		q, unit, _, err := evalConstant(a.Value, sc)
 		switch {
 		case err != nil:
-			d.errs.add(a.origin, 0, 0, "%v", err)
+			addError(&d.errs, a.origin(), 0, 0, "%v", err)
 		case q.Dim != p.Dim:
-			d.errs.add(a.origin, 0, 0, "'%s' needs %s, got %s (%s)", p.Name, p.Dim.Describe(), q.Dim.Describe(), a.value)
+			addError(&d.errs, a.origin(), 0, 0, "'%s' needs %s, got %s (%s)", p.Name, p.Dim.Describe(), q.Dim.Describe(), a.Value)
 		case q.Value < 0 || math.IsNaN(q.Value) || math.IsInf(q.Value, 0):
-			d.errs.add(a.origin, 0, 0, "'%s' must be a finite value not below zero (%s)", p.Name, a.value)
+			addError(&d.errs, a.origin(), 0, 0, "'%s' must be a finite value not below zero (%s)", p.Name, a.Value)
 		default:
 			if unit == "" {
 				unit = p.Unit
 			}
-			p.Number = Number{Quantity: q, Unit: unit, Source: "override " + a.origin, Given: true}
+			p.Number = Number{Quantity: q, Unit: unit, Source: "override " + a.origin(), Given: true}
 		}
 	}
 	return p
@@ -144,7 +144,7 @@ func (d *decoder) overrideParam(p Param) Param {
 // a switch.
 func (d *decoder) reportUnknownOverrides() {
 	for i, a := range d.overrides {
-		if d.applied[i] || a.name == "compose" || a.name == "startup" {
+		if d.applied[i] || a.Name == "compose" || a.Name == "startup" {
 			continue
 		}
 		names := make([]string, len(d.m.params))
@@ -155,37 +155,37 @@ func (d *decoder) reportUnknownOverrides() {
 		if len(names) > 0 {
 			list = "parameters: " + strings.Join(names, ", ")
 		}
-		d.errs.add(a.origin, 0, 0, "machine %s has no parameter '%s' (%s; switches: compose, startup)", d.m.name, a.name, list)
+		addError(&d.errs, a.origin(), 0, 0, "machine %s has no parameter '%s' (%s; switches: compose, startup)", d.m.name, a.Name, list)
 	}
 }
 
 // applySwitches applies the compose and startup overrides.
 func (d *decoder) applySwitches() {
 	for _, a := range d.overrides {
-		switch a.name {
+		switch a.Name {
 		case "compose":
-			if a.value != "sum" && a.value != "max" {
-				d.errs.add(a.origin, 0, 0, "compose must be sum or max")
+			if a.Value != "sum" && a.Value != "max" {
+				addError(&d.errs, a.origin(), 0, 0, "compose must be sum or max")
 				continue
 			}
 			if d.m.memory == nil {
 				d.m.memory = &Memory{}
 			}
 			d.m.memory.compose = ComposeSum
-			if a.value == "max" {
+			if a.Value == "max" {
 				d.m.memory.compose = ComposeMax
 			}
 		case "startup":
-			if a.value != "per_step" && a.value != "per_pattern" {
-				d.errs.add(a.origin, 0, 0, "startup must be per_step or per_pattern")
+			if a.Value != "per_step" && a.Value != "per_pattern" {
+				addError(&d.errs, a.origin(), 0, 0, "startup must be per_step or per_pattern")
 				continue
 			}
 			if d.m.messages == nil {
-				d.errs.add(a.origin, 0, 0, "machine %s has no message model", d.m.name)
+				addError(&d.errs, a.origin(), 0, 0, "machine %s has no message model", d.m.name)
 				continue
 			}
 			s := PerStep
-			if a.value == "per_pattern" {
+			if a.Value == "per_pattern" {
 				s = PerPattern
 			}
 			for _, mm := range d.m.messageModels() {

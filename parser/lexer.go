@@ -11,14 +11,6 @@ import (
 	"perfc/lang"
 )
 
-// keywordList holds the reserved words of the language (docs/language.md,
-// "Reserved keywords"). scan gives them the Keyword token type, so a
-// grammar reference to Ident never matches one; declaration names accept
-// them only to report "'for' is a keyword" instead of a bare syntax error.
-const keywordList = "kernel on ranks grid let array var for in step repeat if else prob region " +
-	"send recv sendrecv exchange bcast reduce allreduce scatter gather allgather alltoall scan barrier " +
-	"to from with into bytes east west north south none f64 f32 i64 i32"
-
 // Token type names of the lexer. The Bad* and Invalid types never reach the
 // grammar: scan turns them into lexical errors with a plain message, which
 // participle's "invalid input text" would not give. The grammar matches
@@ -69,10 +61,12 @@ func lexerRules() []lexer.SimpleRule {
 // as go/scanner does.
 const byteOrderMark = "\uFEFF"
 
-// isKeyword reports whether word is reserved.
-func isKeyword(word string) bool {
-	return strings.Contains(" "+keywordList+" ", " "+word+" ")
-}
+// isKeyword reports whether word is reserved (lang.Keywords, listed in
+// docs/language.md, "Reserved keywords"). scan gives such words the Keyword
+// token type, so a grammar reference to Ident never matches one;
+// declaration names accept them only to report "'for' is a keyword"
+// instead of a bare syntax error.
+func isKeyword(word string) bool { return lang.IsKeyword(word) }
 
 // lexerDef is the lexer shared by the file and expression grammars. It is
 // built once and never modified.

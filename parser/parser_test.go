@@ -1,7 +1,6 @@
 package parser_test
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,13 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	goldenfile "perfc/internal/golden"
 	"perfc/lang"
 	"perfc/parser"
 )
-
-// update rewrites the golden files under testdata/ instead of comparing
-// against them: go test ./parser -update.
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // ignorePos compares trees by shape alone.
 var ignorePos = cmpopts.IgnoreTypes(lang.Pos(0))
@@ -44,18 +40,7 @@ func TestParseExamples(t *testing.T) {
 			checkPositions(t, src, file)
 			got := dumpAST(file.Source, file)
 			golden := strings.TrimSuffix(name, ".spmd") + ".ast.golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./parser -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("tree differs from %s (-want +got):\n%s", golden, diff)
-			}
+			goldenfile.Check(t, golden, got)
 		})
 	}
 }

@@ -1,15 +1,10 @@
 package symbolic
 
 import (
-	"flag"
 	"math/big"
 	"math/rand/v2"
 	"testing"
 )
-
-// update rewrites the golden files under testdata/ instead of comparing
-// against them: go test ./analyze/symbolic -update.
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // add returns the sum of ps, so that test tables read like formulas.
 func add(ps ...Poly) Poly {

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	goldenfile "perfc/internal/golden"
 )
 
 // TestFaulhaberConstantBounds checks Σ_{v=lo}^{hi−1} v^k for k = 0..8 against
@@ -60,18 +61,7 @@ func TestFaulhaberGolden(t *testing.T) {
 		fmt.Fprintf(&b, "S_%d(n) = %s\n", k, Sum(Var("v").Pow(k), "v", Poly{}, Var("n")))
 	}
 	golden := filepath.Join("testdata", "faulhaber.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./analyze/symbolic -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), b.String()); diff != "" {
-		t.Errorf("power sums mismatch (-want +got):\n%s", diff)
-	}
+	goldenfile.Check(t, golden, b.String())
 }
 
 // TestHighPowerBeyondTable exercises the on-demand Faulhaber coefficients.

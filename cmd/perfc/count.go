@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -67,6 +68,12 @@ func cacheHierarchy(spec string) (cache.Hierarchy, error) {
 		return cache.HostHierarchy()
 	}
 	h, err := cache.ParseHierarchy(spec)
+	var se *cache.SpecError
+	if errors.As(err, &se) {
+		// The checker's diagnostic, so that the spec prints with a caret.
+		list := lang.ErrorList{{Pos: lang.Position{Filename: "--cache", Line: 1, Col: se.Col}, Msg: se.Msg + "; accepted form: " + cache.SpecForm}}
+		return nil, &lang.SourceError{List: list, Source: lang.NewSource("--cache", []byte(spec))}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--cache: %w", err)
 	}

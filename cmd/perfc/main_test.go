@@ -3,17 +3,13 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "perfc/internal/golden"
 )
-
-// update rewrites the golden files: go test ./cmd/perfc -update.
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // runCLI runs perfc in process and returns its exit status and streams.
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -26,20 +22,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/perfc -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // TestGolden runs verbs as a user would and compares their whole output.
@@ -69,6 +52,8 @@ func TestGolden(t *testing.T) {
 		{"machines.golden", []string{"machines"}, 0, ""},
 		{"machines_cm5.golden", []string{"machines", "cm5-32"}, 0, ""},
 		{"error_machine.golden", []string{"predict", "../../examples/gauss.spmd", "-m", "cray-1"}, 1, ""},
+		{"error_cache.golden", []string{"count", "../../examples/triad.spmd", "--cache", "L1=32KiB/64B/8,L2=1MiB/64X/16"}, 1, ""},
+		{"error_table.golden", []string{"predict", "../../examples/gauss.spmd", "-m", "testdata/error_table.yaml"}, 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -82,7 +82,11 @@ func predict(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costmod
 		other.Override = append(append([]string(nil), ma.Override[:i]...), ma.Override[i+1:]...)
 		return predictOn(e, k, ba, other, opts)
 	}
-	if err := costmodel.MarkOverrides(pred, m, ma.Override, without); err != nil {
+	assignments, err := machines.ParseAssignments(ma.Override)
+	if err != nil {
+		return nil, err
+	}
+	if err := costmodel.MarkOverrides(pred, m, assignments, without); err != nil {
 		return nil, err
 	}
 	return pred, nil
