@@ -622,7 +622,7 @@ func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 		rs.kind = ActSendRecv
 		rs.send.post(ev.Peer, ev.Bytes)
 		rs.recv.post(ev.From, ev.RecvBytes)
-	default:
+	case analyze.EvCollective, analyze.EvBarrier:
 		rs.kind = ActCollective
 		if ev.Kind == analyze.EvBarrier {
 			rs.kind = ActBarrier
@@ -632,6 +632,10 @@ func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 		rs.blocked = true
 		err := em.arrive(r, rs, ev)
 		return rs.blocked, err
+	default:
+		// A compute event never reaches post, and a new communication
+		// event kind needs its rule here (docs/internals.md).
+		return false, fmt.Errorf("internal error: emulate: unhandled event kind %d at %s; please report it", ev.Kind, em.k.File.Source.Position(ev.Stmt.Pos()))
 	}
 	if !rs.send.active && !rs.recv.active {
 		em.finishEvent(r, rs, rs.posted, rs.posted, &emptyPath, viaProgram)
