@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"perfc/internal/kerneltest"
 	"strings"
 	"testing"
 
@@ -15,7 +15,6 @@ import (
 
 	"perfc/analyze"
 	"perfc/lang"
-	"perfc/parser"
 )
 
 // unitPricer is the step-counting machine of the LANL model: every message
@@ -49,33 +48,11 @@ func onCluster(sx, sy, l int64) unitPricer {
 	return p
 }
 
-// loadKernel parses and checks a kernel file; defs are name, value pairs.
-func loadKernel(t testing.TB, path string, defs ...string) *lang.Checked {
-	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return checkSource(t, path, string(src), defs...)
-}
-
-// checkSource parses and checks kernel source text.
-func checkSource(t testing.TB, name, src string, defs ...string) *lang.Checked {
-	t.Helper()
-	f, err := parser.ParseFile(filepath.Base(name), []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ovs []lang.Override
-	for i := 0; i+1 < len(defs); i += 2 {
-		ovs = append(ovs, lang.Override{Name: defs[i], Value: defs[i+1]})
-	}
-	k, err := lang.Check(f, "", ovs)
-	if err != nil {
-		t.Fatal(err.(lang.ErrorList).Format(f.Source))
-	}
-	return k
-}
+// loadKernel and checkSource load kernels for the tests (internal/kerneltest).
+var (
+	loadKernel  = kerneltest.Load
+	checkSource = kerneltest.Check
+)
 
 // wave loads examples/wave.spmd on a px × py grid with n sweeps.
 func wave(t testing.TB, px, py, n int64) *lang.Checked {
