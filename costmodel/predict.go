@@ -274,39 +274,46 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 		return nil
 	}
 	r := cl.Rank
-	out := map[string]float64{}
+	// Summed by statement and half during the walk, named once after it:
+	// formatting a position for every event was most of the walk's time.
+	type half struct {
+		stmt lang.Stmt
+		send bool
+	}
+	sums := map[half]float64{}
 	err = s.Events(func(ev *analyze.Event) bool {
-		switch ev.Kind {
-		case analyze.EvSend, analyze.EvRecv, analyze.EvSendRecv:
-		default:
-			return true
-		}
-		pos := p.k.File.Source.Position(ev.Stmt.Pos()).String()
 		var send, recv float64
 		switch ev.Kind {
 		case analyze.EvSend:
 			if ev.Peer >= 0 {
-				out[walkKey(pos, "send")] += p.Message(r, ev.Peer, ev.Bytes)
+				sums[half{ev.Stmt, true}] += p.Message(r, ev.Peer, ev.Bytes)
 			}
-			return true
 		case analyze.EvRecv:
 			if ev.Peer >= 0 {
-				out[walkKey(pos, "recv")] += p.Message(ev.Peer, r, ev.Bytes)
+				sums[half{ev.Stmt, false}] += p.Message(ev.Peer, r, ev.Bytes)
 			}
-			return true
-		}
-		if ev.Peer >= 0 {
-			send = p.Message(r, ev.Peer, ev.Bytes)
-			out[walkKey(pos, "send")] += send
-		}
-		if ev.From >= 0 {
-			recv = p.Message(ev.From, r, ev.RecvBytes)
-			out[walkKey(pos, "recv")] += max(0, recv-send)
+		case analyze.EvSendRecv:
+			if ev.Peer >= 0 {
+				send = p.Message(r, ev.Peer, ev.Bytes)
+				sums[half{ev.Stmt, true}] += send
+			}
+			if ev.From >= 0 {
+				recv = p.Message(ev.From, r, ev.RecvBytes)
+				sums[half{ev.Stmt, false}] += max(0, recv-send)
+			}
 		}
 		return true
 	})
 	if err != nil {
 		return nil
+	}
+	out := make(map[string]float64, len(sums))
+	for h, t := range sums {
+		kind := "recv"
+		if h.send {
+			kind = "send"
+		}
+		out[walkKey(p.k.File.Source.Position(h.stmt.Pos()).String(), kind)] += t
 	}
 	return out
 }

@@ -22,50 +22,67 @@ type Match func(v reflect.Value) (found, enter bool)
 // first place where match finds what it seeks; ok is false when there is
 // none. The path of v itself is "".
 func First(v any, match Match) (path string, val reflect.Value, ok bool) {
-	path, val, ok = first(reflect.ValueOf(v), "", match)
-	return strings.TrimPrefix(path, "."), val, ok
+	var steps []string
+	val, ok = first(reflect.ValueOf(v), match, &steps)
+	if !ok {
+		return "", reflect.Value{}, false
+	}
+	// The steps were added innermost first, as the walk returned.
+	var b strings.Builder
+	for i := len(steps) - 1; i >= 0; i-- {
+		b.WriteString(steps[i])
+	}
+	return strings.TrimPrefix(b.String(), "."), val, true
 }
 
-// first is First on a reflect.Value, with the path so far.
-func first(v reflect.Value, path string, match Match) (string, reflect.Value, bool) {
+// first is First on a reflect.Value. The path is written only on the way
+// back from a match, so that a walk that finds nothing (the common case:
+// CheckFinite on every prediction) formats no index and joins no names.
+func first(v reflect.Value, match Match, steps *[]string) (reflect.Value, bool) {
 	if !v.IsValid() {
-		return "", reflect.Value{}, false
+		return reflect.Value{}, false
 	}
 	found, enter := match(v)
 	if found {
-		return path, v, true
+		return v, true
 	}
 	if !enter {
-		return "", reflect.Value{}, false
+		return reflect.Value{}, false
 	}
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			return first(v.Elem(), path, match)
+			return first(v.Elem(), match, steps)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			if p, x, ok := first(v.Index(i), fmt.Sprintf("%s[%d]", path, i), match); ok {
-				return p, x, true
+			if x, ok := first(v.Index(i), match, steps); ok {
+				*steps = append(*steps, fmt.Sprintf("[%d]", i))
+				return x, true
 			}
 		}
 	case reflect.Struct:
 		t := v.Type()
 		for i := 0; i < v.NumField(); i++ {
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" {
+			if !f.IsExported() {
 				continue
 			}
-			if name == "" {
-				name = f.Name
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
 			}
-			if p, x, ok := first(v.Field(i), path+"."+name, match); ok {
-				return p, x, true
+			if x, ok := first(v.Field(i), match, steps); ok {
+				name, _, _ := strings.Cut(tag, ",")
+				if name == "" {
+					name = f.Name
+				}
+				*steps = append(*steps, "."+name)
+				return x, true
 			}
 		}
 	}
-	return "", reflect.Value{}, false
+	return reflect.Value{}, false
 }
 
 // CheckFinite refuses a result with any float that is infinite or not a
