@@ -63,9 +63,10 @@ func (h Hierarchy) String() string {
 }
 
 // Validate reports the first way in which the level cannot be simulated: a
-// line that is not a power of two, a size that is not a whole number of sets,
-// or a set count that is not a power of two (set selection takes the low bits
-// of the line number, as hardware does).
+// line that is not a power of two, or a size that is not a whole number of
+// sets (of line × ways bytes). Any whole number of sets is accepted, as on
+// sliced server L3s (20MiB/64B/16 is 20,480 sets); a line at byte address a
+// lives in set (a/Line) mod Sets.
 func (l Level) Validate() error {
 	if !validName(l.Name) {
 		return fmt.Errorf("cache level name %q must be letters, digits and _ (like L1)", l.Name)
@@ -85,8 +86,6 @@ func (l Level) Validate() error {
 		return fmt.Errorf("cache level %s: %d ways but only %d lines of %s fit in %s", l.Name, l.Assoc, l.Lines(), formatBytes(l.Line), formatBytes(l.Size))
 	case l.Lines()%l.Ways() != 0:
 		return fmt.Errorf("cache level %s: size %s is %d lines, not a multiple of line × ways = %s × %d", l.Name, formatBytes(l.Size), l.Lines(), formatBytes(l.Line), l.Assoc)
-	case !isPowerOfTwo(l.Sets()):
-		return fmt.Errorf("cache level %s: size / (line × ways) = %s / (%s × %d) = %d sets, not a power of two", l.Name, formatBytes(l.Size), formatBytes(l.Line), l.Ways(), l.Sets())
 	}
 	return nil
 }

@@ -90,7 +90,7 @@ func TestParseHierarchyErrors(t *testing.T) {
 		{"L1=32KiB/48B/8", 1, "line size 48B is not a power of two"},
 		{"L1=1000B/64B/1", 1, "not a whole number of 64B lines"},
 		{"L1=640B/64B/4", 1, "not a multiple of line × ways"},
-		{"L1=384B/64B/2", 1, "= 3 sets, not a power of two"},
+		{"L3=20MiB/64B/24", 1, "is 327680 lines, not a multiple of line × ways = 64B × 24"},
 		{"L1=128B/64B/4", 1, "4 ways but only 2 lines"},
 		{"L1=2GiB/64B/8", 1, "more than the 16777216 a simulator can hold"},
 		{"L-1=32KiB/64B/8", 1, `name "L-1" must be letters`},
@@ -128,6 +128,55 @@ func TestLevelShape(t *testing.T) {
 		if diff := cmp.Diff([]int{tt.lines, tt.ways, tt.sets}, got); diff != "" {
 			t.Errorf("%v: lines, ways, sets mismatch (-want +got):\n%s", tt.level, diff)
 		}
+	}
+}
+
+// TestAnySetCount checks that a level of any whole number of sets is valid
+// (issue 15: server L3s have 20,480 or 57,344 sets) with the shape the spec
+// gives, reads back from its String, and that a size that is not a whole
+// number of sets, or a line that is not a power of two, is still refused.
+func TestAnySetCount(t *testing.T) {
+	tests := []struct {
+		spec              string
+		lines, ways, sets int
+		refused           string // a substring of the error when the level is refused
+	}{
+		{spec: "L3=20MiB/64B/16", lines: 327680, ways: 16, sets: 20480},
+		{spec: "L2=1280KiB/64B/20", lines: 20480, ways: 20, sets: 1024}, // Intel 1.25 MiB L2
+		{spec: "L3=32MiB/64B/16", lines: 524288, ways: 16, sets: 32768},
+		{spec: "L1=48KiB/64B/12", lines: 768, ways: 12, sets: 64},
+		{spec: "L3=39424KiB/64B/11", lines: 630784, ways: 11, sets: 57344}, // Xeon Platinum 8180
+		{spec: "L1=384B/64B/2", lines: 6, ways: 2, sets: 3},
+		{spec: "L1=448B/64B/1", lines: 7, ways: 1, sets: 7},
+		{spec: "L3=20MiB/64B/24", refused: "327680 lines, not a multiple of line × ways"},
+		{spec: "L1=640B/64B/4", refused: "10 lines, not a multiple of line × ways"},
+		{spec: "L1=960B/48B/4", refused: "line size 48B is not a power of two"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			h, err := ParseHierarchy(tt.spec)
+			if tt.refused != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.refused) {
+					t.Fatalf("ParseHierarchy(%q) error = %v, want one containing %q", tt.spec, err, tt.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("ParseHierarchy: %v", err)
+			}
+			l := h[0]
+			got := []int{l.Lines(), l.Ways(), l.Sets()}
+			if diff := cmp.Diff([]int{tt.lines, tt.ways, tt.sets}, got); diff != "" {
+				t.Errorf("lines, ways, sets mismatch (-want +got):\n%s", diff)
+			}
+			if text := h.String(); text != tt.spec {
+				t.Errorf("String() = %q, want %q", text, tt.spec)
+			}
+			if err := h.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+			NewSimulator(h) // must not panic
+		})
 	}
 }
 

@@ -57,11 +57,10 @@ func HostHierarchy() (Hierarchy, error) {
 // ReadHierarchy reads a hierarchy from a tree laid out like SysCacheDir:
 // fsys holds index0, index1, ... each with the files level, type, size,
 // coherency_line_size and ways_of_associativity or number_of_sets.
-// Instruction caches are skipped. A level whose set count is not a power of
-// two (sliced last-level caches such as 11-way Intel L3s) is modelled with the
-// same size and line and the largest power-of-two number of sets that divides
-// the reported count, the remaining factor moved into the ways; Source records
-// both. Sources name the index directory relative to fsys.
+// Instruction caches are skipped. Every level is taken as sysfs describes it,
+// whatever its number of sets (sliced last-level caches such as the 11-way
+// Intel L3s have 57,344 or 20,480 sets); a level of one set is fully
+// associative. Sources name the index directory relative to fsys.
 func ReadHierarchy(fsys fs.FS) (Hierarchy, error) {
 	return readHierarchy(fsys, "")
 }
@@ -175,15 +174,11 @@ func (c sysCache) toLevel(root string) (Level, error) {
 		return Level{}, fmt.Errorf("%s: %s of %dB lines cannot be split into sets of %d ways", where, c.sizeText, c.line, ways)
 	}
 	sets := lines / ways
-	modelSets := sets & -sets // largest power of two dividing sets
-	level := Level{Name: "L" + strconv.Itoa(c.level), Size: c.size, Line: c.line, Assoc: ways * (sets / modelSets)}
-	if modelSets == 1 {
+	level := Level{Name: "L" + strconv.Itoa(c.level), Size: c.size, Line: c.line, Assoc: ways}
+	if sets == 1 {
 		level.Assoc = 0
 	}
 	level.Source = fmt.Sprintf("%s (level %d %s, size %s, %dB lines, %d ways × %d sets)", where, c.level, c.kind, c.sizeText, c.line, ways, sets)
-	if modelSets != sets {
-		level.Source += fmt.Sprintf("; modelled as %d ways × %d sets because sets must be a power of two", level.Ways(), modelSets)
-	}
 	return level, nil
 }
 

@@ -2,9 +2,11 @@ package cache
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -27,12 +29,11 @@ func TestReadHierarchy(t *testing.T) {
 		},
 		{
 			tree: "skylake-sp", // Xeon Platinum 8180: 57344 = 7 × 8192 sets
-			spec: "L1=32KiB/64B/8,L2=1MiB/64B/16,L3=39424KiB/64B/77",
+			spec: "L1=32KiB/64B/8,L2=1MiB/64B/16,L3=39424KiB/64B/11",
 			sources: []string{
 				"index0 (level 1 Data, size 32K, 64B lines, 8 ways × 64 sets)",
 				"index2 (level 2 Unified, size 1024K, 64B lines, 16 ways × 1024 sets)",
-				"index3 (level 3 Unified, size 39424K, 64B lines, 11 ways × 57344 sets); " +
-					"modelled as 77 ways × 8192 sets because sets must be a power of two",
+				"index3 (level 3 Unified, size 39424K, 64B lines, 11 ways × 57344 sets)",
 			},
 		},
 		{
@@ -63,6 +64,57 @@ func TestReadHierarchy(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.sources, sources); diff != "" {
 				t.Errorf("Source mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReadHierarchyServerL3 reads a fake sysfs of a server core whose L3 has
+// 20,480 sets (20 MiB, 16 ways) and an L2 of 1.25 MiB: the geometry is
+// exactly what sysfs says, whether the ways file or only number_of_sets
+// gives the arrangement.
+func TestReadHierarchyServerL3(t *testing.T) {
+	index := func(level, kind, size, ways, sets string) map[string]string {
+		files := map[string]string{"level": level, "type": kind, "size": size, "coherency_line_size": "64"}
+		if ways != "" {
+			files["ways_of_associativity"] = ways
+		}
+		if sets != "" {
+			files["number_of_sets"] = sets
+		}
+		return files
+	}
+	build := func(dirs ...map[string]string) fstest.MapFS {
+		fsys := fstest.MapFS{}
+		for i, files := range dirs {
+			for name, text := range files {
+				fsys[fmt.Sprintf("index%d/%s", i, name)] = &fstest.MapFile{Data: []byte(text + "\n")}
+			}
+		}
+		return fsys
+	}
+	l1d := index("1", "Data", "48K", "12", "64")
+	l1i := index("1", "Instruction", "32K", "8", "64")
+	l2 := index("2", "Unified", "1280K", "20", "1024")
+	const want = "L1=48KiB/64B/12,L2=1280KiB/64B/20,L3=20MiB/64B/16"
+	for name, l3 := range map[string]map[string]string{
+		"ways and sets": index("3", "Unified", "20480K", "16", "20480"),
+		"sets only":     index("3", "Unified", "20480K", "", "20480"),
+		"ways only":     index("3", "Unified", "20480K", "16", ""),
+	} {
+		t.Run(name, func(t *testing.T) {
+			h, err := ReadHierarchy(build(l1d, l1i, l2, l3))
+			if err != nil {
+				t.Fatalf("ReadHierarchy: %v", err)
+			}
+			if got := h.String(); got != want {
+				t.Errorf("geometry %s, want %s", got, want)
+			}
+			if got := h[2].Sets(); got != 20480 {
+				t.Errorf("L3 has %d sets, want 20480", got)
+			}
+			if got, want := h[2].Source, "index3 (level 3 Unified, size 20480K, 64B lines, 16 ways × 20480 sets)"; got != want {
+				t.Errorf("L3 Source = %q, want %q", got, want)
 			}
 		})
 	}

@@ -121,14 +121,15 @@ func (r *refSimulator) countsOf() []LevelCounts {
 
 // randomHierarchy draws a small valid hierarchy of one to three levels with
 // mixed line sizes, associativities (including direct-mapped, 3-way and fully
-// associative) and set counts, so that random traces hit every code path.
+// associative) and set counts (1 to 12, powers of two or not), so that random
+// traces hit every code path.
 func randomHierarchy(rng *rand.Rand) Hierarchy {
 	for {
 		var h Hierarchy
 		for i := range 1 + rng.IntN(3) {
 			line := 8 << rng.IntN(4)
 			assoc := rng.IntN(5) // 0: fully associative
-			lines := (1 << rng.IntN(4)) * assoc
+			lines := (1 + rng.IntN(12)) * assoc
 			if assoc == 0 {
 				lines = 1 + rng.IntN(12)
 			}

@@ -47,7 +47,9 @@ type simLevel struct {
 	name      string
 	lineShift uint   // log2 of the line size
 	lineBytes uint64 // line size in bytes
-	setMask   uint64 // sets-1; sets is a power of two
+	sets      uint64 // number of sets: any count ≥ 1
+	setMask   uint64 // sets-1; setOf uses it only when pow2Sets
+	pow2Sets  bool   // sets is a power of two: the set is the line's low bits
 	ways      int
 	tags      []uint64 // line numbers (address >> lineShift)
 	dirty     []bool   // parallel to tags
@@ -70,7 +72,9 @@ func NewSimulator(h Hierarchy) *Simulator {
 			name:      l.Name,
 			lineShift: uint(bits.TrailingZeros(uint(l.Line))),
 			lineBytes: uint64(l.Line),
+			sets:      uint64(l.Sets()),
 			setMask:   uint64(l.Sets() - 1),
+			pow2Sets:  isPowerOfTwo(l.Sets()),
 			ways:      l.Ways(),
 			tags:      make([]uint64, l.Lines()),
 			dirty:     make([]bool, l.Lines()),
@@ -114,7 +118,7 @@ func (s *Simulator) accessBytes(i int, addr, size uint64, write bool) {
 func (s *Simulator) accessLine(i int, line uint64, write bool) {
 	l := &s.levels[i]
 	l.counts.Accesses++
-	set := int(line & l.setMask)
+	set := l.setOf(line)
 	base := set * l.ways
 	n := int(l.fill[set])
 	tags := l.tags[base : base+n]
@@ -144,6 +148,17 @@ func (s *Simulator) accessLine(i int, line uint64, write bool) {
 	if victimDirty {
 		s.accessBytes(i+1, victim<<l.lineShift, l.lineBytes, true)
 	}
+}
+
+// setOf is the set that holds line (a line number): line mod sets, taken
+// from the low bits when sets is a power of two, as hardware indexes, and by
+// a division otherwise (sliced caches hash the address, which perfc does not
+// model: the modulo spreads consecutive lines over the sets alike).
+func (l *simLevel) setOf(line uint64) int {
+	if l.pow2Sets {
+		return int(line & l.setMask)
+	}
+	return int(line % l.sets)
 }
 
 // moveToFront makes line, with the given dirty bit, the most recently used

@@ -3,6 +3,7 @@ package cache
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -242,7 +243,19 @@ func TestNewSimulatorPanicsOnInvalid(t *testing.T) {
 // mix of a unit-stride stream and a large-stride walk that misses in L1 and
 // L2, and reports accesses per second.
 func BenchmarkAccess(b *testing.B) {
-	sim := NewSimulator(mustParse(b, "L1=32KiB/64B/8,L2=512KiB/64B/8,L3=32MiB/64B/16"))
+	benchmarkAccess(b, "L1=32KiB/64B/8,L2=512KiB/64B/8,L3=32MiB/64B/16")
+}
+
+// BenchmarkAccessAnySets is BenchmarkAccess on levels whose set counts are
+// not powers of two (48, 1,280 and 20,480 sets), where the set is found by a
+// division instead of a mask.
+func BenchmarkAccessAnySets(b *testing.B) {
+	benchmarkAccess(b, "L1=48KiB/64B/16,L2=1280KiB/64B/16,L3=20MiB/64B/16")
+}
+
+// benchmarkAccess replays BenchmarkAccess's trace on the hierarchy spec.
+func benchmarkAccess(b *testing.B, spec string) {
+	sim := NewSimulator(mustParse(b, spec))
 	const span = 4 << 20
 	b.ResetTimer()
 	for i := range b.N {
@@ -255,4 +268,93 @@ func BenchmarkAccess(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "accesses/s")
+}
+
+// mapLRU is a brute-force model of one level for TestSimulatorOddSets: per
+// set, a map from line number to the tick of its last use and its dirty bit;
+// the victim is the entry with the smallest tick.
+type mapLRU struct {
+	line, sets uint64
+	ways       int
+	set        []map[uint64]mapEntry
+	hits, miss int64
+}
+
+type mapEntry struct {
+	used  int64
+	dirty bool
+}
+
+// TestSimulatorOddSets replays random traces through two-level hierarchies
+// whose set counts are not powers of two (L1 of 3 sets × 2 ways, L2 of 5 or
+// 20 sets) and compares hits and misses per level with a map-based LRU per
+// set written here: lines live in set (address/line) mod sets.
+func TestSimulatorOddSets(t *testing.T) {
+	for _, spec := range []string{
+		"L1=384B/64B/2,L2=1280B/64B/4",   // 3 sets; 5 sets
+		"L1=384B/64B/2,L2=5KiB/64B/4",    // 3 sets; 20 sets
+		"L1=448B/64B/1,L2=3KiB/64B/6",    // 7 direct-mapped sets; 8 sets
+		"L1=768B/64B/12,L2=20KiB/64B/16", // 1 set (fully associative); 20 sets
+	} {
+		h := mustParse(t, spec)
+		for seed := range uint64(20) {
+			rng := rand.New(rand.NewPCG(seed, 0x0dd5e75))
+			sim := NewSimulator(h)
+			var levels []*mapLRU
+			for _, l := range h {
+				m := &mapLRU{line: uint64(l.Line), sets: uint64(l.Sets()), ways: l.Ways(), set: make([]map[uint64]mapEntry, l.Sets())}
+				for s := range m.set {
+					m.set[s] = map[uint64]mapEntry{}
+				}
+				levels = append(levels, m)
+			}
+			var tick int64
+			var touch func(i int, line uint64, write bool)
+			touch = func(i int, line uint64, write bool) {
+				m := levels[i]
+				tick++
+				set := m.set[line%m.sets]
+				if e, ok := set[line]; ok {
+					m.hits++
+					set[line] = mapEntry{used: tick, dirty: e.dirty || write}
+					return
+				}
+				m.miss++
+				victim, victimDirty := uint64(0), false
+				if len(set) == m.ways {
+					first := true
+					for l, e := range set {
+						if first || e.used < set[victim].used {
+							victim, first = l, false
+						}
+					}
+					victimDirty = set[victim].dirty
+					delete(set, victim)
+				}
+				set[line] = mapEntry{used: tick, dirty: write}
+				if i+1 < len(levels) {
+					touch(i+1, line, false) // equal line sizes: one line below
+					if victimDirty {
+						touch(i+1, victim, true)
+					}
+				}
+			}
+			for range 3000 {
+				addr := uint64(rng.IntN(8192)) &^ 7
+				write := rng.IntN(3) == 0
+				sim.Access(addr, 8, write)
+				touch(0, addr/levels[0].line, write)
+			}
+			got := sim.Counts()
+			for i, m := range levels {
+				if got[i].Hits != m.hits || got[i].Misses != m.miss {
+					t.Errorf("%s seed %d: %s hits %d misses %d, map-based LRU hits %d misses %d",
+						spec, seed, got[i].Name, got[i].Hits, got[i].Misses, m.hits, m.miss)
+				}
+			}
+			if levels[0].miss == 0 || levels[1].hits == 0 || levels[1].miss == 0 {
+				t.Errorf("%s seed %d: trace too narrow: L1 %+v L2 %+v", spec, seed, *levels[0], *levels[1])
+			}
+		}
+	}
 }
