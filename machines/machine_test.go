@@ -583,3 +583,26 @@ func TestAbsentSections(t *testing.T) {
 		t.Error("messages on a single-processor table")
 	}
 }
+
+// TestCacheAnySetCount checks that a table's cache of a whole number of sets
+// that is not a power of two (a 20 MiB 16-way L3: 20,480 sets) keeps the
+// ways the table gives, rather than being assumed fully associative.
+func TestCacheAnySetCount(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(header+"memory:\n  source: test\n  caches:\n"+
+		"    - {name: L2, size: 1280KiB, line: 64B, assoc: 20}\n"+
+		"    - {name: L3, size: 20MiB, line: 64B, assoc: 16}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := m.CacheHierarchy()
+	want := cache.Hierarchy{
+		{Name: "L2", Size: 1280 << 10, Line: 64, Assoc: 20, Source: "m"},
+		{Name: "L3", Size: 20 << 20, Line: 64, Assoc: 16, Source: "m"},
+	}
+	if diff := cmp.Diff(want, h); diff != "" {
+		t.Errorf("CacheHierarchy mismatch (-want +got):\n%s", diff)
+	}
+	if len(h) == 2 && h[1].Sets() != 20480 {
+		t.Errorf("L3 has %d sets, want 20480", h[1].Sets())
+	}
+}
