@@ -935,3 +935,64 @@ func TestCacheSharingChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheModelIgnoresSets shows that the analytic model reads only a
+// level's capacity and line size (its layer conditions are those of a fully
+// associative cache): every kernel of the consistency tests gets the same
+// lines, write-backs and conditions on levels of equal size and line whose
+// set counts differ, powers of two or not (3, 8 and 1 sets of L1; 20, 64 and
+// 1 of L2).
+func TestCacheModelIgnoresSets(t *testing.T) {
+	specs := []string{
+		"L1=1536B/64B/8,L2=20KiB/64B/16",
+		"L1=1536B/64B/3,L2=20KiB/64B/5",
+		"L1=1536B/64B/full,L2=20KiB/64B/full",
+	}
+	for _, s := range cacheTestSources(t) {
+		k := checkCacheKernel(t, s.text, s.defs...)
+		var first []string
+		for i, spec := range specs {
+			rep, err := Analyze(k, Options{Cache: mustCacheHierarchy(t, spec)})
+			if err != nil {
+				t.Fatalf("%s, %s: %v", s.name, spec, err)
+			}
+			var got []string
+			for _, cl := range rep.Classes {
+				got = append(got, cacheText(cl.Total.Cache)...)
+				for _, r := range cl.Regions {
+					got = append(got, cacheText(r.Counts.Cache)...)
+				}
+			}
+			if i == 0 {
+				first = got
+			} else if diff := cmp.Diff(first, got); diff != "" {
+				t.Errorf("%s: %s and %s differ (-first +this):\n%s", s.name, specs[0], spec, diff)
+			}
+		}
+	}
+}
+
+// TestCacheModelAgainstSimulatorAnySets runs the exact (streaming) cases of
+// TestCacheModelAgainstSimulator on levels whose set counts are not powers
+// of two (L1 of 6 sets, L2 of 24), where the simulator selects the set by a
+// division: the model must still match it exactly.
+func TestCacheModelAgainstSimulatorAnySets(t *testing.T) {
+	h := mustCacheHierarchy(t, "L1=1536B/64B/4,L2=12KiB/64B/8")
+	for _, tc := range cacheCases() {
+		if tc.tol != 0 || tc.cache != "" {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			k := checkCacheKernel(t, tc.src, tc.defs...)
+			rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := traceKernel(k, h, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareCache(t, tc, rep.Classes[0], got)
+		})
+	}
+}
