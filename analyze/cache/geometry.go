@@ -85,7 +85,8 @@ func (l Level) Validate() error {
 	case l.Assoc > l.Lines():
 		return fmt.Errorf("cache level %s: %d ways but only %d lines of %s fit in %s", l.Name, l.Assoc, l.Lines(), formatBytes(l.Line), formatBytes(l.Size))
 	case l.Lines()%l.Ways() != 0:
-		return fmt.Errorf("cache level %s: size %s is %d lines, not a multiple of line × ways = %s × %d", l.Name, formatBytes(l.Size), l.Lines(), formatBytes(l.Line), l.Assoc)
+		return fmt.Errorf("cache level %s: size %s is %d lines of %s, not a whole number of sets of %d ways (a multiple of line × ways = %s)",
+			l.Name, formatBytes(l.Size), l.Lines(), formatBytes(l.Line), l.Assoc, formatBytes(l.Line*l.Assoc))
 	}
 	return nil
 }

@@ -89,8 +89,8 @@ func TestParseHierarchyErrors(t *testing.T) {
 		{"L1=32KiB/64B/0", 14, `"0" is not a positive count`},
 		{"L1=32KiB/48B/8", 1, "line size 48B is not a power of two"},
 		{"L1=1000B/64B/1", 1, "not a whole number of 64B lines"},
-		{"L1=640B/64B/4", 1, "not a multiple of line × ways"},
-		{"L3=20MiB/64B/24", 1, "is 327680 lines, not a multiple of line × ways = 64B × 24"},
+		{"L1=640B/64B/4", 1, "10 lines of 64B, not a whole number of sets of 4 ways (a multiple of line × ways = 256B)"},
+		{"L3=20MiB/64B/24", 1, "size 20MiB is 327680 lines of 64B, not a whole number of sets of 24 ways (a multiple of line × ways = 1536B)"},
 		{"L1=128B/64B/4", 1, "4 ways but only 2 lines"},
 		{"L1=2GiB/64B/8", 1, "more than the 16777216 a simulator can hold"},
 		{"L-1=32KiB/64B/8", 1, `name "L-1" must be letters`},
@@ -148,8 +148,8 @@ func TestAnySetCount(t *testing.T) {
 		{spec: "L3=39424KiB/64B/11", lines: 630784, ways: 11, sets: 57344}, // Xeon Platinum 8180
 		{spec: "L1=384B/64B/2", lines: 6, ways: 2, sets: 3},
 		{spec: "L1=448B/64B/1", lines: 7, ways: 1, sets: 7},
-		{spec: "L3=20MiB/64B/24", refused: "327680 lines, not a multiple of line × ways"},
-		{spec: "L1=640B/64B/4", refused: "10 lines, not a multiple of line × ways"},
+		{spec: "L3=20MiB/64B/24", refused: "327680 lines of 64B, not a whole number of sets of 24 ways"},
+		{spec: "L1=640B/64B/4", refused: "10 lines of 64B, not a whole number of sets of 4 ways"},
 		{spec: "L1=960B/48B/4", refused: "line size 48B is not a power of two"},
 	}
 	for _, tt := range tests {
