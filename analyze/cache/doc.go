@@ -5,7 +5,9 @@
 // that do not depend on the kernel language:
 //
 //   - the geometry of a hierarchy (Level, Hierarchy), written as text like
-//     "L1=48KiB/64B/12,L2=1280KiB/64B/20" (ParseHierarchy, Hierarchy.String);
+//     "L1=48KiB/64B/12,L2=1280KiB/64B/20" (ParseHierarchy, Hierarchy.String):
+//     lines a power of two, and any whole number of sets (a 20 MiB 16-way L3
+//     has 20,480);
 //   - the geometry of the host, read from Linux sysfs (HostHierarchy,
 //     ReadHierarchy), with a documented fallback (DefaultHierarchy);
 //   - an exact LRU set-associative simulator (Simulator) against which the
