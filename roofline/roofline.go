@@ -136,6 +136,12 @@ func Build(rep *analyze.Report, pred *costmodel.Prediction, m *machines.Machine)
 		}
 		r.Points = append(r.Points, r.point(reg.Name, MainLevel, flop, last, t, perf, mainCe))
 	}
+	if r.Peak == nil {
+		r.Peak = peakOf(m, analyze.Counts{})
+	}
+	if len(r.Points) == 0 {
+		r.Notes = append(r.Notes, "no region does floating-point work: there is nothing to place on the roofline")
+	}
 	for _, p := range r.Points {
 		if p.Bound > 0 && p.Predicted > p.Bound*(1+1e-9) {
 			r.Notes = append(r.Notes, fmt.Sprintf("region %s at %s: the predicted %s is above its ceiling %s (%s): the prediction does not charge this traffic at this bandwidth (costmodel prices each cache level's lines at that level's bandwidth, and main bandwidth only where no cache level is priced)",

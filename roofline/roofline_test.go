@@ -124,3 +124,15 @@ func TestPlot(t *testing.T) {
 		}
 	}
 }
+
+// TestNoFlop checks that a kernel without floating-point work still shows
+// the table's ceilings and says why it has no points.
+func TestNoFlop(t *testing.T) {
+	r := build(t, "pingpong", "../costmodel/testdata/host.yaml")
+	if r.Peak == nil || r.Peak.Peak != 8e9 || len(r.Points) != 0 {
+		t.Fatalf("peak %+v, points %+v", r.Peak, r.Points)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "no region does floating-point work") {
+		t.Errorf("notes %q", r.Notes)
+	}
+}
