@@ -89,6 +89,10 @@ func (predictCmd) Help() string {
 	return "Predicts the time per region (compute, memory, messages, collectives), every term as count x unit cost = time, the bottleneck, PARKBENCH R_B and R_T, and warnings (docs/predict.md). For lists of values (-D N=64,128) use perfc sweep."
 }
 
+func (rooflineCmd) Help() string {
+	return "Predicts the kernel and places each region on the machine's roofline: its arithmetic intensity at every cache level and main memory (nominal flop per byte of the lines the analytic cache model brings in and writes back), its predicted Gflop/s, and the table's ceilings (peak rate, each level's bandwidth), with the ceiling min(peak, bandwidth x intensity) that bounds it; a ceiling the table does not give is named as missing. --plot draws the log-log figure (docs/roofline.md)."
+}
+
 func (emulateCmd) Help() string {
 	return "Emulates every rank's schedule event by event: the time of the critical path, per-rank busy and idle time, link waits, deadlocks with the chain of waits, the LANL wavefront closed forms, a timeline (JSON lines) and a Gantt chart (docs/emulate.md)."
 }

@@ -22,6 +22,7 @@ type cli struct {
 	Predict  predictCmd       `cmd:"" help:"Predict how long a kernel takes on a machine, and why."`
 	Emulate  emulateCmd       `cmd:"" help:"Emulate every rank's schedule: critical path, idle time, timeline."`
 	Sweep    sweepCmd         `cmd:"" help:"Predict over lists of parameter values, one row per point."`
+	Roofline rooflineCmd      `cmd:"" help:"Place each region on the machine's roofline: intensity, ceilings."`
 	Count    countCmd         `cmd:"" help:"Count exactly what every rank does, per region."`
 	Gen      genCmd           `cmd:"" help:"Write a kernel as a Go program that runs and times it."`
 	Check    checkCmd         `cmd:"" help:"Run a kernel's generated program; measured against predicted."`

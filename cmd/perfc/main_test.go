@@ -53,6 +53,8 @@ func TestGolden(t *testing.T) {
 		{"machines_cm5.golden", []string{"machines", "cm5-32"}, 0, ""},
 		{"error_machine.golden", []string{"predict", "../../examples/gauss.spmd", "-m", "cray-1"}, 1, ""},
 		{"error_cache.golden", []string{"count", "../../examples/triad.spmd", "--cache", "L1=32KiB/64B/8,L2=1MiB/64X/16"}, 1, ""},
+		{"roofline_triad_host.golden", []string{"roofline", "triad", "-m", "../../costmodel/testdata/host.yaml"}, 0, ""},
+		{"roofline_halo2d_host.golden", []string{"roofline", "halo2d", "-m", "../../costmodel/testdata/host.yaml"}, 0, ""},
 		{"error_table.golden", []string{"predict", "../../examples/gauss.spmd", "-m", "testdata/error_table.yaml"}, 1, ""},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"perfc/analyze"
+	"perfc/costmodel"
+	"perfc/roofline"
+)
+
+// rooflineCmd is `perfc roofline`.
+type rooflineCmd struct {
+	kernelArgs
+	budgetArgs
+	machineArgs
+	outputArg
+	Plot string `placeholder:"FILE.svg|FILE.png" help:"Draw the roofline: log-log axes, the ceilings as lines, each region and level as a point."`
+}
+
+// Run predicts the kernel, places its regions on the machine's roofline and
+// prints it (and draws it with --plot).
+func (c *rooflineCmd) Run(e env) error {
+	if c.Plot != "" {
+		if ext := strings.ToLower(filepath.Ext(c.Plot)); ext != ".svg" && ext != ".png" {
+			return fmt.Errorf("--plot %s: the roofline is drawn as .svg or .png; name the file so", c.Plot)
+		}
+	}
+	k, err := loadKernel(e, c.kernelArgs)
+	if err != nil {
+		return err
+	}
+	m, err := c.machineArgs.load()
+	if err != nil {
+		return err
+	}
+	aopts := c.budgetArgs.options()
+	aopts.Cache = m.CacheHierarchy()
+	rep, err := analyze.Analyze(k, aopts)
+	if err != nil {
+		return positioned(e, err, k.File.Source)
+	}
+	pred, err := costmodel.Predict(k, rep, m, costmodel.Options{})
+	if err != nil {
+		return positioned(e, err, k.File.Source)
+	}
+	r, err := roofline.Build(rep, pred, m)
+	if err != nil {
+		return err
+	}
+	if c.Plot != "" {
+		if err := r.Save(c.Plot); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
+	if c.Output == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	return r.WriteTable(e.stdout)
+}
