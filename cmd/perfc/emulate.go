@@ -97,10 +97,8 @@ type emulationReport struct {
 
 // Run emulates the kernel and prints the report.
 func (c *emulateCmd) Run(e env) error {
-	if c.Plot != "" {
-		if ext := strings.ToLower(filepath.Ext(c.Plot)); ext != ".svg" && ext != ".png" {
-			return fmt.Errorf("--plot %s: the chart is written as .svg or .png; name the file so", c.Plot)
-		}
+	if err := checkPlotName(c.Plot, "the chart"); err != nil {
+		return err
 	}
 	if c.Timeline == "-" && c.Output == "json" {
 		return fmt.Errorf("--timeline - and -o json both want standard output; write the timeline to a file (--timeline FILE)")
@@ -115,11 +113,9 @@ func (c *emulateCmd) Run(e env) error {
 	}
 	// Segments cost what the region table charges (predict): analyse with
 	// the machine's caches for the cache-line model.
-	aopts := c.budgetArgs.options()
-	aopts.Cache = m.CacheHierarchy()
-	counts, err := analyze.Analyze(k, aopts)
+	counts, err := c.budgetArgs.analyzeOn(e, k, m)
 	if err != nil {
-		return positioned(e, err, k.File.Source)
+		return err
 	}
 	p := costmodel.PricerFor(k, counts, m, costmodel.Options{})
 	if c.MaxTimelineEvents < 0 {
@@ -388,4 +384,17 @@ func transitionalText(n int64) string {
 		return "no wave within the run"
 	}
 	return plural(n, "wave")
+}
+
+// checkPlotName refuses a --plot file whose name does not say SVG or PNG,
+// the formats gonum/plot draws here, before any work is done; "" (no
+// plot) passes.
+func checkPlotName(path, what string) error {
+	if path == "" {
+		return nil
+	}
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".svg" && ext != ".png" {
+		return fmt.Errorf("--plot %s: %s is written as .svg or .png; name the file so", path, what)
+	}
+	return nil
 }

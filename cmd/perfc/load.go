@@ -11,6 +11,7 @@ import (
 	"perfc/examples"
 	"perfc/internal/readlimit"
 	"perfc/lang"
+	"perfc/machines"
 	"perfc/parser"
 )
 
@@ -24,6 +25,19 @@ type budgetArgs struct {
 // options returns analysis options for every rank with these budgets.
 func (b budgetArgs) options() analyze.Options {
 	return analyze.Options{MaxRanks: b.MaxRanks, MaxEnumerated: b.MaxEnumerated}
+}
+
+// analyzeOn counts every rank of k with these budgets and the caches of
+// machine m, as pricing needs them (predict, emulate, roofline); an error
+// is positioned in the kernel's source.
+func (b budgetArgs) analyzeOn(e env, k *lang.Checked, m *machines.Machine) (*analyze.Report, error) {
+	opts := b.options()
+	opts.Cache = m.CacheHierarchy()
+	rep, err := analyze.Analyze(k, opts)
+	if err != nil {
+		return nil, positioned(e, err, k.File.Source)
+	}
+	return rep, nil
 }
 
 // kernelArgs are the arguments every verb that reads a kernel shares.

@@ -8,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	"perfc"
-	"perfc/analyze"
 	"perfc/costmodel"
 	"perfc/internal/progress"
 	"perfc/internal/units"
@@ -98,11 +97,9 @@ func predictOn(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costm
 	if err != nil {
 		return nil, nil, err
 	}
-	aopts := ba.options()
-	aopts.Cache = m.CacheHierarchy()
-	rep, err := analyze.Analyze(k, aopts)
+	rep, err := ba.analyzeOn(e, k, m)
 	if err != nil {
-		return nil, nil, positioned(e, err, k.File.Source)
+		return nil, nil, err
 	}
 	pred, err := costmodel.Predict(k, rep, m, opts)
 	if err != nil {

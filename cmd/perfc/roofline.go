@@ -3,10 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"strings"
 
-	"perfc/analyze"
 	"perfc/costmodel"
 	"perfc/roofline"
 )
@@ -23,10 +20,8 @@ type rooflineCmd struct {
 // Run predicts the kernel, places its regions on the machine's roofline and
 // prints it (and draws it with --plot).
 func (c *rooflineCmd) Run(e env) error {
-	if c.Plot != "" {
-		if ext := strings.ToLower(filepath.Ext(c.Plot)); ext != ".svg" && ext != ".png" {
-			return fmt.Errorf("--plot %s: the roofline is drawn as .svg or .png; name the file so", c.Plot)
-		}
+	if err := checkPlotName(c.Plot, "the roofline"); err != nil {
+		return err
 	}
 	k, err := loadKernel(e, c.kernelArgs)
 	if err != nil {
@@ -36,11 +31,9 @@ func (c *rooflineCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	aopts := c.budgetArgs.options()
-	aopts.Cache = m.CacheHierarchy()
-	rep, err := analyze.Analyze(k, aopts)
+	rep, err := c.budgetArgs.analyzeOn(e, k, m)
 	if err != nil {
-		return positioned(e, err, k.File.Source)
+		return err
 	}
 	pred, err := costmodel.Predict(k, rep, m, costmodel.Options{})
 	if err != nil {
