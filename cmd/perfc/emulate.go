@@ -107,13 +107,9 @@ func (c *emulateCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	m, err := c.machineArgs.load()
-	if err != nil {
-		return err
-	}
 	// Segments cost what the region table charges (predict): analyse with
 	// the machine's caches for the cache-line model.
-	counts, err := c.budgetArgs.analyzeOn(e, k, m)
+	counts, m, err := c.budgetArgs.countOn(e, k, c.machineArgs)
 	if err != nil {
 		return err
 	}

@@ -27,17 +27,22 @@ func (b budgetArgs) options() analyze.Options {
 	return analyze.Options{MaxRanks: b.MaxRanks, MaxEnumerated: b.MaxEnumerated}
 }
 
-// analyzeOn counts every rank of k with these budgets and the caches of
-// machine m, as pricing needs them (predict, emulate, roofline); an error
-// is positioned in the kernel's source.
-func (b budgetArgs) analyzeOn(e env, k *lang.Checked, m *machines.Machine) (*analyze.Report, error) {
+// countOn loads the machine ma names and counts every rank of k with these
+// budgets and the machine's caches, as pricing needs them (predict,
+// emulate, roofline); an analysis error is positioned in the kernel's
+// source.
+func (b budgetArgs) countOn(e env, k *lang.Checked, ma machineArgs) (*analyze.Report, *machines.Machine, error) {
+	m, err := ma.load()
+	if err != nil {
+		return nil, nil, err
+	}
 	opts := b.options()
 	opts.Cache = m.CacheHierarchy()
 	rep, err := analyze.Analyze(k, opts)
 	if err != nil {
-		return nil, positioned(e, err, k.File.Source)
+		return nil, nil, positioned(e, err, k.File.Source)
 	}
-	return rep, nil
+	return rep, m, nil
 }
 
 // kernelArgs are the arguments every verb that reads a kernel shares.

@@ -93,11 +93,7 @@ func predict(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costmod
 
 // predictOn loads the machine and predicts the kernel on it.
 func predictOn(e env, k *lang.Checked, ba budgetArgs, ma machineArgs, opts costmodel.Options) (*costmodel.Prediction, *machines.Machine, error) {
-	m, err := ma.load()
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := ba.analyzeOn(e, k, m)
+	rep, m, err := ba.countOn(e, k, ma)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,11 +27,7 @@ func (c *rooflineCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	m, err := c.machineArgs.load()
-	if err != nil {
-		return err
-	}
-	rep, err := c.budgetArgs.analyzeOn(e, k, m)
+	rep, m, err := c.budgetArgs.countOn(e, k, c.machineArgs)
 	if err != nil {
 		return err
 	}
