@@ -5,9 +5,6 @@ import (
 	"testing"
 
 	"perfc/analyze"
-	"perfc/lang"
-	"perfc/machines"
-	"perfc/parser"
 )
 
 // TestPredictEveryRank: the zero analyze.Options count every rank, so a
@@ -21,18 +18,8 @@ func TestPredictEveryRank(t *testing.T) {
   }
 }
 `
-	m, err := machines.Parse("toy.yaml", []byte(toyMachine))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := parser.ParseFile("k.spmd", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := lang.Check(f, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := toyMachineTable(t)
+	k := checkSource(t, "k.spmd", src)
 	rep, err := analyze.Analyze(k, analyze.Options{})
 	if err != nil {
 		t.Fatal(err)

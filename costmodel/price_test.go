@@ -51,21 +51,21 @@ kernel k(N = 1000) on P = 2 ranks {
 }
 `
 
-// predictToy prices the toy kernel on the toy machine.
-func predictToy(t *testing.T, opts Options) *Prediction {
+// toyMachineTable loads the toy machine.
+func toyMachineTable(t *testing.T) *machines.Machine {
 	t.Helper()
 	m, err := machines.Parse("toy.yaml", []byte(toyMachine))
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := parser.ParseFile("toy.spmd", []byte(toyKernel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := lang.Check(f, "", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	return m
+}
+
+// predictToy prices the toy kernel on the toy machine.
+func predictToy(t *testing.T, opts Options) *Prediction {
+	t.Helper()
+	m := toyMachineTable(t)
+	k := checkSource(t, "toy.spmd", toyKernel)
 	rep, err := analyze.Analyze(k, analyze.Options{})
 	if err != nil {
 		t.Fatal(err)
