@@ -243,19 +243,25 @@ func TestCacheModelAgainstSimulator(t *testing.T) {
 			if spec == "" {
 				spec = cacheTestHierarchy
 			}
-			h := mustCacheHierarchy(t, spec)
-			k := checkCacheKernel(t, tc.src, tc.defs...)
-			rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := traceKernel(k, h, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareCache(t, tc, rep.Classes[0], got)
+			checkAgainstSimulator(t, tc, mustCacheHierarchy(t, spec))
 		})
 	}
+}
+
+// checkAgainstSimulator counts case tc's rank 0 on h with the analytic
+// model and traces it through the simulator, and compares the two.
+func checkAgainstSimulator(t *testing.T, tc cacheCase, h cache.Hierarchy) {
+	t.Helper()
+	k := checkCacheKernel(t, tc.src, tc.defs...)
+	rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := traceKernel(k, h, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareCache(t, tc, rep.Classes[0], got)
 }
 
 // compareCache checks model against trace: lines per region and level,
@@ -983,16 +989,7 @@ func TestCacheModelAgainstSimulatorAnySets(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			k := checkCacheKernel(t, tc.src, tc.defs...)
-			rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := traceKernel(k, h, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareCache(t, tc, rep.Classes[0], got)
+			checkAgainstSimulator(t, tc, h)
 		})
 	}
 }
