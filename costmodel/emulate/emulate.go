@@ -44,8 +44,7 @@ import (
 // the number of ranks, not to the number of events: the timeline is only
 // streamed to opts.Timeline and opts.Observe.
 func Emulate(k *lang.Checked, p Pricer, opts EmulateOptions) (*Emulation, error) {
-	checked := &checkedPricer{Pricer: p}
-	em, err := newEmulator(k, checked, opts)
+	em, err := newEmulator(k, p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +58,7 @@ func Emulate(k *lang.Checked, p Pricer, opts EmulateOptions) (*Emulation, error)
 	if err != nil {
 		return nil, err
 	}
-	return res, checkEmulation(k, checked, res)
+	return res, checkEmulation(k, em.checked, res)
 }
 
 // EmulateOptions says where the timeline goes.
@@ -200,7 +199,8 @@ type Injector interface {
 // emulator is the state of one emulation.
 type emulator struct {
 	k        *lang.Checked
-	p        Pricer
+	p        Pricer         // checked, the caller's pricer behind the finiteness check
+	checked  *checkedPricer // the first unusable price, kept for Emulate's error
 	eager    int64
 	inject   Injector
 	opts     EmulateOptions
@@ -332,21 +332,18 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		return nil, err
 	}
 	n := k.NumRanks()
+	checked := &checkedPricer{Pricer: p}
 	em := &emulator{
-		k: k, p: p, eager: p.EagerLimit(), opts: opts,
+		k: k, p: checked, checked: checked, eager: p.EagerLimit(), opts: opts,
 		ranks:   make([]rankState, n),
 		regions: commRegions(k),
 		works:   map[workKey]float64{},
 		path:    newPathRing(n),
 	}
-	// The optional interfaces are the wrapped pricer's: checkedPricer
-	// embeds only Pricer's methods, and would otherwise hide them.
-	inner := p
-	if c, ok := p.(*checkedPricer); ok {
-		inner = c.Pricer
-	}
-	em.inject, _ = inner.(Injector)
-	em.computer, _ = inner.(RankComputer)
+	// The optional interfaces are the caller's pricer's: checkedPricer
+	// embeds only Pricer's methods, and would hide them.
+	em.inject, _ = p.(Injector)
+	em.computer, _ = p.(RankComputer)
 	em.until = math.Inf(1)
 	if opts.Until > 0 {
 		em.until = opts.Until
@@ -356,7 +353,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	if px, py, ok := k.Grid(); ok {
 		em.res.Grid = []int64{px, py}
 	}
-	if err := em.net.init(k, p); err != nil {
+	if err := em.net.init(k, em.p); err != nil { // messages go through the check
 		return nil, err
 	}
 	if mx, my := em.net.nodes(); mx*my > 1 {
@@ -370,7 +367,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
 	for r := range n {
-		s, alike, err := scheduleFor(k, inner, r, &classes)
+		s, alike, err := scheduleFor(k, p, r, &classes)
 		if err != nil {
 			return nil, err
 		}
