@@ -286,6 +286,41 @@ type Counts struct {
 	// Vectors lists the innermost loops a vector unit could run.
 	Vectors []VectorLoop `json:"vectors,omitempty"`
 	Cache   []CacheLines `json:"cache,omitempty"`
+	// LoopEntries counts how often a loop (for or repeat) starts: the
+	// per-entry cost of a loop (its start-up, RINF1's n½) is priced per
+	// entry, its overhead per iteration.
+	LoopEntries Count `json:"loop_entries,omitzero"`
+	// Chains lists the loop-carried dependency chains of the region, for
+	// the latency bound of the loops that carry them (docs/predict.md).
+	Chains []Chain `json:"chains,omitempty"`
+}
+
+// Chain is a loop-carried dependency chain: the operations by which one
+// iteration of a loop computes a value (a var, or a reference hoisted out
+// of the loop) from the value the previous iteration computed, as in
+// `s = s + a[i]*b[i]` (the add, not the multiply) or Horner's
+// `acc = c + x*acc` (both). An out-of-order core overlaps independent
+// iterations but not the operations of one chain, so a loop runs no faster
+// than its longest chain's latency per iteration, whatever its throughput.
+// The counts are totals over the region, like every other count; Body is
+// what the carrying loop's body does in all, for the throughput bound the
+// latency is compared with.
+type Chain struct {
+	Loop       string    `json:"loop"`       // file:line:col of the loop that carries the chain
+	Var        string    `json:"var"`        // the carried var or hoisted reference, as written
+	Iterations Count     `json:"iterations"` // iterations of the carrying loop
+	Ops        []OpCount `json:"ops"`        // the operations on the chain, over those iterations
+	Body       LoopBody  `json:"body"`
+}
+
+// LoopBody is what the body of a loop does over all of its iterations in a
+// region, nested loops included.
+type LoopBody struct {
+	Iterations Count     `json:"iterations"` // iterations of the loop and of every loop nested in it
+	Ops        []OpCount `json:"ops"`
+	Madds      []OpCount `json:"madds,omitempty"`
+	Loads      Count     `json:"loads"`
+	Stores     Count     `json:"stores"`
 }
 
 // CacheLines is the traffic of one cache level in a region.
