@@ -19,6 +19,7 @@ type Machine struct {
 	conventions string
 	missing     []string
 	ranks       Number // the partition the numbers were measured on; zero when the table does not say
+	cores       coreSharing
 	params      []Param
 	compute     *Compute
 	memory      *Memory

@@ -16,7 +16,7 @@ import (
 // place in the file, because every other section may refer to them.
 func (d *decoder) machine(root *yaml.Node) {
 	f := d.mapping(root, "the machine table", "name", "description", "source", "conventions", "missing",
-		"ranks", "params", "compute", "memory", "messages", "collectives", "cluster", "disk", "results")
+		"ranks", "cores", "core_switch", "params", "compute", "memory", "messages", "collectives", "cluster", "disk", "results")
 	m := d.m
 	m.name = f.requiredStr("name")
 	if m.name != "" && !isMachineName(m.name) {
@@ -27,6 +27,7 @@ func (d *decoder) machine(root *yaml.Node) {
 	m.conventions = f.str("conventions")
 	m.missing = f.names("missing")
 	m.ranks = d.optNumber(f, "ranks", Dimensionless, wholePositive, m.source)
+	d.cores(f, m)
 	d.params(f.get("params"))
 	d.reportUnknownOverrides()
 	if n := f.get("compute"); n != nil {
