@@ -314,10 +314,14 @@ type rankCold struct {
 	morePeers []peerEntry     // destinations beyond the first peersInline
 	peerIndex map[int64]int32 // destination → index in morePeers, once there are manyPeers
 	queued    int64           // eager messages delivered to this rank and not yet received (emulator.inboxes)
-	// With ranks sharing cores: the time the rank was ready without a
-	// core, and the part of its current event's wait that was for a core
-	// (moveCoreWait).
+	// With ranks sharing cores (coreState): the time the rank was ready
+	// without a core, the part of its current event's wait that was for a
+	// core (moveCoreWait), the core it holds (-1: none), when its time
+	// slice ends, and the copy it made last on its core.
 	coreWait, coreWaitEv float64
+	sliceEnd             float64
+	copyStart, busyUntil float64
+	core                 int32
 }
 
 // half is the send or the receive half of a rank's current event.
@@ -395,6 +399,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		}
 		rs := &em.ranks[r] // zero from make
 		rs.openID = noNode
+		rs.core = -1
 		if alike >= 0 {
 			rs.cur.StartAlike(s, &em.ranks[alike].cur)
 		} else {
@@ -521,6 +526,7 @@ func (em *emulator) advance(r int64) error {
 			em.res.Truncated = em.res.Truncated || more
 			rs.done = true
 			em.done++
+			em.releaseCore(r, rs)
 			return nil
 		}
 		rs.events++
@@ -538,6 +544,9 @@ func (em *emulator) advance(r int64) error {
 		}
 		blocked, err := em.post(r, rs, ev)
 		if err != nil || blocked {
+			if blocked {
+				em.releaseCore(r, rs) // a rank that waits frees its core
+			}
 			return err
 		}
 	}
@@ -581,8 +590,7 @@ func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) (waits bo
 		cost = em.price(r, rs, ev.Work)
 	}
 	if em.cores != nil && cost > 0 {
-		em.requestCompute(r, rs, cost, ev.Work.Region)
-		return true
+		return em.computeShared(r, rs, cost, ev.Work.Region)
 	}
 	start := rs.clock
 	rs.clock += cost

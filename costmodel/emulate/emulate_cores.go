@@ -3,6 +3,7 @@ package emulate
 import (
 	"container/heap"
 	"errors"
+	"math"
 	"unsafe"
 
 	"perfc/analyze"
@@ -32,19 +33,37 @@ type CoreSharer interface {
 const TimeSlice = 10e-3
 
 // coreState is the run queue and the cores of an emulation whose ranks
-// share cores. Cores are handed out in the order ranks became ready for
-// one (first in, first out), each to the core that is free first; a
-// compute segment holds its core for at most a TimeSlice before it queues
-// again behind the ranks that became ready meanwhile.
+// share cores (docs/emulate.md, "Ranks sharing cores"), modelled on the Go
+// scheduler with GOMAXPROCS = C:
 //
-// Grants are made only when every rank waits (emulator.run), as link
-// grants are: each rank then waits for a message, a collective or a core,
+//   - A rank computes only on a core. A rank without one that reaches a
+//     compute segment queues for a core; cores go to the ranks in the
+//     order they became ready (first in, first out), each to the core
+//     that is free first.
+//   - A rank keeps its core while it runs: from one compute segment to the
+//     next (a region boundary is not a switch), through communication that
+//     does not wait, and through the copy of a blocking message whose
+//     partner waits for it (whichever side arrives second copies the
+//     bytes: docs/codegen.md). It gives its core up when it waits (for a
+//     message, a collective) and when it finishes; after a time slice
+//     (TimeSlice) it goes to the back of the queue if a rank is waiting.
+//   - A rank that resumes after a wait has no core; its next compute
+//     segment or copy queues for one. A blocking message whose second side
+//     arrives without a core queues for one as a copy.
+//   - A blocking message between ranks that share cores costs its price
+//     and the switch (CoreSharer.CoreSwitch): the partner parked, and is
+//     woken.
+//
+// Grants are made only when no rank can move (emulator.run), as link
+// grants are: every rank then waits for a message, a collective or a core,
 // so any request not yet made comes from a rank that some grant still to
-// be made will wake, at or after that grant's end. The earliest request
-// waiting is therefore the earliest there will be, and FIFO order is
-// exact.
+// be made will wake, at or after that grant's start. The earliest request
+// waiting is therefore the earliest there will be, and the order is exact.
+// A rank that keeps its core runs on at once: no grant can take its core
+// meanwhile.
 type coreState struct {
-	cores    coreHeap
+	free     coreHeap    // the cores no rank holds, by when they are free
+	held     []coreSlot  // by core: the state of a core while a rank holds it
 	queue    requestQueue
 	seq      int64   // the order of requests of the same time
 	switchAt float64 // CoreSwitch: added to every blocking message
@@ -55,7 +74,7 @@ type coreState struct {
 type coreSlot struct {
 	free float64
 	prev pathRef
-	id   int
+	id   int32
 }
 
 // coreRequest is a rank, or a message, ready for a core.
@@ -93,44 +112,84 @@ func newCoreState(p Pricer, n int64) (*coreState, error) {
 	if p.Cluster() != nil {
 		return nil, errors.New("emulate: a machine whose ranks share cores cannot also be a cluster of SMP nodes: give cores or cluster, not both")
 	}
-	st := &coreState{switchAt: sw, cores: make(coreHeap, c)}
-	for i := range st.cores {
-		st.cores[i] = coreSlot{prev: emptyPath, id: i}
+	st := &coreState{switchAt: sw, free: make(coreHeap, c), held: make([]coreSlot, c)}
+	for i := range st.free {
+		st.free[i] = coreSlot{prev: emptyPath, id: int32(i)}
 	}
 	return st, nil
 }
 
-// request queues r for a core from time ready.
+// request queues a request.
 func (st *coreState) request(q coreRequest) {
 	q.seq = st.seq
 	st.seq++
 	heap.Push(&st.queue, q)
 }
 
-// requestCompute makes rank r, at a compute segment of the given cost,
-// wait for a core.
-func (em *emulator) requestCompute(r int64, rs *rankState, cost float64, region string) {
-	rs.blocked = true
-	em.cores.request(coreRequest{ready: rs.clock, rank: int32(r), dst: -1, left: cost, region: region})
+// take removes the core free first from the free cores and returns it.
+func (st *coreState) take() coreSlot { return heap.Pop(&st.free).(coreSlot) }
+
+// computeShared runs rank r's compute segment of the given cost when
+// ranks share cores: on the rank's core if it holds one (until a time
+// slice ends with a rank waiting), or it queues for a core. It reports
+// whether the rank must wait.
+func (em *emulator) computeShared(r int64, rs *rankState, cost float64, region string) (waits bool) {
+	if rs.core < 0 {
+		rs.blocked = true
+		em.cores.request(coreRequest{ready: rs.clock, rank: int32(r), dst: -1, left: cost, region: region})
+		return true
+	}
+	return em.runOnCore(r, rs, coreRequest{ready: rs.clock, rank: int32(r), dst: -1, left: cost, region: region}, rs.clock, &emptyPath, viaProgram)
 }
 
-// requestTransfer makes a blocking message from s to d, both sides ready
-// at ready, wait for a core: whichever side arrives second copies the
-// bytes (docs/codegen.md), and a rank copies only on a core.
-func (em *emulator) requestTransfer(s, d int64, ready float64) {
-	em.cores.request(coreRequest{ready: ready, rank: int32(s), dst: int32(d)})
+// runOnCore runs the compute of q on the core rank r holds from start
+// (after waiting since q.ready, bound by prev when it waited) until it is
+// done or its time slice ends while a rank waits for a core; then it
+// gives the core up and queues for the rest. It reports whether the rank
+// must wait.
+func (em *emulator) runOnCore(r int64, rs *rankState, q coreRequest, start float64, prev *pathRef, via pathVia) (waits bool) {
+	st := em.cores
+	end := start + q.left
+	cut := false
+	if st.queue.Len() > 0 && end > rs.sliceEnd {
+		// The slice ends at the first slice boundary at which a rank waits.
+		if first := st.queue[0].ready; first > rs.sliceEnd {
+			rs.sliceEnd += TimeSlice * math.Ceil((first-rs.sliceEnd)/TimeSlice)
+		}
+		if at := max(start, rs.sliceEnd); at < end {
+			end, cut = at, true
+		}
+	}
+	if end > start || start > q.ready {
+		em.computeOnCore(r, rs, q, start, end, prev, via)
+	}
+	if cut {
+		left := q.left - (end - start)
+		em.events++ // a slice costs the emulation as much as an event
+		if em.events > em.evBudget && em.budgetErr == nil {
+			em.budgetErr = em.eventBudgetError(r, rs, &analyze.Event{Kind: analyze.EvCompute})
+			em.checkAt = 0
+		}
+		em.releaseCore(r, rs)
+		q.ready, q.left = end, left
+		rs.blocked = true
+		st.request(q)
+		return true
+	}
+	return false
 }
 
-// grantCore gives the earliest request a core: the one free first, from
-// when both are ready. A compute segment runs for at most a TimeSlice and
-// queues again for the rest; a message is delivered.
+// grantCore gives the earliest request the core free first, from when
+// both are ready: a compute segment runs on it, and its rank keeps it; a
+// message is copied on it, and the side that arrived second keeps it.
 func (em *emulator) grantCore() error {
 	st := em.cores
 	q := heap.Pop(&st.queue).(coreRequest)
-	c := &st.cores[0]
+	c := st.take()
 	start := max(q.ready, c.free)
 	if start > em.until {
 		em.res.Truncated = true // past the end of a truncated run: the rank stays where it is
+		heap.Push(&st.free, c)
 		return nil
 	}
 	em.current = -1
@@ -139,61 +198,106 @@ func (em *emulator) grantCore() error {
 		prev, via = &c.prev, viaCore
 	}
 	r := int64(q.rank)
-	rs := &em.ranks[r]
-	var end float64
 	if q.dst < 0 {
-		run := q.left
-		if run > TimeSlice && st.queue.Len() > 0 {
-			run = TimeSlice
-		}
-		end = start + run
-		em.computeOnCore(r, rs, q, start, end, prev, via)
-		if q.left > run {
-			em.events++ // a slice costs the emulation as much as an event
-			if em.events > em.evBudget {
-				return em.eventBudgetError(r, rs, &analyze.Event{Kind: analyze.EvCompute})
-			}
-			q.ready, q.left = end, q.left-run
-			st.request(q)
-		} else {
+		rs := &em.ranks[r]
+		em.hold(r, rs, c, start)
+		if !em.runOnCore(r, rs, q, start, prev, via) {
 			rs.blocked = false
 			em.wakeOther(r)
 		}
-		c.prev = em.path.takeHead(rs, r)
-	} else {
-		d := int64(q.dst)
-		ss, ds := &em.ranks[r], &em.ranks[d]
-		end = start + ss.send.cost + st.switchAt
-		wait := start - q.ready
-		ss.coreWaitEv = max(ss.coreWaitEv, wait)
-		ds.coreWaitEv = max(ds.coreWaitEv, wait)
-		// The transfer is a stretch of its own, so that whoever waits for
-		// this core next continues it: after the core's last holder, or
-		// after the side that arrived last.
-		var msgPrev pathRef
-		msgVia := viaProgram
-		switch {
-		case via == viaCore:
-			msgPrev, msgVia = c.prev, viaCore
-		case ds.posted > ss.posted:
-			msgPrev, msgVia = em.path.takeHead(ds, d), viaMessage
-		default:
-			msgPrev = em.path.takeHead(ss, r)
-		}
-		node := em.path.message(&msgPrev, msgVia, r, start, end, ss.stmt)
-		if via == viaCore {
-			em.deliver(r, d, start, end, prev, viaCore)
-		} else {
-			em.deliver(r, d, start, end, &emptyPath, viaProgram)
-		}
-		c.prev = node
+		return em.budgetErr
 	}
-	c.free = end
-	heap.Fix(&st.cores, 0)
+	d := int64(q.dst)
+	copier := em.copier(r, d)
+	cs := &em.ranks[copier]
+	em.hold(copier, cs, c, start)
+	em.copyOnCore(r, d, q.ready, start, prev, via)
+	if cs.blocked { // a sendrecv whose other half still waits
+		em.releaseCore(copier, cs)
+	}
 	return nil
 }
 
-// computeOnCore runs rank r's compute segment (or a slice of it) from
+// hold gives core c to rank r from start, for a time slice.
+func (em *emulator) hold(r int64, rs *rankState, c coreSlot, start float64) {
+	em.cores.held[c.id] = c
+	rs.core = c.id
+	rs.sliceEnd = start + TimeSlice
+	rs.busyUntil = start
+}
+
+// releaseCore gives up the core rank r holds (if any) when it waits or
+// finishes: free from the rank's clock, or from the end of a copy it made
+// that its clock has not reached (a sendrecv still waiting for its other
+// half), with the rank's path up to then.
+func (em *emulator) releaseCore(r int64, rs *rankState) {
+	if em.cores == nil || rs.core < 0 {
+		return
+	}
+	c := em.cores.held[rs.core]
+	rs.core = -1
+	c.free = max(rs.clock, rs.busyUntil)
+	head := em.path.takeHead(rs, r)
+	if rs.busyUntil > rs.clock {
+		// The copy is on the path beyond the rank's own events.
+		head = em.path.message(&head, viaProgram, r, rs.copyStart, rs.busyUntil, rs.stmt)
+	}
+	c.prev = head
+	heap.Push(&em.cores.free, c)
+}
+
+// transferShared starts a blocking message from s to d, both sides ready
+// at ready, when ranks share cores: the side that arrived second copies
+// it, at once if it holds a core, or after queueing for one.
+func (em *emulator) transferShared(s, d int64, ready float64) {
+	cs := &em.ranks[em.copier(s, d)]
+	if cs.core < 0 {
+		em.cores.request(coreRequest{ready: ready, rank: int32(s), dst: int32(d)})
+		return
+	}
+	em.copyOnCore(s, d, ready, ready, &emptyPath, viaProgram)
+}
+
+// copier is the side of a blocking message from s to d that copies it:
+// the one that arrived second; of two that arrived at once, the one
+// running on a core (the other waits), else the sender.
+func (em *emulator) copier(s, d int64) int64 {
+	ss, ds := &em.ranks[s], &em.ranks[d]
+	switch {
+	case ds.posted > ss.posted:
+		return d
+	case ds.posted == ss.posted && ds.core >= 0 && ss.core < 0:
+		return d
+	}
+	return s
+}
+
+// copyOnCore copies a blocking message from s to d on the core of the side
+// that arrived second, from start (ready at ready; bound by prev when it
+// waited for the core), or after a copy it made before on it, and
+// delivers it: its price and the switch.
+func (em *emulator) copyOnCore(s, d int64, ready, start float64, prev *pathRef, via pathVia) {
+	ss, ds := &em.ranks[s], &em.ranks[d]
+	c := em.copier(s, d)
+	cs := &em.ranks[c]
+	var own pathRef
+	if cs.busyUntil > start {
+		// The copier's core is busy with its other copy (the other half of
+		// a sendrecv): this one follows it on the path.
+		head := em.path.takeHead(cs, c)
+		own = em.path.message(&head, viaProgram, c, cs.copyStart, cs.busyUntil, cs.stmt)
+		start, prev, via = cs.busyUntil, &own, viaCore
+	}
+	end := start + ss.send.cost + em.cores.switchAt
+	cs.copyStart, cs.busyUntil = start, end
+	if wait := start - ready; wait > 0 {
+		ss.coreWaitEv = max(ss.coreWaitEv, wait)
+		ds.coreWaitEv = max(ds.coreWaitEv, wait)
+	}
+	em.deliver(s, d, start, end, prev, via)
+}
+
+// computeOnCore records rank r's compute segment (or a slice of it) from
 // start to end on a core it waited for since q.ready.
 func (em *emulator) computeOnCore(r int64, rs *rankState, q coreRequest, start, end float64, prev *pathRef, via pathVia) {
 	rs.compute += end - start

@@ -90,9 +90,14 @@ func TestCoresByHand(t *testing.T) {
 		{"send, 2 ranks on 1 core", sendAfter, on(1), 2 + 0.5 + 0.25, []float64{2.75, 2.75}},
 		// Ranks 0 and 1 compute [0,1], ranks 2 and 3 [1,2]; the four copies
 		// take the two cores two at a time from 2 s.
-		// Rank 1's halves (0→1, 1→2) go first, both from 2 s on the two
-		// cores; the copies 3→0 and 2→3 follow.
-		{"ring, 4 ranks on 2 cores", ring, on(2), 2 + 2*(0.5+0.25), []float64{3.5, 2.75, 3.5, 3.5}},
+		// Ranks 0 and 1 compute [0,1] on cores A and B; both post at 1,
+		// rank 0 first (it gives A up, waiting), and rank 1, running,
+		// copies 0→1 on B [1,1.75], then waits for rank 2 and gives B up.
+		// Rank 2 computes on A [1,2] and copies 1→2 [2,2.75] (rank 1 ends),
+		// then waits for rank 3: A free at 2.75. Rank 3 computes on B
+		// [1.75,2.75], copies 3→0 [2.75,3.5] (rank 0 ends) and 2→3
+		// [3.5,4.25] (ranks 2 and 3 end).
+		{"ring, 4 ranks on 2 cores", ring, on(2), 4.25, []float64{3.5, 2.75, 4.25, 4.25}},
 		// Rank 0 computes [0,1] and waits for the message, freeing the core
 		// for rank 1 [1,2]; the copy [2,2.75]; rank 0 computes [2.75,3.75].
 		{"a rank that waits frees its core", frees, on(1), 3.75, []float64{3.75, 2.75}},

@@ -177,7 +177,7 @@ func (em *emulator) match(s, d int64) error {
 		return nil
 	}
 	if em.cores != nil { // the side that arrives second copies, on a core
-		em.requestTransfer(s, d, ready)
+		em.transferShared(s, d, ready)
 		return nil
 	}
 	if em.plain(ss, ds) { // deliver would take deliverPlain; spare it the call
