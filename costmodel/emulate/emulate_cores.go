@@ -62,8 +62,8 @@ const TimeSlice = 10e-3
 // A rank that keeps its core runs on at once: no grant can take its core
 // meanwhile.
 type coreState struct {
-	free     coreHeap    // the cores no rank holds, by when they are free
-	held     []coreSlot  // by core: the state of a core while a rank holds it
+	free     coreHeap   // the cores no rank holds, by when they are free
+	held     []coreSlot // by core: the state of a core while a rank holds it
 	queue    requestQueue
 	seq      int64   // the order of requests of the same time
 	switchAt float64 // CoreSwitch: added to every blocking message
