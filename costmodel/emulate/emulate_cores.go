@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"math"
+	"slices"
 	"unsafe"
 
 	"perfc/analyze"
@@ -152,11 +153,10 @@ func (em *emulator) runOnCore(r int64, rs *rankState, q coreRequest, start float
 	end := start + q.left
 	cut := false
 	if st.queue.Len() > 0 && end > rs.sliceEnd {
-		// The slice ends at the first slice boundary at which a rank waits.
-		if first := st.queue[0].ready; first > rs.sliceEnd {
-			rs.sliceEnd += TimeSlice * math.Ceil((first-rs.sliceEnd)/TimeSlice)
-		}
-		if at := max(start, rs.sliceEnd); at < end {
+		// The slice ends at the first slice boundary at which a rank waits
+		// for a core.
+		if at, ok := em.firstWait(max(start, rs.sliceEnd), end); ok {
+			rs.sliceEnd = at
 			end, cut = at, true
 		}
 	}
@@ -177,6 +177,81 @@ func (em *emulator) runOnCore(r int64, rs *rankState, q coreRequest, start float
 		return true
 	}
 	return false
+}
+
+// firstWait returns the first slice boundary in [from, to) (from is one)
+// at which some rank waits for a core while the running rank computes, or
+// ok false when none does before to. It serves the earliest requests
+// (at most maxLookahead) first in first out on the other cores, each
+// holding its core for the work it is known to need (the rest of its
+// compute segment, or its copy): a rank that computes on after that holds
+// its core longer, so this may find a wait later than the run does, never
+// one that does not happen.
+func (em *emulator) firstWait(from, to float64) (at float64, ok bool) {
+	st := em.cores
+	frees := make([]float64, len(st.free))
+	for i, c := range st.free {
+		frees[i] = c.free
+	}
+	best := math.Inf(1)
+	for _, q := range st.earliest(maxLookahead) {
+		if q.ready >= min(best, to) {
+			break
+		}
+		i, start := -1, math.Inf(1) // no other core: it waits for the running rank's
+		if len(frees) > 0 {
+			i = slices.Index(frees, slices.Min(frees)) // the core free first
+			start = max(q.ready, frees[i])
+		}
+		if start > q.ready {
+			// It waits from q.ready to start: the first boundary then.
+			t := from
+			if q.ready > from {
+				t = from + TimeSlice*math.Ceil((q.ready-from)/TimeSlice)
+			}
+			if t < start {
+				best = min(best, t)
+			}
+		}
+		if i < 0 {
+			break
+		}
+		work := q.left
+		if q.dst >= 0 {
+			work = em.ranks[q.rank].send.cost + st.switchAt
+		}
+		frees[i] = start + work
+	}
+	return best, best < to
+}
+
+// maxLookahead bounds the requests firstWait serves ahead: enough for a
+// few rounds of a few cores, and a bound on the work per slice.
+const maxLookahead = 64
+
+// earliest returns the n earliest requests (or all, when fewer wait),
+// earliest first, walking the queue's heap best first.
+func (st *coreState) earliest(n int) []coreRequest {
+	q := st.queue
+	var out []coreRequest
+	frontier := []int{0}
+	for len(out) < n && len(frontier) > 0 && len(q) > 0 {
+		best := 0
+		for i, x := range frontier {
+			if q.Less(x, frontier[best]) {
+				best = i
+			}
+		}
+		x := frontier[best]
+		frontier = slices.Delete(frontier, best, best+1)
+		out = append(out, q[x])
+		for _, c := range []int{2*x + 1, 2*x + 2} {
+			if c < len(q) {
+				frontier = append(frontier, c)
+			}
+		}
+	}
+	return out
 }
 
 // grantCore gives the earliest request the core free first, from when

@@ -246,3 +246,48 @@ func TestCoresEventBudget(t *testing.T) {
 		t.Fatalf("error %v, want an event budget error", err)
 	}
 }
+
+// TestCoresSliceOnlyWhenWaiting checks that a long compute is cut only
+// when a rank waits for a core: rank 0 computes 25 ms while ranks 1 and 2
+// compute 1 ms each on the other core, so nobody waits at 10 ms and rank 0
+// runs uncut; with three ranks of 25 ms the third waits, and the first two
+// are cut at 10 ms.
+func TestCoresSliceOnlyWhenWaiting(t *testing.T) {
+	const src = `kernel c() on P = 3 ranks {
+  array a[8]: f64
+  if rank == 0 {
+    for i in 0..25 {
+      a[0] = a[0] * 2.0
+    }
+  } else {
+    for i in 0..n {
+      a[0] = a[0] * 2.0
+    }
+  }
+}`
+	const ms = 1e-3
+	p := sharedPricer{unitPricer: unitPricer{perFlop: ms, eager: -1}, cores: 2}
+	for _, tt := range []struct {
+		n    string
+		ends []float64 // ms
+	}{
+		{"1", []float64{25, 1, 2}},
+		// r0 A [0,10], r1 B [0,10]; r2 A [10,20], r0 B [10,20], r1 A
+		// [20,30], r2 B [20,30], r0 A [30,35], r1 B [30,35], r2 A [35,40].
+		{"25", []float64{35, 35, 40}},
+	} {
+		k := checkSource(t, "c.spmd", strings.Replace(src, "kernel c()", "kernel c(n = "+tt.n+")", 1))
+		em, err := Emulate(k, p, EmulateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ends []float64
+		for _, r := range em.PerRank {
+			ends = append(ends, r.End/ms)
+		}
+		if diff := cmp.Diff(tt.ends, ends, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+			t.Errorf("n = %s: rank ends in ms (-want +got):\n%s", tt.n, diff)
+		}
+		checkPathCovers(t, em)
+	}
+}
