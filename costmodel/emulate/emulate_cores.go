@@ -1,6 +1,7 @@
 package emulate
 
 import (
+	"cmp"
 	"container/heap"
 	"errors"
 	"math"
@@ -193,8 +194,20 @@ func (em *emulator) firstWait(from, to float64) (at float64, ok bool) {
 	for i, c := range st.free {
 		frees[i] = c.free
 	}
+	return firstWaitOf(st.earliest(maxLookahead), frees, from, to, func(q coreRequest) float64 {
+		if q.dst >= 0 {
+			return em.ranks[q.rank].send.cost + st.switchAt
+		}
+		return q.left
+	})
+}
+
+// firstWaitOf is firstWait for the requests reqs, earliest first, on cores
+// free at frees (which it changes), each request holding its core for
+// work(request).
+func firstWaitOf(reqs []coreRequest, frees []float64, from, to float64, work func(coreRequest) float64) (at float64, ok bool) {
 	best := math.Inf(1)
-	for _, q := range st.earliest(maxLookahead) {
+	for _, q := range reqs {
 		if q.ready >= min(best, to) {
 			break
 		}
@@ -216,14 +229,64 @@ func (em *emulator) firstWait(from, to float64) (at float64, ok bool) {
 		if i < 0 {
 			break
 		}
-		work := q.left
-		if q.dst >= 0 {
-			work = em.ranks[q.rank].send.cost + st.switchAt
-		}
-		frees[i] = start + work
+		frees[i] = start + work(q)
 	}
 	return best, best < to
 }
+
+// SharedMakespan is the time ranks that each compute for d seconds from
+// time 0, and nothing else, take on cores shared cores under the
+// emulator's rules (coreState): ⌈ranks/cores⌉·d when d is at most a
+// TimeSlice; for longer computes the ranks take turns a slice at a time,
+// and the time tends to ranks·d/cores. With cores ≤ 0 or at least ranks,
+// every rank has its own core: d. The region table (costmodel) scales a
+// region's time by SharedMakespan(d)/d.
+func SharedMakespan(d float64, ranks int64, cores int) float64 {
+	if cores <= 0 || ranks <= int64(cores) || !(d > 0) {
+		return d
+	}
+	if d <= TimeSlice {
+		return float64((ranks+int64(cores)-1)/int64(cores)) * d
+	}
+	if slices := float64(ranks) * math.Ceil(d/TimeSlice); slices > maxSimulatedSlices || math.IsInf(d, 0) {
+		return float64(ranks) * d / float64(cores) // within a slice of it
+	}
+	queue := make(requestQueue, 0, ranks)
+	for r := range ranks {
+		queue = append(queue, coreRequest{ready: 0, seq: r, rank: int32(r), dst: -1, left: d})
+	}
+	seq := ranks
+	frees := make([]float64, cores)
+	end := 0.0
+	for queue.Len() > 0 {
+		q := heap.Pop(&queue).(coreRequest)
+		i := slices.Index(frees, slices.Min(frees))
+		start := max(q.ready, frees[i])
+		stop := start + q.left
+		if queue.Len() > 0 {
+			others := slices.Delete(slices.Clone(frees), i, i+1)
+			reqs := slices.Clone(queue)
+			slices.SortFunc(reqs, func(a, b coreRequest) int {
+				if a.ready != b.ready {
+					return cmp.Compare(a.ready, b.ready)
+				}
+				return cmp.Compare(a.seq, b.seq)
+			})
+			if at, ok := firstWaitOf(reqs[:min(len(reqs), maxLookahead)], others, start+TimeSlice, stop, func(q coreRequest) float64 { return q.left }); ok {
+				q.ready, q.left, q.seq = at, q.left-(at-start), seq
+				seq++
+				heap.Push(&queue, q)
+				stop = at
+			}
+		}
+		frees[i] = stop
+		end = max(end, stop)
+	}
+	return end
+}
+
+// maxSimulatedSlices bounds the slices SharedMakespan simulates.
+const maxSimulatedSlices = 1 << 14
 
 // maxLookahead bounds the requests firstWait serves ahead: enough for a
 // few rounds of a few cores, and a bound on the work per slice.

@@ -3,6 +3,7 @@ package emulate
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -289,5 +290,44 @@ func TestCoresSliceOnlyWhenWaiting(t *testing.T) {
 			t.Errorf("n = %s: rank ends in ms (-want +got):\n%s", tt.n, diff)
 		}
 		checkPathCovers(t, em)
+	}
+}
+
+// TestSharedMakespan checks SharedMakespan against the emulation of ranks
+// that each compute d and nothing else.
+func TestSharedMakespan(t *testing.T) {
+	const src = `kernel c() on P = 3 ranks {
+  array a[8]: f64
+  for i in 0..8 {
+    a[i] = a[i] * 2.0
+  }
+}`
+	for _, tt := range []struct {
+		ranks int64
+		cores int
+		d     float64
+		want  float64 // 0: not worked out by hand
+	}{
+		{3, 2, 1e-3, 2e-3},
+		{16, 2, 0.5e-3, 4e-3},
+		{2, 2, 1, 1},
+		{4, 0, 1, 1},
+		{3, 2, 25e-3, 40e-3},
+		{5, 2, 35e-3, 0},
+		{16, 3, 0.123, 0},
+		{7, 4, 10e-3, 20e-3},
+	} {
+		got := SharedMakespan(tt.d, tt.ranks, tt.cores)
+		if tt.want != 0 && !near(got, tt.want) {
+			t.Errorf("SharedMakespan(%g, %d, %d) = %g, want %g", tt.d, tt.ranks, tt.cores, got, tt.want)
+		}
+		k := checkSource(t, "c.spmd", strings.Replace(src, "P = 3", fmt.Sprintf("P = %d", tt.ranks), 1))
+		em, err := Emulate(k, sharedPricer{unitPricer: unitPricer{cpu: tt.d, eager: -1}, cores: tt.cores}, EmulateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(got, em.Total) {
+			t.Errorf("SharedMakespan(%g, %d, %d) = %g, the emulation %g", tt.d, tt.ranks, tt.cores, got, em.Total)
+		}
 	}
 }
