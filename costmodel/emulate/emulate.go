@@ -151,6 +151,7 @@ type Emulation struct {
 	Nodes       []int64    `json:"nodes,omitempty"`
 	LinkWaits   int64      `json:"link_waits"`          // messages that waited for a node-boundary link
 	LinkWait    float64    `json:"link_wait_s"`         // the time they waited, summed
+	Cores       int        `json:"cores,omitempty"`     // the cores the ranks shared (CoreSharer); 0: each rank had its own
 	Truncated   bool       `json:"truncated,omitempty"` // stopped at EmulateOptions.Until
 	PerRank     []RankTime `json:"per_rank"`
 	// Critical is the critical path from the start of the run (or, when
@@ -373,6 +374,9 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	}
 	em.observe = opts.Timeline != nil || opts.Observe != nil
 	em.res = Emulation{Kernel: k.Kernel.Name.Name, Ranks: n}
+	if cores != nil {
+		em.res.Cores = len(cores.held)
+	}
 	if px, py, ok := k.Grid(); ok {
 		em.res.Grid = []int64{px, py}
 	}
