@@ -315,14 +315,6 @@ type rankCold struct {
 	morePeers []peerEntry     // destinations beyond the first peersInline
 	peerIndex map[int64]int32 // destination → index in morePeers, once there are manyPeers
 	queued    int64           // eager messages delivered to this rank and not yet received (emulator.inboxes)
-	// With ranks sharing cores (coreState): the time the rank was ready
-	// without a core, the part of its current event's wait that was for a
-	// core (moveCoreWait), the core it holds (-1: none), when its time
-	// slice ends, and the copy it made last on its core.
-	coreWait, coreWaitEv float64
-	sliceEnd             float64
-	copyStart, busyUntil float64
-	core                 int32
 }
 
 // half is the send or the receive half of a rank's current event.
@@ -392,7 +384,11 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em.evBudget = opts.Limits.events()
 	em.room = float64(opts.Limits.memory()) - emulationMemory(n)
 	if em.cores != nil {
-		em.room -= float64(n) * coreRequestBytes // the run queue holds a request per rank at most
+		// Each rank's core state and its request in the run queue.
+		em.room -= float64(n * coreRankBytes)
+		if em.room < 0 {
+			return nil, coresMemoryError(k, opts.Limits)
+		}
 	}
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
@@ -403,7 +399,6 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		}
 		rs := &em.ranks[r] // zero from make
 		rs.openID = noNode
-		rs.core = -1
 		if alike >= 0 {
 			rs.cur.StartAlike(s, &em.ranks[alike].cur)
 		} else {
@@ -782,8 +777,8 @@ func (em *emulator) finishEvent(r int64, rs *rankState, start, end float64, prev
 func (em *emulator) finishEventFrom(r int64, rs *rankState, start, end, bound float64, prev *pathRef, via pathVia) {
 	rs.account(start, end)
 	coreWait := 0.0
-	if rs.coreWaitEv > 0 {
-		coreWait = rs.moveCoreWait(start)
+	if em.cores != nil {
+		coreWait = em.cores.ranks[r].moveCoreWait(rs, start)
 	}
 	if via == viaProgram {
 		em.path.extend(rs, r, start, end, rs.kind, rs.stmt)
@@ -829,7 +824,10 @@ func (em *emulator) result() (*Emulation, error) {
 	last := int64(0)
 	for r := range em.ranks {
 		rs := &em.ranks[r]
-		st := RankTime{Rank: int64(r), Compute: rs.compute, Comm: rs.comm, Wait: rs.wait, CoreWait: rs.coreWait, Events: rs.events}
+		st := RankTime{Rank: int64(r), Compute: rs.compute, Comm: rs.comm, Wait: rs.wait, Events: rs.events}
+		if em.cores != nil {
+			st.CoreWait = em.cores.ranks[r].coreWait
+		}
 		if rs.done {
 			st.End = rs.clock
 		}
