@@ -525,7 +525,9 @@ func (em *emulator) advance(r int64) error {
 			em.res.Truncated = em.res.Truncated || more
 			rs.done = true
 			em.done++
-			em.releaseCore(r, rs)
+			if em.cores != nil {
+				em.releaseCore(r, rs)
+			}
 			return nil
 		}
 		rs.events++
@@ -543,7 +545,7 @@ func (em *emulator) advance(r int64) error {
 		}
 		blocked, err := em.post(r, rs, ev)
 		if err != nil || blocked {
-			if blocked {
+			if blocked && em.cores != nil {
 				em.releaseCore(r, rs) // a rank that waits frees its core
 			}
 			return err

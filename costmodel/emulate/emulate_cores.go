@@ -389,7 +389,7 @@ func (em *emulator) hold(r int64, c coreSlot, start float64) {
 // that its clock has not reached (a sendrecv still waiting for its other
 // half), with the rank's path up to then.
 func (em *emulator) releaseCore(r int64, rs *rankState) {
-	if em.cores == nil || em.cores.ranks[r].core < 0 {
+	if em.cores.ranks[r].core < 0 {
 		return
 	}
 	cr := &em.cores.ranks[r]
