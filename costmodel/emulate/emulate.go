@@ -355,7 +355,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	// embeds only Pricer's methods, and would hide them.
 	em.inject, _ = p.(Injector)
 	em.computer, _ = p.(RankComputer)
-	cores, err := newCoreState(p, n)
+	cores, err := newCoreState(k, p, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -384,11 +384,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em.evBudget = opts.Limits.events()
 	em.room = float64(opts.Limits.memory()) - emulationMemory(n)
 	if em.cores != nil {
-		// Each rank's core state and its request in the run queue.
-		em.room -= float64(n * coreRankBytes)
-		if em.room < 0 {
-			return nil, coresMemoryError(k, opts.Limits)
-		}
+		em.room -= float64(n * coreRankBytes) // each rank's core state and its request in the run queue (newCoreState)
 	}
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"perfc/analyze"
+	"perfc/lang"
 )
 
 // CoreSharer is implemented by a Pricer for a machine whose ranks share
@@ -108,9 +109,11 @@ type coreRequest struct {
 	region string // a compute segment's region
 }
 
-// newCoreState returns the cores of an emulation of n ranks under p, or
-// nil when every rank has a core of its own.
-func newCoreState(p Pricer, n int64) (*coreState, error) {
+// newCoreState returns the cores of an emulation of k's ranks under p, or
+// nil when every rank has a core of its own; past the memory budget of
+// limits (the ranks and their core state together) it is an error.
+func newCoreState(k *lang.Checked, p Pricer, limits EmulateLimits) (*coreState, error) {
+	n := k.NumRanks()
 	cs, ok := p.(CoreSharer)
 	if !ok {
 		return nil, nil
@@ -128,6 +131,9 @@ func newCoreState(p Pricer, n int64) (*coreState, error) {
 	}
 	if p.Cluster() != nil {
 		return nil, errors.New("emulate: a machine whose ranks share cores cannot also be a cluster of SMP nodes: give cores or cluster, not both")
+	}
+	if emulationMemory(n)+float64(n*coreRankBytes) > float64(limits.memory()) {
+		return nil, coresMemoryError(k, limits)
 	}
 	st := &coreState{switchAt: sw, free: make(coreHeap, c), held: make([]coreSlot, c), ranks: make([]coreRank, n)}
 	for r := range st.ranks {
