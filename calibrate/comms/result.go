@@ -175,12 +175,18 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 		}
 		return cmp.Compare(a.Bytes, b.Bytes)
 	})
+	if x == "P" && len(sel) > 0 && sel[0].Ranks > 1 {
+		// One rank waits for no one: without this point the line through
+		// the first two would go negative below them (2 ranks on their
+		// own cores, 4 sharing them, can differ sevenfold).
+		t.Points = append(t.Points, []any{1, "0us"})
+	}
 	for _, pt := range sel {
-		xs := fmtBytes(pt.Bytes)
+		var xv any = fmtBytes(pt.Bytes)
 		if x == "P" {
-			xs = fmt.Sprint(pt.Ranks)
+			xv = pt.Ranks
 		}
-		t.Points = append(t.Points, []string{xs, fmtTime(pt.Time)})
+		t.Points = append(t.Points, []any{xv, fmtTime(pt.Time)})
 	}
 	return t
 }
@@ -270,9 +276,11 @@ func formulaText(f Formula) string {
 	add(tConst, fmtTime(f.Coef[tConst]), "")
 	add(tLog, fmtTime(f.Coef[tLog]), " * log2(P)")
 	add(tLinear, fmtTime(f.Coef[tLinear]), " * (P - 1)")
+	add(tPLog, fmtTime(f.Coef[tPLog]), " * P * log2(P)")
 	add(tBytes, fmtPerByte(f.Coef[tBytes]), " * bytes")
 	add(tBytesLog, fmtPerByte(f.Coef[tBytesLog]), " * bytes * log2(P)")
 	add(tBytesLinear, fmtPerByte(f.Coef[tBytesLinear]), " * bytes * (P - 1)")
+	add(tBytesPLog, fmtPerByte(f.Coef[tBytesPLog]), " * bytes * P * log2(P)")
 	if len(parts) == 0 {
 		return "0us"
 	}
@@ -335,8 +343,8 @@ type rangeYAML struct {
 }
 
 type tableYAML struct {
-	X      string     `yaml:"x"`
-	Points [][]string `yaml:"points,flow"`
+	X      string  `yaml:"x"`
+	Points [][]any `yaml:"points,flow"`
 }
 
 type collectivesYAML struct {
