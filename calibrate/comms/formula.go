@@ -54,13 +54,21 @@ var pTerms = []term{tLog, tLinear, tPLog}
 
 // forms are the formulas tried, each a set of terms: a + b·g(P) +
 // bytes·(c + d·h(P)) for g and h each one of log2(P), P − 1 and
-// P·log2(P). Coefficients are non-negative, so a formula never goes
-// negative and grows with P and bytes when it extrapolates.
+// P·log2(P); and, for rank counts that no such pair follows, two of them
+// in both places (on three rank counts, 1, g and h span every function of
+// P, so that form follows any line per rank count). Coefficients are
+// non-negative, so a formula never goes negative and grows with P and
+// bytes when it extrapolates.
 var forms = func() [][]term {
 	var out [][]term
 	for _, g := range pTerms {
 		for _, h := range pTerms {
 			out = append(out, []term{tConst, g, tBytes, h + tBytes})
+		}
+	}
+	for i, g := range pTerms {
+		for _, h := range pTerms[i+1:] {
+			out = append(out, []term{tConst, g, h, tBytes, g + tBytes, h + tBytes})
 		}
 	}
 	return out

@@ -28,11 +28,12 @@ type Result struct {
 	samples int
 	points  []Point
 
-	messages   fit.Piecewise // COMMS1
-	messagesOK bool          // every point within Tolerance
-	exchange   *fit.Piecewise
-	saturation map[int]fit.Hockney // COMMS3 by P
-	colls      map[string]collFit  // by kind, barrier included
+	messages    fit.Piecewise // COMMS1
+	messagesOK  bool          // every point within Tolerance
+	messagesErr error         // no Hockney ranges at all: the points are the law
+	exchange    *fit.Piecewise
+	saturation  map[int]fit.Hockney // COMMS3 by P
+	colls       map[string]collFit  // by kind, barrier included
 }
 
 // collFit is a collective kind's fit and the points it came from.
@@ -53,9 +54,9 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		return nil, errors.New("calibrate comms: no COMMS1 pingpong points")
 	}
 	var err error
-	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges})
+	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, PositiveT0: true})
 	if err != nil {
-		return nil, fmt.Errorf("calibrate comms: COMMS1: %w", err)
+		r.messagesErr = err // the measured points stand in (Messages)
 	}
 	if n, t := series(pts, Comms2, partition); len(n) >= 3 {
 		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance}); err == nil {
@@ -132,11 +133,20 @@ func (r *Result) Ranks() int { return partition }
 // every point within 10 %. When none does, the best split into five is
 // written all the same, and its source says by how much it misses: a
 // measured table would follow the points, but t0, r∞ and n½ are what the
-// papers compare machines by, and the MPICH defaults read them.
+// papers compare machines by, and the MPICH defaults read them. Only when
+// no split has a positive t0 and r∞ in every range (a table needs both)
+// are the measured points the law (model: expr, a table over bytes).
 func (r *Result) Messages() any {
 	n, _ := series(r.points, Comms1, partition)
-	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
+	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
 		r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
+	if r.messagesErr != nil {
+		return messagesYAML{
+			Source: src + "; measured points: no Hockney law with a positive t0 and r∞ fits (" + r.messagesErr.Error() + ")",
+			Model:  "expr",
+			Time:   r.table(Comms1, partition, "bytes"),
+		}
+	}
 	if !r.messagesOK {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
@@ -197,7 +207,7 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 // measured points (over bytes on the largest rank count measured; the
 // barrier's over P).
 func (r *Result) Collectives() any {
-	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, median of %d measurements, %s", r.samples, r.date)}
+	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, minimum of %d measurements, %s", r.samples, r.date)}
 	for _, kind := range CollectiveKinds() {
 		cf, ok := r.colls[kind]
 		if !ok {
@@ -319,7 +329,7 @@ func (r *Result) Results() any {
 	for _, pt := range r.points {
 		if pt.Bench == Synch1 {
 			out = append(out, resultYAML{Name: fmt.Sprintf("SYNCH1 barrier, P=%d", pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, median of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
+				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, minimum of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
 		}
 	}
 	return out

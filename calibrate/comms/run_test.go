@@ -2,8 +2,8 @@ package comms
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,6 +41,12 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s mode: %v", *mode, time.Since(start).Round(time.Millisecond))
+	if *mode != "tiny" {
+		out := filepath.Join(os.TempDir(), "comms-"+*mode)
+		os.MkdirAll(out, 0o755)
+		data, _ := json.MarshalIndent(r.Points(), "", " ")
+		os.WriteFile(filepath.Join(out, "points.json"), data, 0o644)
+	}
 	if calls < 4 || last < 0.99*total {
 		t.Errorf("progress: %d calls, ended at %g of %g", calls, last, total)
 	}
@@ -48,7 +54,7 @@ func TestRun(t *testing.T) {
 	if testing.Verbose() {
 		t.Log(body)
 		for _, p := range r.Points() {
-			t.Logf("%-10s P=%d %10.0f B  %10.4f us  spread %5.1f%%", p.Bench, p.Ranks, p.Bytes, p.Time*1e6, 100*p.Spread)
+			t.Logf("%-10s P=%d %10.0f B  min %10.4f us  median %10.4f us  spread %5.1f%%", p.Bench, p.Ranks, p.Bytes, p.Time*1e6, p.Median*1e6, 100*p.Spread)
 		}
 	}
 	if m.Messages("") == nil {
@@ -74,10 +80,37 @@ func TestRun(t *testing.T) {
 		}
 	}
 	if *mode != "tiny" {
-		out := filepath.Join(os.TempDir(), fmt.Sprintf("comms-%s", *mode))
-		os.MkdirAll(out, 0o755)
+		out := filepath.Join(os.TempDir(), "comms-"+*mode)
 		os.WriteFile(filepath.Join(out, "host-comms.yaml"), []byte(body), 0o644)
 		r.Plot(out)
 		t.Logf("wrote %s", out)
+	}
+}
+
+// pointsFile names measured points (points.json of a TestRun in quick or
+// full mode) for TestAnalysePoints, to look at the fits again without
+// measuring.
+var pointsFile = flag.String("comms.points", "", "TestAnalysePoints: fit these points.json and print the sections")
+
+func TestAnalysePoints(t *testing.T) {
+	if *pointsFile == "" {
+		t.Skip("give -comms.points FILE")
+	}
+	data, err := os.ReadFile(*pointsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pts []Point
+	if err := json.Unmarshal(data, &pts); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Analyse(pts, 9, "2026-11-25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body := tableOf(t, r)
+	t.Log(body)
+	if err := r.Plot(filepath.Dir(*pointsFile)); err != nil {
+		t.Fatal(err)
 	}
 }

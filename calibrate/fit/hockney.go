@@ -155,6 +155,10 @@ type PiecewiseOptions struct {
 	// MinPoints is the fewest points per range (default 3: two points
 	// always fit a line and say nothing about its quality).
 	MinPoints int
+	// PositiveT0 admits only laws with a start-up time above zero (a
+	// machine table's Hockney t0 must be positive): a range whose free fit
+	// starts below zero is not a candidate.
+	PositiveT0 bool
 }
 
 // FitPiecewise fits the fewest Hockney ranges that describe every point
@@ -184,7 +188,7 @@ func FitPiecewise(n, t []float64, o PiecewiseOptions) (p Piecewise, ok bool, err
 		}
 		h, err := FitHockney(n[i:j], t[i:j])
 		var hp *Hockney
-		if err == nil {
+		if err == nil && (h.T0 > 0 || !o.PositiveT0) {
 			hp = &h
 		}
 		memo[k] = hp
@@ -215,7 +219,11 @@ func FitPiecewise(n, t []float64, o PiecewiseOptions) (p Piecewise, ok bool, err
 		}
 	}
 	if best == nil {
-		return Piecewise{}, false, fmt.Errorf("fit: no Hockney law with a positive bandwidth fits the %d points (%g..%g B)", len(n), n[0], n[len(n)-1])
+		what := "a positive bandwidth"
+		if o.PositiveT0 {
+			what = "a positive start-up time and bandwidth"
+		}
+		return Piecewise{}, false, fmt.Errorf("fit: no Hockney law with %s fits the %d points (%g..%g B)", what, len(n), n[0], n[len(n)-1])
 	}
 	return hkAssemble(n, best, law), false, nil
 }

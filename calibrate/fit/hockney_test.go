@@ -206,3 +206,21 @@ func TestEachSplitCountsSplits(t *testing.T) {
 		t.Errorf("splits %v", got)
 	}
 }
+
+// TestFitPiecewisePositiveT0: with PositiveT0, a range whose law would go
+// through the origin is no candidate.
+func TestFitPiecewisePositiveT0(t *testing.T) {
+	n := []float64{1 << 20, 2 << 20, 3 << 20, 4 << 20}
+	ts := make([]float64, len(n))
+	for i := range n {
+		ts[i] = -10e-6 + n[i]/20e9 // a free line starts below zero
+	}
+	free, _, err := FitPiecewise(n, ts, PiecewiseOptions{Tolerance: 0.5, MaxRanges: 1})
+	if err != nil || len(free.Laws) != 1 || free.Laws[0].T0 != 0 {
+		t.Fatalf("without PositiveT0: %+v, %v; want one law through the origin", free, err)
+	}
+	_, _, err = FitPiecewise(n, ts, PiecewiseOptions{Tolerance: 0.5, MaxRanges: 1, PositiveT0: true})
+	if err == nil || !strings.Contains(err.Error(), "no Hockney law") {
+		t.Errorf("with PositiveT0: error %v, want none fits", err)
+	}
+}
