@@ -15,6 +15,11 @@ import (
 // when its rms relative residual is at most 10 %.
 const Tolerance = 0.10
 
+// minT0 is the start-up time of a range whose points curve upwards, so
+// that a line through them starts below zero: a table's t0 must be
+// positive, and 1 ns is a tenth of the fastest message measured.
+const minT0 = 1e-9
+
 // maxRanges is the most Hockney ranges of the message law.
 const maxRanges = 5
 
@@ -54,7 +59,7 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		return nil, errors.New("calibrate comms: no COMMS1 pingpong points")
 	}
 	var err error
-	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, PositiveT0: true})
+	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0})
 	if err != nil {
 		r.messagesErr = err // the measured points stand in (Messages)
 	}
@@ -134,15 +139,16 @@ func (r *Result) Ranks() int { return partition }
 // written all the same, and its source says by how much it misses: a
 // measured table would follow the points, but t0, r∞ and n½ are what the
 // papers compare machines by, and the MPICH defaults read them. Only when
-// no split has a positive t0 and r∞ in every range (a table needs both)
-// are the measured points the law (model: expr, a table over bytes).
+// no split has a positive r∞ in every range (times that fall with the
+// length) are the measured points the law (model: expr, a table over
+// bytes).
 func (r *Result) Messages() any {
 	n, _ := series(r.points, Comms1, partition)
 	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
 		r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
 	if r.messagesErr != nil {
 		return messagesYAML{
-			Source: src + "; measured points: no Hockney law with a positive t0 and r∞ fits (" + r.messagesErr.Error() + ")",
+			Source: src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
 			Model:  "expr",
 			Time:   r.table(Comms1, partition, "bytes"),
 		}
@@ -155,8 +161,10 @@ func (r *Result) Messages() any {
 		rg := rangeYAML{T0: fmtTime(h.T0), Rinf: fmtRate(h.Rinf),
 			Source: fmt.Sprintf("perfc calibrate COMMS1 pingpong, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
 				fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
-		if h.T0 > 0 {
+		if h.T0 > minT0 {
 			rg.NHalf = fmtBytes(h.NHalf())
+		} else {
+			rg.Source += "; t0 raised to 1ns: the line through these points starts below zero (they curve upwards)"
 		}
 		if i < len(r.messages.Below) {
 			rg.Below = fmtBytes(r.messages.Below[i])
