@@ -119,7 +119,7 @@ func TestFitFormulaRecoversCoefficients(t *testing.T) {
 				kp = append(kp, p)
 			}
 		}
-		got, err := FitFormula(kp)
+		got, err := FitFormula(kp, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -135,6 +135,51 @@ func TestFitFormulaRecoversCoefficients(t *testing.T) {
 	}
 }
 
+// TestFitFormulaKnee: a collective whose bytes cost more beyond a knee
+// (the payloads leave the first-level cache) is recovered with the knee
+// terms, and written with max(0B, bytes - knee).
+func TestFitFormulaKnee(t *testing.T) {
+	want := coef(map[term]float64{tConst: 0.2e-6, tPLog: 0.1e-6, tBytesLog: 0.05e-9, tKneePLog: 0.03e-9})
+	want.Knee = 16 << 10
+	var pts []Point
+	for _, p := range []int{2, 4, 8} {
+		for _, n := range modeSizes(false, false).coll {
+			pts = append(pts, Point{Bench: "allreduce", Bytes: float64(n), Ranks: p, Time: want.Time(float64(n), p)})
+		}
+	}
+	linear, err := FitFormula(pts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if linear.RMS() < 0.05 {
+		t.Fatalf("without the knee the fit has rms %g: the test data do not need it", linear.RMS())
+	}
+	got, err := FitFormula(pts, 16<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tm := range nTerms {
+		if w, g := want.Coef[tm], got.Coef[tm]; math.Abs(g-w) > 0.01*math.Abs(w)+1e-18 {
+			t.Errorf("term %d = %g, want %g within 1 %%", tm, g, w)
+		}
+	}
+	text := formulaText(got)
+	if !strings.Contains(text, "max(0B, bytes - 16KiB) * P * log2(P)") {
+		t.Errorf("formula %q", text)
+	}
+	table := "name: k\ndescription: d\nsource: s\ncollectives:\n  source: test\n  entries:\n    - {kind: allreduce, time: " + text + "}\n"
+	m, err := machines.Parse("k.yaml", []byte(table))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, table)
+	}
+	c, _ := m.Collective("allreduce", "", "")
+	for _, n := range []float64{8, 64 << 10} {
+		if g, w := c.Eval(machines.Vars{Bytes: n, P: 8}), want.Time(n, 8); math.Abs(g-w) > 0.01*w {
+			t.Errorf("table at %g B: %g, want %g", n, g, w)
+		}
+	}
+}
+
 // TestFitFormulaNoisy: 2 % noise keeps every predicted time within 3 %
 // of the noiseless law at the measured points.
 func TestFitFormulaNoisy(t *testing.T) {
@@ -146,7 +191,7 @@ func TestFitFormulaNoisy(t *testing.T) {
 			kp = append(kp, p)
 		}
 	}
-	got, err := FitFormula(kp)
+	got, err := FitFormula(kp, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +214,7 @@ func TestFitFormulaNeverNegative(t *testing.T) {
 		{Bench: "bcast", Bytes: 4096, Ranks: 4, Time: 2.5e-6},
 		{Bench: "bcast", Bytes: 4096, Ranks: 8, Time: 2e-6},
 	}
-	f, err := FitFormula(pts)
+	f, err := FitFormula(pts, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,13 +89,22 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		if len(kp) == 0 {
 			continue
 		}
-		f, err := FitFormula(kp)
+		f, err := FitFormula(kp, r.knee())
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms: %s: %w", kind, err)
 		}
 		r.colls[kind] = collFit{formula: f, fits: f.RMS() <= Tolerance, points: kp}
 	}
 	return r, nil
+}
+
+// knee is where the message law's first range ends (0: one range), the
+// length beyond which a byte costs more in the collective formulas.
+func (r *Result) knee() float64 {
+	if r.messagesErr != nil || len(r.messages.Below) == 0 {
+		return 0
+	}
+	return r.messages.Below[0]
 }
 
 // series returns one benchmark's points on P ranks as (bytes, seconds),
@@ -300,6 +309,11 @@ func formulaText(f Formula) string {
 	add(tBytesLog, fmtPerByte(f.Coef[tBytesLog]), " * bytes * log2(P)")
 	add(tBytesLinear, fmtPerByte(f.Coef[tBytesLinear]), " * bytes * (P - 1)")
 	add(tBytesPLog, fmtPerByte(f.Coef[tBytesPLog]), " * bytes * P * log2(P)")
+	beyond := " * max(0B, bytes - " + fmtBytes(f.Knee) + ")"
+	add(tKnee, fmtPerByte(f.Coef[tKnee]), beyond)
+	add(tKneeLog, fmtPerByte(f.Coef[tKneeLog]), beyond+" * log2(P)")
+	add(tKneeLinear, fmtPerByte(f.Coef[tKneeLinear]), beyond+" * (P - 1)")
+	add(tKneePLog, fmtPerByte(f.Coef[tKneePLog]), beyond+" * P * log2(P)")
 	if len(parts) == 0 {
 		return "0us"
 	}
