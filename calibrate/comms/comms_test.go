@@ -167,7 +167,7 @@ func TestFitFormulaKnee(t *testing.T) {
 	if !strings.Contains(text, "max(0B, bytes - 16KiB) * P * log2(P)") {
 		t.Errorf("formula %q", text)
 	}
-	table := "name: k\ndescription: d\nsource: s\ncollectives:\n  source: test\n  entries:\n    - {kind: allreduce, time: " + text + "}\n"
+	table := "name: k\ndescription: d\nsource: s\ncollectives:\n  source: test\n  entries:\n    - {kind: allreduce, time: '" + text + "'}\n"
 	m, err := machines.Parse("k.yaml", []byte(table))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, table)
