@@ -149,16 +149,29 @@ func (f Formula) MaxResidual() float64 {
 
 // FitFormula fits every form to the points (bytes, P, seconds) by
 // non-negative least squares on relative residuals and returns the best:
-// the smallest rms, except that a form with fewer non-zero terms whose rms
-// is within 10 % of the best (or one percentage point) is preferred, since
-// every extra term is extrapolated to rank counts nobody measured. A knee
-// above zero (bytes) adds the forms with terms beyond it.
+// the smallest rms, except that a form with fewer non-zero terms is
+// preferred when its rms is within 10 % of the best, or one percentage
+// point, or half the tolerance (5 %), since every extra term is
+// extrapolated to lengths and rank counts nobody measured. A fit has
+// fewer terms than points (at least one term), so that its rms says
+// something. A knee above zero (bytes) adds the forms with terms beyond
+// it when two lengths or more lie on either side of it: one length cannot
+// show a change of slope.
 func FitFormula(pts []Point, knee float64) (Formula, error) {
 	if len(pts) < 2 {
 		return Formula{}, errors.New("a collective formula needs at least two points")
 	}
+	below, beyond := map[float64]bool{}, map[float64]bool{}
+	for _, p := range pts {
+		if p.Bytes > knee {
+			beyond[p.Bytes] = true
+		} else {
+			below[p.Bytes] = true
+		}
+	}
+	useKnee := knee > 0 && len(below) >= 2 && len(beyond) >= 2
 	var fits []Formula
-	for _, form := range forms(knee > 0) {
+	for _, form := range forms(useKnee) {
 		if f, ok := fitForm(pts, form, knee); ok {
 			fits = append(fits, f)
 		}
@@ -172,7 +185,7 @@ func FitFormula(pts []Point, knee float64) (Formula, error) {
 			best = f
 		}
 	}
-	tol := max(best.RMS()*1.1, best.RMS()+0.01)
+	tol := max(best.RMS()*1.1, best.RMS()+0.01, Tolerance/2)
 	simplest := best
 	for _, f := range fits {
 		if f.RMS() <= tol && (f.Terms() < simplest.Terms() || f.Terms() == simplest.Terms() && f.RMS() < simplest.RMS()) {
@@ -192,12 +205,16 @@ func FitFormula(pts []Point, knee float64) (Formula, error) {
 func fitForm(pts []Point, form []term, knee float64) (Formula, bool) {
 	var best Formula
 	bestSS, found := math.Inf(1), false
+	most := max(1, len(pts)-1)
 	for mask := 1; mask < 1<<len(form); mask++ {
 		var sub []term
 		for i, t := range form {
 			if mask&(1<<i) != 0 {
 				sub = append(sub, t)
 			}
+		}
+		if len(sub) > most {
+			continue
 		}
 		coef, ok := relativeLS(pts, sub, knee)
 		if !ok {
