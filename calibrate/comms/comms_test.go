@@ -305,8 +305,10 @@ func TestSectionsLoad(t *testing.T) {
 	}
 }
 
-// TestSectionsFallBackToPoints: points that no law fits become measured
-// tables, which load and price as measured.
+// TestSectionsFallBackToPoints: a pingpong that no split fits within 10 %
+// keeps Hockney ranges with a source that says so; a collective that no
+// formula fits keeps its best formula, with its points in results; a
+// barrier that none fits becomes a measured table over P from one rank.
 func TestSectionsFallBackToPoints(t *testing.T) {
 	var pts []Point
 	for i, n := range modeSizes(true, false).comms1 {
@@ -327,12 +329,15 @@ func TestSectionsFallBackToPoints(t *testing.T) {
 	if n := len(m.Messages("").HockneyRanges()); n < 2 || !strings.Contains(body, "no split into at most 5 Hockney ranges follows every point") {
 		t.Errorf("a sawtooth pingpong: %d ranges, want several and a source that says they miss\n%s", n, body)
 	}
-	c, ok := m.Collective("alltoall", "", "")
-	if !ok {
+	if _, ok := m.Collective("alltoall", "", ""); !ok {
 		t.Fatalf("no alltoall\n%s", body)
 	}
-	if got, want := c.Eval(machines.Vars{Bytes: 512, P: 4}), pts[len(pts)-3].Time; math.Abs(got-want) > 1e-3*want {
-		t.Errorf("alltoall 512 B on 4: %g, want the measured %g\n%s", got, want, body)
+	found := false
+	for _, res := range m.Results() {
+		found = found || res.Name == "COLL alltoall, 512B, P=4"
+	}
+	if !found || !strings.Contains(body, "no formula over bytes and P fits within 10 %; the measured points are in results") {
+		t.Errorf("alltoall's points are not in results, or its source does not say the formula misses:\n%s", body)
 	}
 	b, ok := m.Collective("barrier", "", "")
 	if !ok {
@@ -341,9 +346,7 @@ func TestSectionsFallBackToPoints(t *testing.T) {
 	if got := b.Eval(machines.Vars{P: 1}); got != 0 {
 		t.Errorf("barrier on one rank %g, want 0", got)
 	}
-	if !strings.Contains(body, "measured points on P=4") {
-		t.Errorf("source does not say the points are for P=4:\n%s", body)
-	}
+
 }
 
 func TestFormats(t *testing.T) {

@@ -220,9 +220,12 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 }
 
 // Collectives is the collectives: section: per kind the fitted formula
-// over bytes and P, or, where it misses by more than 10 % rms, the
-// measured points (over bytes on the largest rank count measured; the
-// barrier's over P).
+// over bytes and P. The barrier's measured points over P stand in for its
+// formula when that misses by more than 10 % rms; a kind over bytes and P
+// keeps its best formula even then, and its source says so (its measured
+// points go to Results): a measured table has one variable, so points over
+// bytes would price every rank count as the one they were measured on,
+// three to ten times off on the others (docs/calibrate-comms.md).
 func (r *Result) Collectives() any {
 	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, minimum of %d measurements, %s", r.samples, r.date)}
 	for _, kind := range CollectiveKinds() {
@@ -230,29 +233,31 @@ func (r *Result) Collectives() any {
 		if !ok {
 			continue
 		}
-		ranks := pointRanks(cf.points)
-		bench := "COLL " + kind
-		if kind == "barrier" {
-			bench = "SYNCH1 barrier"
-		}
-		n, _ := bytesRange(cf.points)
-		src := fmt.Sprintf("perfc calibrate %s, %s, P=%s, %s", bench, n, joinInts(ranks), r.date)
-		e := collEntryYAML{Kind: kind}
+		e := collEntryYAML{Kind: kind, Time: formulaText(cf.formula)}
+		src := r.collSource(kind, cf)
 		switch {
 		case cf.fits:
-			e.Time = formulaText(cf.formula)
 			e.Source = fmt.Sprintf("%s, fit rms %s (max %s)", src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
 		case kind == "barrier":
 			e.Time = r.table(Synch1, 0, "P")
 			e.Source = fmt.Sprintf("%s, measured points: no formula fits within 10 %% (best rms %s)", src, percent(cf.formula.RMS()))
 		default:
-			top := ranks[len(ranks)-1]
-			e.Time = r.table(Bench(kind), top, "bytes")
-			e.Source = fmt.Sprintf("%s, measured points on P=%d: no formula over bytes and P fits within 10 %% (best rms %s)", src, top, percent(cf.formula.RMS()))
+			e.Source = fmt.Sprintf("%s, fit rms %s (max %s): no formula over bytes and P fits within 10 %%; the measured points are in results",
+				src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
 		}
 		c.Entries = append(c.Entries, e)
 	}
 	return c
+}
+
+// collSource names a collective's benchmark, lengths, rank counts and date.
+func (r *Result) collSource(kind string, cf collFit) string {
+	bench := "COLL " + kind
+	if kind == "barrier" {
+		bench = "SYNCH1 barrier"
+	}
+	n, _ := bytesRange(cf.points)
+	return fmt.Sprintf("perfc calibrate %s, %s, P=%s, %s", bench, n, joinInts(pointRanks(cf.points)), r.date)
 }
 
 // pointRanks lists the rank counts of points, in order.
@@ -322,7 +327,8 @@ func formulaText(f Formula) string {
 
 // Results is a results: section (measured results kept for reference;
 // pricing ignores them): the COMMS2 exchange law, the COMMS3 saturation
-// bandwidth per rank count and the SYNCH1 barrier time per rank count.
+// bandwidth per rank count, the measured points of every collective kind
+// whose formula misses 10 %, and the SYNCH1 barrier time per rank count.
 func (r *Result) Results() any {
 	var out []resultYAML
 	if p := r.exchange; p != nil {
@@ -347,6 +353,17 @@ func (r *Result) Results() any {
 		out = append(out,
 			resultYAML{Name: fmt.Sprintf("COMMS3 saturation rinf (total), P=%d", p), Value: fmtRate(h.Rinf * msgs), Source: src},
 			resultYAML{Name: fmt.Sprintf("COMMS3 t0 (all messages), P=%d", p), Value: fmtTime(h.T0), Source: src})
+	}
+	for _, kind := range collectiveKinds {
+		cf, ok := r.colls[kind]
+		if !ok || cf.fits {
+			continue
+		}
+		for _, pt := range cf.points {
+			out = append(out, resultYAML{Name: fmt.Sprintf("COLL %s, %s, P=%d", kind, fmtBytes(pt.Bytes), pt.Ranks), Value: fmtTime(pt.Time),
+				Source: fmt.Sprintf("perfc calibrate COLL %s, %s, P=%d, minimum of %d measurements (spread %s), %s; the formula misses by %s rms",
+					kind, fmtBytes(pt.Bytes), pt.Ranks, r.samples, percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
+		}
 	}
 	for _, pt := range r.points {
 		if pt.Bench == Synch1 {
