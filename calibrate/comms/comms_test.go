@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"perfc/calibrate/fit"
 	"perfc/codegen"
 	"perfc/lang"
 	"perfc/machines"
@@ -368,5 +369,32 @@ func TestFormats(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// TestKneeIsTheLargestDrop: the knee of the collective formulas is the
+// boundary of the message law where the bandwidth falls the most.
+func TestKneeIsTheLargestDrop(t *testing.T) {
+	r := &Result{messages: fit.Piecewise{
+		Laws:  []fit.Hockney{{T0: 1e-7, Rinf: 40e9}, {T0: 1e-7, Rinf: 140e9}, {T0: 1e-7, Rinf: 50e9}, {T0: 1e-6, Rinf: 21e9}},
+		Below: []float64{512, 16 << 10, 1 << 20},
+	}}
+	lengths := []float64{8, 512, 4096, 32 << 10, 256 << 10, 2 << 20, 4 << 20}
+	if k := r.knee(lengths); k != 16<<10 {
+		t.Errorf("knee %g, want 16 KiB", k)
+	}
+	if k := r.knee(lengths[:5]); k != 16<<10 {
+		t.Errorf("knee %g, want 16 KiB", k)
+	}
+	r.messages.Laws[2].Rinf = 130e9 // no drop by a fifth at 16 KiB; 1 MiB is the largest
+	if k := r.knee(lengths); k != 1<<20 {
+		t.Errorf("knee %g, want 1 MiB", k)
+	}
+	if k := r.knee(lengths[:5]); k != 0 { // 1 MiB has no collective lengths beyond it
+		t.Errorf("knee %g, want none", k)
+	}
+	r.messages = fit.Piecewise{Laws: []fit.Hockney{{T0: 1e-7, Rinf: 40e9}}}
+	if k := r.knee(lengths); k != 0 {
+		t.Errorf("one range: knee %g, want 0", k)
 	}
 }

@@ -175,6 +175,7 @@ func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 	ranks := pointRanks(cf.points)
 	if kind == "barrier" {
 		p.X.Label.Text = "ranks P"
+		p.X.Scale, p.X.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
 		var pts plotter.XYs
 		for _, pt := range cf.points {
 			pts = append(pts, plotter.XY{X: float64(pt.Ranks), Y: pt.Time * 1e6})

@@ -75,6 +75,7 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 			}
 		}
 	}
+	knee := r.knee(collectiveLengths(pts))
 	for _, kind := range CollectiveKinds() {
 		b := Bench(kind)
 		if kind == "barrier" {
@@ -89,7 +90,7 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		if len(kp) == 0 {
 			continue
 		}
-		f, err := FitFormula(kp, r.knee())
+		f, err := FitFormula(kp, knee)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms: %s: %w", kind, err)
 		}
@@ -98,13 +99,47 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 	return r, nil
 }
 
-// knee is where the message law's first range ends (0: one range), the
-// length beyond which a byte costs more in the collective formulas.
-func (r *Result) knee() float64 {
-	if r.messagesErr != nil || len(r.messages.Below) == 0 {
+// knee is the boundary of the message law where the bandwidth drops the
+// most, by a fifth at least, among those with two collective lengths or
+// more on either side (0: none): where the payloads leave the first-level
+// cache on the host, the length beyond which a byte costs more in the
+// collective formulas. (The first boundary need not be it: noise among the
+// shortest messages can split them off; and a drop at 1 MiB, out of the
+// second level, says nothing about collectives measured up to 256 KiB.)
+func (r *Result) knee(lengths []float64) float64 {
+	if r.messagesErr != nil {
 		return 0
 	}
-	return r.messages.Below[0]
+	knee, drop := 0.0, 1.2
+	for i, b := range r.messages.Below {
+		below, beyond := 0, 0
+		for _, n := range lengths {
+			if n > b {
+				beyond++
+			} else {
+				below++
+			}
+		}
+		if below < 2 || beyond < 2 {
+			continue
+		}
+		if d := r.messages.Laws[i].Rinf / r.messages.Laws[i+1].Rinf; d > drop {
+			knee, drop = b, d
+		}
+	}
+	return knee
+}
+
+// collectiveLengths lists the lengths the collectives were measured at.
+func collectiveLengths(pts []Point) []float64 {
+	var out []float64
+	for _, p := range pts {
+		if p.Bench != Comms1 && p.Bench != Comms2 && p.Bench != Comms3 && p.Bench != Synch1 && !slices.Contains(out, p.Bytes) {
+			out = append(out, p.Bytes)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // series returns one benchmark's points on P ranks as (bytes, seconds),
