@@ -398,3 +398,12 @@ func TestKneeIsTheLargestDrop(t *testing.T) {
 		t.Errorf("one range: knee %g, want 0", k)
 	}
 }
+
+// TestAnalyseRejectsTooFewPoints: a pingpong of fewer than three lengths
+// is an error that says so, not a table that cannot load.
+func TestAnalyseRejectsTooFewPoints(t *testing.T) {
+	_, err := Analyse([]Point{{Bench: Comms1, Bytes: 8, Ranks: 2, Time: 1e-7}, {Bench: Comms1, Bytes: 64, Ranks: 2, Time: 1.1e-7}}, 3, "2026-11-25")
+	if err == nil || !strings.Contains(err.Error(), "2 COMMS1 pingpong lengths; the message law needs 3 or more") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -2,7 +2,6 @@ package comms
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -55,8 +54,8 @@ type collFit struct {
 func Analyse(pts []Point, samples int, date string) (*Result, error) {
 	r := &Result{date: date, samples: samples, points: slices.Clone(pts), saturation: map[int]fit.Hockney{}, colls: map[string]collFit{}}
 	n, t := series(pts, Comms1, partition)
-	if len(n) == 0 {
-		return nil, errors.New("calibrate comms: no COMMS1 pingpong points")
+	if len(n) < 3 {
+		return nil, fmt.Errorf("calibrate comms: %d COMMS1 pingpong lengths; the message law needs 3 or more", len(n))
 	}
 	var err error
 	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0})
