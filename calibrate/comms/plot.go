@@ -176,6 +176,9 @@ func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 	if kind == "barrier" {
 		p.X.Label.Text = "ranks P"
 		p.X.Scale, p.X.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
+		p.Y.Min = 0
+		p.Legend.Top, p.Legend.Left = true, true
 		var pts plotter.XYs
 		for _, pt := range cf.points {
 			pts = append(pts, plotter.XY{X: float64(pt.Ranks), Y: pt.Time * 1e6})
