@@ -1,0 +1,449 @@
+package comms
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"perfc/calibrate/fit"
+)
+
+// Tolerance is how closely a fitted law must follow its points: a Hockney
+// range fits when every point is within 10 % of it, a collective formula
+// when its rms relative residual is at most 10 %.
+const Tolerance = 0.10
+
+// minT0 is the start-up time of a range whose points curve upwards, so
+// that a line through them starts below zero: a table's t0 must be
+// positive, and 1 ns is a tenth of the fastest message measured.
+const minT0 = 1e-9
+
+// maxRanges is the most Hockney ranges of the message law.
+const maxRanges = 5
+
+// partition is the rank count of the message law: COMMS1 runs between two
+// ranks (the table's ranks: key).
+const partition = 2
+
+// Result holds the measured points of a calibration and their fits.
+type Result struct {
+	date    string
+	samples int
+	points  []Point
+
+	messages    fit.Piecewise // COMMS1
+	messagesOK  bool          // every point within Tolerance
+	messagesErr error         // no Hockney ranges at all: the points are the law
+	exchange    *fit.Piecewise
+	saturation  map[int]fit.Hockney // COMMS3 by P
+	colls       map[string]collFit  // by kind, barrier included
+}
+
+// collFit is a collective kind's fit and the points it came from.
+type collFit struct {
+	formula Formula
+	fits    bool // rms within Tolerance
+	points  []Point
+}
+
+// Analyse fits measured points: the piecewise Hockney law of the COMMS1
+// pingpong, COMMS2 and COMMS3 laws (kept as results), and a formula over
+// bytes and P for every collective kind (SYNCH1 for the barrier). samples
+// and date go into the sources.
+func Analyse(pts []Point, samples int, date string) (*Result, error) {
+	r := &Result{date: date, samples: samples, points: slices.Clone(pts), saturation: map[int]fit.Hockney{}, colls: map[string]collFit{}}
+	n, t := series(pts, Comms1, partition)
+	if len(n) < 3 {
+		return nil, fmt.Errorf("calibrate comms: %d COMMS1 pingpong lengths; the message law needs 3 or more", len(n))
+	}
+	var err error
+	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0})
+	if err != nil {
+		r.messagesErr = err // the measured points stand in (Messages)
+	}
+	if n, t := series(pts, Comms2, partition); len(n) >= 3 {
+		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance}); err == nil {
+			r.exchange = &p
+		}
+	}
+	for _, p := range r.rankCounts(Comms3) {
+		if n, t := series(pts, Comms3, p); len(n) >= 2 {
+			if h, err := fit.FitHockney(n, t); err == nil {
+				r.saturation[p] = h
+			}
+		}
+	}
+	knee := r.knee(collectiveLengths(pts))
+	for _, kind := range CollectiveKinds() {
+		b := Bench(kind)
+		if kind == "barrier" {
+			b = Synch1
+		}
+		var kp []Point
+		for _, p := range pts {
+			if p.Bench == b {
+				kp = append(kp, p)
+			}
+		}
+		if len(kp) == 0 {
+			continue
+		}
+		f, err := FitFormula(kp, knee)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate comms: %s: %w", kind, err)
+		}
+		r.colls[kind] = collFit{formula: f, fits: f.RMS() <= Tolerance, points: kp}
+	}
+	return r, nil
+}
+
+// knee is the boundary of the message law where the bandwidth drops the
+// most, by a fifth at least, among those with two collective lengths or
+// more on either side (0: none): where the payloads leave the first-level
+// cache on the host, the length beyond which a byte costs more in the
+// collective formulas. (The first boundary need not be it: noise among the
+// shortest messages can split them off; and a drop at 1 MiB, out of the
+// second level, says nothing about collectives measured up to 256 KiB.)
+func (r *Result) knee(lengths []float64) float64 {
+	if r.messagesErr != nil {
+		return 0
+	}
+	knee, drop := 0.0, 1.2
+	for i, b := range r.messages.Below {
+		below, beyond := 0, 0
+		for _, n := range lengths {
+			if n > b {
+				beyond++
+			} else {
+				below++
+			}
+		}
+		if below < 2 || beyond < 2 {
+			continue
+		}
+		if d := r.messages.Laws[i].Rinf / r.messages.Laws[i+1].Rinf; d > drop {
+			knee, drop = b, d
+		}
+	}
+	return knee
+}
+
+// collectiveLengths lists the lengths the collectives were measured at.
+func collectiveLengths(pts []Point) []float64 {
+	var out []float64
+	for _, p := range pts {
+		if p.Bench != Comms1 && p.Bench != Comms2 && p.Bench != Comms3 && p.Bench != Synch1 && !slices.Contains(out, p.Bytes) {
+			out = append(out, p.Bytes)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// series returns one benchmark's points on P ranks as (bytes, seconds),
+// ordered by length.
+func series(pts []Point, b Bench, p int) (n, t []float64) {
+	var sel []Point
+	for _, x := range pts {
+		if x.Bench == b && x.Ranks == p {
+			sel = append(sel, x)
+		}
+	}
+	slices.SortFunc(sel, func(a, b Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
+	for _, x := range sel {
+		n, t = append(n, x.Bytes), append(t, x.Time)
+	}
+	return n, t
+}
+
+// rankCounts lists the rank counts a benchmark ran on, in order.
+func (r *Result) rankCounts(b Bench) []int {
+	var out []int
+	for _, p := range r.points {
+		if p.Bench == b && !slices.Contains(out, p.Ranks) {
+			out = append(out, p.Ranks)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Points returns the measured points.
+func (r *Result) Points() []Point { return slices.Clone(r.points) }
+
+// Ranks is the partition the message law was measured on (the table's
+// ranks: key): COMMS1 runs between two ranks.
+func (r *Result) Ranks() int { return partition }
+
+// Messages is the messages: section of a machine table: the COMMS1 law as
+// Hockney ranges of message length, the fewest (at most five) that follow
+// every point within 10 %. When none does, the best split into five is
+// written all the same, and its source says by how much it misses: a
+// measured table would follow the points, but t0, r∞ and n½ are what the
+// papers compare machines by, and the MPICH defaults read them. Only when
+// no split has a positive r∞ in every range (times that fall with the
+// length) are the measured points the law (model: expr, a table over
+// bytes).
+func (r *Result) Messages() any {
+	n, _ := series(r.points, Comms1, partition)
+	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
+		r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
+	if r.messagesErr != nil {
+		return messagesYAML{
+			Source: src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
+			Model:  "expr",
+			Time:   r.table(Comms1, partition, "bytes"),
+		}
+	}
+	if !r.messagesOK {
+		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
+	}
+	m := messagesYAML{Source: src, Model: "hockney"}
+	for i, h := range r.messages.Laws {
+		rg := rangeYAML{T0: fmtTime(h.T0), Rinf: fmtRate(h.Rinf),
+			Source: fmt.Sprintf("perfc calibrate COMMS1 pingpong, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
+				fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
+		if h.T0 > minT0 {
+			rg.NHalf = fmtBytes(h.NHalf())
+		} else {
+			rg.Source += "; t0 raised to 1ns: the line through these points starts below zero (they curve upwards)"
+		}
+		if i < len(r.messages.Below) {
+			rg.Below = fmtBytes(r.messages.Below[i])
+		}
+		m.Ranges = append(m.Ranges, rg)
+	}
+	return m
+}
+
+// describePiecewise says what a piecewise law is, for a source.
+func describePiecewise(p fit.Piecewise) string {
+	return fmt.Sprintf("%d ranges, rms %s, max %s", len(p.Laws), percent(p.RMS()), percent(p.MaxResidual()))
+}
+
+// table is a measured table over x ("bytes" or "P") of one benchmark.
+func (r *Result) table(b Bench, p int, x string) *tableYAML {
+	t := &tableYAML{X: x}
+	var sel []Point
+	for _, pt := range r.points {
+		if pt.Bench == b && (x == "P" || pt.Ranks == p) {
+			sel = append(sel, pt)
+		}
+	}
+	slices.SortFunc(sel, func(a, b Point) int {
+		if x == "P" {
+			return a.Ranks - b.Ranks
+		}
+		return cmp.Compare(a.Bytes, b.Bytes)
+	})
+	if x == "P" && len(sel) > 0 && sel[0].Ranks > 1 {
+		// One rank waits for no one: without this point the line through
+		// the first two would go negative below them (2 ranks on their
+		// own cores, 4 sharing them, can differ sevenfold).
+		t.Points = append(t.Points, []any{1, "0us"})
+	}
+	for _, pt := range sel {
+		var xv any = fmtBytes(pt.Bytes)
+		if x == "P" {
+			xv = pt.Ranks
+		}
+		t.Points = append(t.Points, []any{xv, fmtTime(pt.Time)})
+	}
+	return t
+}
+
+// Collectives is the collectives: section: per kind the fitted formula
+// over bytes and P. The barrier's measured points over P stand in for its
+// formula when that misses by more than 10 % rms; a kind over bytes and P
+// keeps its best formula even then, and its source says so (its measured
+// points go to Results): a measured table has one variable, so points over
+// bytes would price every rank count as the one they were measured on,
+// three to ten times off on the others (docs/calibrate-comms.md).
+func (r *Result) Collectives() any {
+	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, minimum of %d measurements, %s", r.samples, r.date)}
+	for _, kind := range CollectiveKinds() {
+		cf, ok := r.colls[kind]
+		if !ok {
+			continue
+		}
+		e := collEntryYAML{Kind: kind, Time: formulaText(cf.formula)}
+		src := r.collSource(kind, cf)
+		switch {
+		case cf.fits:
+			e.Source = fmt.Sprintf("%s, fit rms %s (max %s)", src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
+		case kind == "barrier":
+			e.Time = r.table(Synch1, 0, "P")
+			e.Source = fmt.Sprintf("%s, measured points: no formula fits within 10 %% (best rms %s)", src, percent(cf.formula.RMS()))
+		default:
+			e.Source = fmt.Sprintf("%s, fit rms %s (max %s): no formula over bytes and P fits within 10 %%; the measured points are in results",
+				src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
+		}
+		c.Entries = append(c.Entries, e)
+	}
+	return c
+}
+
+// collSource names a collective's benchmark, lengths, rank counts and date.
+func (r *Result) collSource(kind string, cf collFit) string {
+	bench := "COLL " + kind
+	if kind == "barrier" {
+		bench = "SYNCH1 barrier"
+	}
+	n, _ := bytesRange(cf.points)
+	return fmt.Sprintf("perfc calibrate %s, %s, P=%s, %s", bench, n, joinInts(pointRanks(cf.points)), r.date)
+}
+
+// pointRanks lists the rank counts of points, in order.
+func pointRanks(pts []Point) []int {
+	var out []int
+	for _, p := range pts {
+		if !slices.Contains(out, p.Ranks) {
+			out = append(out, p.Ranks)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bytesRange says which lengths points cover: "8B..256KiB (6 lengths)".
+func bytesRange(pts []Point) (string, int) {
+	var ns []float64
+	for _, p := range pts {
+		if !slices.Contains(ns, p.Bytes) {
+			ns = append(ns, p.Bytes)
+		}
+	}
+	slices.Sort(ns)
+	if len(ns) == 1 {
+		return fmtBytes(ns[0]), 1
+	}
+	return fmt.Sprintf("%s..%s (%d lengths)", fmtBytes(ns[0]), fmtBytes(ns[len(ns)-1]), len(ns)), len(ns)
+}
+
+// joinInts writes 2,4,8.
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// formulaText writes a formula as a table cost expression over bytes and
+// P (docs/machines.md, "Cost expressions"); a space separates a number's
+// unit from a following *, so that no name is read as part of the unit.
+func formulaText(f Formula) string {
+	var parts []string
+	add := func(t term, coef, suffix string) {
+		if f.Coef[t] != 0 {
+			parts = append(parts, coef+suffix)
+		}
+	}
+	add(tConst, fmtTime(f.Coef[tConst]), "")
+	add(tLog, fmtTime(f.Coef[tLog]), " * log2(P)")
+	add(tLinear, fmtTime(f.Coef[tLinear]), " * (P - 1)")
+	add(tPLog, fmtTime(f.Coef[tPLog]), " * P * log2(P)")
+	add(tBytes, fmtPerByte(f.Coef[tBytes]), " * bytes")
+	add(tBytesLog, fmtPerByte(f.Coef[tBytesLog]), " * bytes * log2(P)")
+	add(tBytesLinear, fmtPerByte(f.Coef[tBytesLinear]), " * bytes * (P - 1)")
+	add(tBytesPLog, fmtPerByte(f.Coef[tBytesPLog]), " * bytes * P * log2(P)")
+	beyond := " * max(0B, bytes - " + fmtBytes(f.Knee) + ")"
+	add(tKnee, fmtPerByte(f.Coef[tKnee]), beyond)
+	add(tKneeLog, fmtPerByte(f.Coef[tKneeLog]), beyond+" * log2(P)")
+	add(tKneeLinear, fmtPerByte(f.Coef[tKneeLinear]), beyond+" * (P - 1)")
+	add(tKneePLog, fmtPerByte(f.Coef[tKneePLog]), beyond+" * P * log2(P)")
+	if len(parts) == 0 {
+		return "0us"
+	}
+	return strings.Join(parts, " + ")
+}
+
+// Results is a results: section (measured results kept for reference;
+// pricing ignores them): the COMMS2 exchange law, the COMMS3 saturation
+// bandwidth per rank count, the measured points of every collective kind
+// whose formula misses 10 %, and the SYNCH1 barrier time per rank count.
+func (r *Result) Results() any {
+	var out []resultYAML
+	if p := r.exchange; p != nil {
+		n, _ := series(r.points, Comms2, partition)
+		for _, h := range p.Laws {
+			what := fmt.Sprintf("%s..%s", fmtBytes(h.From), fmtBytes(h.To))
+			src := fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one exchange, both ranks sending), %s (%d lengths of %d), P=2, %s, fit rms %s (max %s)",
+				what, h.Points, len(n), r.date, percent(h.RMS()), percent(h.MaxResidual()))
+			out = append(out,
+				resultYAML{Name: "COMMS2 exchange t0, " + what, Value: fmtTime(h.T0), Source: src},
+				resultYAML{Name: "COMMS2 exchange rinf (per direction), " + what, Value: fmtRate(h.Rinf), Source: src})
+		}
+	}
+	for _, p := range r.rankCounts(Comms3) {
+		h, ok := r.saturation[p]
+		if !ok {
+			continue
+		}
+		msgs := float64(p * (p - 1))
+		src := fmt.Sprintf("perfc calibrate COMMS3 (every rank sends to every other, %d messages), %s..%s (%d lengths), P=%d, %s, fit rms %s (max %s)",
+			p*(p-1), fmtBytes(h.From), fmtBytes(h.To), h.Points, p, r.date, percent(h.RMS()), percent(h.MaxResidual()))
+		out = append(out,
+			resultYAML{Name: fmt.Sprintf("COMMS3 saturation rinf (total), P=%d", p), Value: fmtRate(h.Rinf * msgs), Source: src},
+			resultYAML{Name: fmt.Sprintf("COMMS3 t0 (all messages), P=%d", p), Value: fmtTime(h.T0), Source: src})
+	}
+	for _, kind := range collectiveKinds {
+		cf, ok := r.colls[kind]
+		if !ok || cf.fits {
+			continue
+		}
+		for _, pt := range cf.points {
+			out = append(out, resultYAML{Name: fmt.Sprintf("COLL %s, %s, P=%d", kind, fmtBytes(pt.Bytes), pt.Ranks), Value: fmtTime(pt.Time),
+				Source: fmt.Sprintf("perfc calibrate COLL %s, %s, P=%d, minimum of %d measurements (spread %s), %s; the formula misses by %s rms",
+					kind, fmtBytes(pt.Bytes), pt.Ranks, r.samples, percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
+		}
+	}
+	for _, pt := range r.points {
+		if pt.Bench == Synch1 {
+			out = append(out, resultYAML{Name: fmt.Sprintf("SYNCH1 barrier, P=%d", pt.Ranks), Value: fmtTime(pt.Time),
+				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, minimum of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
+		}
+	}
+	return out
+}
+
+// The YAML of the sections, in the order and spelling docs/machines.md
+// gives (go.yaml.in/yaml/v4 keeps field order).
+
+type messagesYAML struct {
+	Source string      `yaml:"source"`
+	Model  string      `yaml:"model"`
+	Ranges []rangeYAML `yaml:"ranges,omitempty"`
+	Time   *tableYAML  `yaml:"time,omitempty"`
+}
+
+type rangeYAML struct {
+	Below  string `yaml:"below,omitempty"`
+	T0     string `yaml:"t0"`
+	Rinf   string `yaml:"rinf"`
+	NHalf  string `yaml:"nhalf,omitempty"`
+	Source string `yaml:"source"`
+}
+
+type tableYAML struct {
+	X      string  `yaml:"x"`
+	Points [][]any `yaml:"points,flow"`
+}
+
+type collectivesYAML struct {
+	Source  string          `yaml:"source"`
+	Entries []collEntryYAML `yaml:"entries"`
+}
+
+type collEntryYAML struct {
+	Kind   string `yaml:"kind"`
+	Time   any    `yaml:"time"` // a formula (string) or a *tableYAML
+	Source string `yaml:"source"`
+}
+
+type resultYAML struct {
+	Name   string `yaml:"name"`
+	Value  string `yaml:"value"`
+	Source string `yaml:"source"`
+}
