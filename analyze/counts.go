@@ -384,6 +384,9 @@ type Report struct {
 	Classes   []*Class  `json:"classes"`
 	Footprint Footprint `json:"footprint"`
 	Notes     []string  `json:"notes,omitempty"`
+	// Simulation is the exact LRU simulation of one rank beside the model
+	// (perfc count --simulate; simulate.go); nil unless asked for.
+	Simulation *Simulation `json:"simulation,omitempty"`
 }
 
 // Sum returns a + b for counts that may be unset (zero).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perfc/analyze/cache"
+	"perfc/internal/units"
 	"perfc/lang"
 )
 
@@ -96,8 +97,8 @@ func Simulate(k *lang.Checked, h cache.Hierarchy, opts SimOptions) (*Simulation,
 		return nil, err
 	}
 	overBudget := func(limit int64) error {
-		return fmt.Errorf("the simulation of rank %d makes %d loads and stores, more than the budget of %d; raise it with --max-accesses, or simulate smaller sizes with -D",
-			opts.Rank, total, limit)
+		return fmt.Errorf("the simulation of rank %d makes %s loads and stores, more than the budget of %s; raise it with --max-accesses, or simulate smaller sizes with -D",
+			opts.Rank, units.Int(total), units.Int(limit))
 	}
 	if total > budget {
 		return nil, overBudget(budget)
