@@ -387,6 +387,10 @@ type Report struct {
 	// Simulation is the exact LRU simulation of one rank beside the model
 	// (perfc count --simulate; simulate.go); nil unless asked for.
 	Simulation *Simulation `json:"simulation,omitempty"`
+	// Conflicts lists the loops whose reuse a set-associative level loses
+	// to conflict misses (conflict.go), for the first class's
+	// representative.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
 }
 
 // Sum returns a + b for counts that may be unset (zero).

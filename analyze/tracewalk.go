@@ -107,9 +107,12 @@ type traceWalk struct {
 	// loop (conflict.go): loops that enclose it run their middle iteration
 	// only, statements that neither enclose it nor lie inside it are
 	// skipped, and everything inside its body runs in full.
-	focus   *lang.ForStmt
-	onPath  map[lang.Stmt]bool
-	inFocus bool
+	// focusNext is 0 for the focus loop's middle iteration, 1 for the one
+	// after it.
+	focus     *lang.ForStmt
+	focusNext int64
+	onPath    map[lang.Stmt]bool
+	inFocus   bool
 	region  string
 	err     error
 }
@@ -318,7 +321,14 @@ func (t *traceWalk) loop(s *lang.ForStmt) {
 		if lo >= hi {
 			return
 		}
-		t.env.Index[slot] = lo + (hi-lo-1)/step/2*step
+		x := lo + (hi-lo-1)/step/2*step
+		if s == t.focus {
+			x += t.focusNext * step
+		}
+		if x >= hi {
+			return
+		}
+		t.env.Index[slot] = x
 		t.inFocus = s == t.focus
 		t.block(s.Body)
 		t.inFocus = false

@@ -113,6 +113,9 @@ func printCounts(w io.Writer, rep *analyze.Report, symbolic bool) {
 		printCache(w, cl, symbolic)
 	}
 	printFootprint(w, rep.Footprint)
+	for _, c := range rep.Conflicts {
+		fmt.Fprintf(w, "warning: %s\n", c.Message)
+	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}

@@ -1,0 +1,378 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"perfc/analyze/cache"
+	"perfc/internal/units"
+	"perfc/lang"
+)
+
+// This file finds conflict misses: reuse that the analytic model (a fully
+// associative LRU cache, as Kerncraft's layer conditions assume) counts as a
+// hit, but that a set-associative cache loses because the lines kept for it
+// crowd into too few sets. A column walk whose stride is a multiple of the
+// way size maps a whole column onto one set; arrays of equal shape that
+// start on the same page put their k-th elements in the same set.
+//
+// The check is a set-mapping count, not a simulation: for every loop, the
+// lines touched by two consecutive iterations in the middle of its range
+// (the loops around it at their middle iterations, the loops inside it in
+// full) are mapped onto the sets of each level, with the layout Simulate
+// uses. Reuse across the loop's iterations is what an LRU cache keeps while
+// one iteration fits (the model's layer condition); it survives in a
+// set-associative cache only when no set must hold more lines of the two
+// iterations than it has ways. So a level has a conflict at a loop when one
+// iteration's lines fit the level, a line is touched in both iterations,
+// and its set holds more of the two iterations' lines than the level's
+// ways. The cost is the accesses of two iterations per loop, bounded by
+// conflictWalkLimit; a loop whose iteration makes more is not checked.
+//
+// For each conflict the check tries paddings and names the first that
+// removes it, checked the same way: every array with lines in the crowded
+// sets gets one more line in its leading dimension, then the i-th such
+// array i more lines (arrays of one shape then drift apart by a line a row).
+
+// conflictWalkLimit bounds the accesses of the two iterations the check
+// walks for one loop; conflictTotalLimit bounds all of them together. The
+// walk costs about 50 ns an access, so the check adds at most about 0.1 s
+// to an analysis, and nothing to a kernel whose loops are small.
+const (
+	conflictWalkLimit  = 1 << 18
+	conflictTotalLimit = 1 << 21
+)
+
+// Conflict is one loop whose reuse a set-associative level loses to
+// conflict misses.
+type Conflict struct {
+	Level string `json:"level"`
+	Loop  string `json:"loop"` // the loop index
+	Pos   string `json:"pos"`  // file:line:col of the loop
+	// Lines is the lines one iteration touches, Capacity the level's;
+	// Crowded is the sets that must hold more than Ways lines, Most the
+	// most lines one of them must hold.
+	Lines    int64    `json:"lines"`
+	Capacity int64    `json:"capacity"`
+	Crowded  int64    `json:"crowded_sets"`
+	Most     int64    `json:"most_per_set"`
+	Ways     int      `json:"ways"`
+	Arrays   []string `json:"arrays"` // the arrays with reused lines in crowded sets
+	// Leading describes the arrays' leading dimensions, each distinct one
+	// once ("1024 f64 = 8 KiB a row").
+	Leading []string `json:"leading"`
+	// Padding is the padding that removes the conflict ("" when none of
+	// the tried ones does).
+	Padding string `json:"padding,omitempty"`
+	Message string `json:"message"`
+}
+
+// lineSink records the accesses of a focused walk.
+type lineSink struct {
+	accesses []sinkAccess
+}
+
+// sinkAccess is one recorded access.
+type sinkAccess struct {
+	addr uint64
+	size int
+}
+
+// Access records one access.
+func (s *lineSink) Access(addr uint64, size int, _ bool) {
+	s.accesses = append(s.accesses, sinkAccess{addr, size})
+}
+
+// conflictChecker runs the check for one rank.
+type conflictChecker struct {
+	k     *lang.Checked
+	p     *plan
+	h     cache.Hierarchy
+	rank  int64
+	align uint64
+	loops []*lang.ForStmt
+	paths map[*lang.ForStmt]map[lang.Stmt]bool
+	spent int64
+}
+
+// Conflicts checks rank's loops against every level of h, with arrays
+// aligned as Simulate places them (SimArrayAlign), and returns the
+// conflicts found, outermost loop first.
+func Conflicts(k *lang.Checked, h cache.Hierarchy, rank int64) ([]Conflict, error) {
+	c := &conflictChecker{k: k, p: newPlan(k), h: h, rank: rank, align: SimArrayAlign, paths: map[*lang.ForStmt]map[lang.Stmt]bool{}}
+	c.findLoops(k.Kernel.Body, nil)
+	var out []Conflict
+	var where []*lang.ForStmt
+	for _, loop := range c.loops {
+		found, err := c.checkLoop(loop)
+		if err != nil {
+			return nil, err
+		}
+		for range found {
+			where = append(where, loop)
+		}
+		out = append(out, found...)
+	}
+	return c.innermost(out, where), nil
+}
+
+// innermost drops a conflict when a loop nested in its loop has one at the
+// same level with the same arrays or more: the inner loop's is the one to
+// fix, and the outer one says nothing new.
+func (c *conflictChecker) innermost(cs []Conflict, where []*lang.ForStmt) []Conflict {
+	var out []Conflict
+	for i, x := range cs {
+		covered := false
+		for j, y := range cs {
+			inner := j != i && x.Level == y.Level && c.paths[where[j]][where[i]]
+			covered = covered || (inner && !slices.ContainsFunc(x.Arrays, func(a string) bool { return !slices.Contains(y.Arrays, a) }))
+		}
+		if !covered {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// findLoops lists every for loop under b with the statements on the path
+// from the kernel body to it (the loop included).
+func (c *conflictChecker) findLoops(b *lang.Block, path []lang.Stmt) {
+	for _, s := range b.Stmts {
+		c.findIn(s, path)
+	}
+}
+
+// findIn visits one statement for findLoops.
+func (c *conflictChecker) findIn(s lang.Stmt, path []lang.Stmt) {
+	path = append(slices.Clip(path), s)
+	switch s := s.(type) {
+	case *lang.Block:
+		c.findLoops(s, path)
+	case *lang.ForStmt:
+		on := map[lang.Stmt]bool{}
+		for _, x := range path {
+			on[x] = true
+		}
+		c.loops = append(c.loops, s)
+		c.paths[s] = on
+		c.findLoops(s.Body, path)
+	case *lang.RepeatStmt:
+		c.findLoops(s.Body, path)
+	case *lang.IfStmt:
+		c.findLoops(s.Then, path)
+		if s.Else != nil {
+			c.findIn(s.Else, path)
+		}
+	case *lang.RegionStmt:
+		c.findLoops(s.Body, path)
+	}
+}
+
+// iterationLines walks iteration `which` (0 or 1 after the middle one) of
+// loop with layout l and returns the accesses it makes; ok is false when it
+// makes more than conflictWalkLimit or the check's total is spent.
+func (c *conflictChecker) iterationLines(loop *lang.ForStmt, l traceLayout, which int64) ([]sinkAccess, bool, error) {
+	sink := &lineSink{}
+	t, err := newTraceWalk(c.k, c.p, l, c.rank, sink)
+	if err != nil {
+		return nil, false, err
+	}
+	t.focus, t.onPath, t.focusNext = loop, c.paths[loop], which
+	limit := min(conflictWalkLimit, conflictTotalLimit-c.spent)
+	if limit <= 0 {
+		return nil, false, nil
+	}
+	over := fmt.Errorf("over the conflict check's budget")
+	t.limit, t.limitErr = limit, func(int64) error { return over }
+	err = t.run()
+	c.spent += t.accesses
+	if errors.Is(err, over) {
+		return nil, false, nil
+	}
+	return sink.accesses, err == nil, err
+}
+
+// checkLoop checks one loop at every level, and for a conflict tries the
+// paddings.
+func (c *conflictChecker) checkLoop(loop *lang.ForStmt) ([]Conflict, error) {
+	var out []Conflict
+	for _, lv := range c.h {
+		if lv.Ways() == lv.Lines() {
+			continue // fully associative: no conflicts
+		}
+		cf, ok, err := c.checkLevel(loop, lv, traceLayout{align: c.align})
+		if err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cf.Padding = c.padding(loop, lv, cf.Arrays)
+		cf.Message = c.message(cf)
+		out = append(out, cf)
+	}
+	return out, nil
+}
+
+// checkLevel maps two middle iterations of loop onto lv's sets with layout
+// l; ok reports a conflict.
+func (c *conflictChecker) checkLevel(loop *lang.ForStmt, lv cache.Level, l traceLayout) (Conflict, bool, error) {
+	first, ok, err := c.iterationLines(loop, l, 0)
+	if err != nil || !ok || len(first) == 0 {
+		return Conflict{}, false, err
+	}
+	second, ok, err := c.iterationLines(loop, l, 1)
+	if err != nil || !ok || len(second) == 0 {
+		return Conflict{}, false, err
+	}
+	line := uint64(lv.Line)
+	a, b := linesOf(first, line), linesOf(second, line)
+	if int64(len(a)) > int64(lv.Lines()) {
+		return Conflict{}, false, nil // one iteration does not fit: no reuse to lose
+	}
+	sets := uint64(lv.Sets())
+	perSet := map[uint64]int64{}
+	for x := range a {
+		perSet[x%sets]++
+	}
+	for x := range b {
+		if !a[x] {
+			perSet[x%sets]++
+		}
+	}
+	crowded := map[uint64]bool{}
+	most := int64(0)
+	for s, n := range perSet {
+		if n > int64(lv.Ways()) {
+			crowded[s] = true
+			most = max(most, n)
+		}
+	}
+	reusedCrowded := false
+	arrays := map[*lang.Object]bool{}
+	bases := l.bases(c.k.Info.Arrays)
+	for x := range a {
+		if b[x] && crowded[x%sets] {
+			reusedCrowded = true
+		}
+		if crowded[x%sets] {
+			if arr := c.arrayAt(x*line, bases, l); arr != nil {
+				arrays[arr] = true
+			}
+		}
+	}
+	if !reusedCrowded {
+		return Conflict{}, false, nil
+	}
+	pos := c.k.File.Source.Position(loop.Pos())
+	cf := Conflict{Level: lv.Name, Loop: loop.Var.Name, Pos: pos.String(), Lines: int64(len(a)), Capacity: int64(lv.Lines()),
+		Crowded: int64(len(crowded)), Most: most, Ways: lv.Ways()}
+	for _, arr := range c.k.Info.Arrays {
+		if arrays[arr] {
+			cf.Arrays = append(cf.Arrays, arr.Name)
+			if len(arr.Dims) > 1 {
+				cf.Leading = append(cf.Leading, leadingText(arr, l))
+			}
+		}
+	}
+	cf.Leading = slices.Compact(cf.Leading)
+	return cf, true, nil
+}
+
+// linesOf is the set of lines of size line the accesses touch.
+func linesOf(acc []sinkAccess, line uint64) map[uint64]bool {
+	out := map[uint64]bool{}
+	for _, x := range acc {
+		for ln := x.addr / line; ln <= (x.addr+uint64(x.size)-1)/line; ln++ {
+			out[ln] = true
+		}
+	}
+	return out
+}
+
+// arrayAt is the array whose bytes hold addr in layout l.
+func (c *conflictChecker) arrayAt(addr uint64, bases map[*lang.Object]uint64, l traceLayout) *lang.Object {
+	for _, a := range c.k.Info.Arrays {
+		n := uint64(a.Elem.Size())
+		for _, d := range l.dims(a) {
+			n *= uint64(d)
+		}
+		if addr+uint64(c.h[0].Line) > bases[a] && addr < bases[a]+n {
+			return a
+		}
+	}
+	return nil
+}
+
+// leadingText describes an array's leading (last) dimension.
+func leadingText(a *lang.Object, l traceLayout) string {
+	d := l.dims(a)
+	n := d[len(d)-1]
+	return fmt.Sprintf("%d %s = %s a row", n, a.Elem, units.Bytes(n*int64(a.Elem.Size())))
+}
+
+// padding tries the paddings of the file comment on the arrays named
+// and returns the first that removes the conflict at lv, as a suggestion.
+func (c *conflictChecker) padding(loop *lang.ForStmt, lv cache.Level, names []string) string {
+	var arrays []*lang.Object
+	for _, a := range c.k.Info.Arrays {
+		if slices.Contains(names, a.Name) && len(a.Dims) > 1 {
+			arrays = append(arrays, a)
+		}
+	}
+	if len(arrays) == 0 {
+		return ""
+	}
+	for _, skew := range []bool{false, true} {
+		pad := map[*lang.Object]int64{}
+		var what []string
+		for i, a := range arrays {
+			lines := int64(1)
+			if skew {
+				lines = int64(i + 1)
+			}
+			elems := lines * int64(lv.Line) / int64(a.Elem.Size())
+			pad[a] = elems
+			n := a.Dims[len(a.Dims)-1]
+			what = append(what, fmt.Sprintf("%s's %d to %d", a.Name, n, n+elems))
+		}
+		if skew && len(arrays) == 1 {
+			break // the same as the first try
+		}
+		if _, bad, err := c.checkLevel(loop, lv, traceLayout{align: c.align, pad: pad}); err == nil && !bad {
+			return "pad the leading dimension: " + strings.Join(what, ", ")
+		}
+	}
+	return ""
+}
+
+// message is the warning a report prints.
+func (c *conflictChecker) message(cf Conflict) string {
+	arrays := strings.Join(cf.Arrays, ", ")
+	if len(cf.Leading) > 0 {
+		arrays += ", leading dimension " + strings.Join(cf.Leading, " or ")
+	}
+	s := fmt.Sprintf("conflict misses in %s: reuse across iterations of %s (%s) keeps %d lines, which fit the %d of %s, but %d of its sets must hold up to %d lines in %d ways (arrays %s); the model (fully associative) counts that reuse as hits",
+		cf.Level, cf.Loop, cf.Pos, cf.Lines, cf.Capacity, cf.Level, cf.Crowded, cf.Most, cf.Ways, arrays)
+	if cf.Padding != "" {
+		return s + "; " + cf.Padding + " to remove them"
+	}
+	return s + "; no padding of the leading dimensions tried removes them (every array starts on an 8 KiB page, so equal offsets of different arrays share a set): split the loop, or merge the arrays into one with a trailing dimension"
+}
+
+// checkConflicts fills rep.Conflicts for the first class's representative
+// when there are caches; a check that fails (an index the walk cannot
+// evaluate) leaves a note instead, as the counts stand without it.
+func (rep *Report) checkConflicts(k *lang.Checked, h cache.Hierarchy) {
+	if len(h) == 0 || len(rep.Classes) == 0 {
+		return
+	}
+	cs, err := Conflicts(k, h, rep.Classes[0].Rank)
+	if err != nil {
+		rep.Notes = append(rep.Notes, "conflict misses not checked: "+err.Error())
+		return
+	}
+	rep.Conflicts = cs
+}
