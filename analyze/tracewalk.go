@@ -113,8 +113,8 @@ type traceWalk struct {
 	focusNext int64
 	onPath    map[lang.Stmt]bool
 	inFocus   bool
-	region  string
-	err     error
+	region    string
+	err       error
 }
 
 // newTraceWalk compiles the references of k's plan for rank with layout l,
