@@ -391,6 +391,9 @@ type Report struct {
 	// to conflict misses (conflict.go), for the first class's
 	// representative.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// Steady is the lines per cache line of work, whole run and steady
+	// state (perfc count --per-iteration; steady.go); nil unless asked for.
+	Steady []SteadyRegion `json:"steady,omitempty"`
 }
 
 // Sum returns a + b for counts that may be unset (zero).

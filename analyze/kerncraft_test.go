@@ -16,8 +16,9 @@ import (
 // ("Beside Kerncraft"): for Kerncraft's example kernels (testdata/kerncraft)
 // at three sizes, the lines per cache line of work each level brings in by
 // perfc's analytic model, by the exact simulation of `perfc count
-// --simulate`, and by Kerncraft's layer-condition predictor, computed here by
-// its published rule (kerncraftLC). `go test ./analyze -run
+// --simulate` (both over the whole run), perfc's steady state (SteadyState)
+// and Kerncraft's layer-condition predictor (a steady state), computed here
+// by its published rule (kerncraftLC). `go test ./analyze -run
 // TestKerncraftTable -update` rewrites testdata/kerncraft/table.md, which
 // the docs quote.
 func TestKerncraftTable(t *testing.T) {
@@ -43,8 +44,8 @@ func TestKerncraftTable(t *testing.T) {
 		{"kc_matvec_trans", [][]string{{"M=100", "N=100"}, {"M=100", "N=5000"}, {"M=10", "N=200000"}}},
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| kernel | sizes | L1: perfc | L1: simulated | L1: Kerncraft LC | L2: perfc | L2: simulated | L2: Kerncraft LC |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| kernel | sizes | L1: perfc | simulated | perfc steady | Kerncraft LC | L2: perfc | simulated | perfc steady | Kerncraft LC |\n")
+	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, tc := range cases {
 		for _, defs := range tc.sizes {
 			k := loadKerncraft(t, tc.kernel, defs...)
@@ -57,6 +58,10 @@ func TestKerncraftTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			work := workLines(rep.Classes[0].Total, int64(h[0].Line))
+			steady, err := SteadyState(k, Options{Cache: h, OnlyRank: new(int64(0))}, rep, 0)
+			if err != nil || len(steady) != 1 {
+				t.Fatalf("SteadyState: %v, %d regions", err, len(steady))
+			}
 			lc, why := kerncraftLC(t, k, h)
 			row := []string{strings.TrimPrefix(tc.kernel, "kc_"), strings.Join(defs, " ")}
 			for i, lv := range rep.Classes[0].Total.Cache {
@@ -66,7 +71,11 @@ func TestKerncraftTable(t *testing.T) {
 				if lc != nil {
 					kc = fmt.Sprintf("%d", lc[i])
 				}
-				row = append(row, fmt.Sprintf("%.2f", model), fmt.Sprintf("%.2f", simulated), kc)
+				st := "-"
+				if v := steady[0].Levels[i].SteadyLines; v != nil {
+					st = fmt.Sprintf("%.2f", *v)
+				}
+				row = append(row, fmt.Sprintf("%.2f", model), fmt.Sprintf("%.2f", simulated), st, kc)
 			}
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 		}

@@ -48,6 +48,9 @@ func (c *countCmd) Run(e env) error {
 	if err := c.simulate(e, k, h, rep); err != nil {
 		return positioned(e, err, k.File.Source)
 	}
+	if err := c.steady(k, opts, rep); err != nil {
+		return positioned(e, err, k.File.Source)
+	}
 	if c.Output == "json" {
 		if err := checkCountsForJSON(rep); err != nil {
 			return err
@@ -59,6 +62,7 @@ func (c *countCmd) Run(e env) error {
 		}
 	} else {
 		printCounts(e.stdout, rep, c.Symbolic)
+		printSteady(e.stdout, rep)
 		printSimulation(e.stdout, rep)
 	}
 	if err := c.checkSchedule(k, e.stderr); err != nil {

@@ -16,9 +16,10 @@ import (
 // simulateArgs are perfc count's flags for the exact simulation beside the
 // analytic cache model (docs/counts.md, "Simulation").
 type simulateArgs struct {
-	Machine     string `short:"m" help:"Take the cache hierarchy from this machine table (a built-in name or a YAML file) instead of --cache or the host's." placeholder:"NAME|FILE.yaml"`
-	Simulate    bool   `help:"Also replay one rank's address trace through an exact set-associative LRU simulator (the rank of --rank, else the first class's representative) and print its lines beside the model's."`
-	MaxAccesses int64  `placeholder:"N" help:"Simulation budget: the most loads and stores --simulate replays (default 200000000)."`
+	Machine      string `short:"m" help:"Take the cache hierarchy from this machine table (a built-in name or a YAML file) instead of --cache or the host's." placeholder:"NAME|FILE.yaml"`
+	Simulate     bool   `help:"Also replay one rank's address trace through an exact set-associative LRU simulator (the rank of --rank, else the first class's representative) and print its lines beside the model's."`
+	MaxAccesses  int64  `placeholder:"N" help:"Simulation budget: the most loads and stores --simulate replays (default 200000000)."`
+	PerIteration bool   `help:"Also print each region's cache lines and bytes per cache line of work, over the whole run and in steady state."`
 }
 
 // hierarchy returns the caches to model: the machine table's with -m, the
