@@ -18,31 +18,34 @@ import (
 // way size maps a whole column onto one set; arrays of equal shape that
 // start on the same page put their k-th elements in the same set.
 //
-// The check is a set-mapping count, not a simulation: for every loop, the
-// lines touched by two consecutive iterations in the middle of its range
-// (the loops around it at their middle iterations, the loops inside it in
-// full) are mapped onto the sets of each level, with the layout Simulate
-// uses. Reuse across the loop's iterations is what an LRU cache keeps while
-// one iteration fits (the model's layer condition); it survives in a
-// set-associative cache only when no set must hold more lines of the two
-// iterations than it has ways. So a level has a conflict at a loop when one
-// iteration's lines fit the level, a line is touched in both iterations,
-// and its set holds more of the two iterations' lines than the level's
-// ways. The cost is the accesses of two iterations per loop, bounded by
-// conflictWalkLimit; a loop whose iteration makes more is not checked.
+// The check replays a small window, not the run: for every loop, the
+// accesses of two consecutive iterations in the middle of its range (the
+// loops around it at their middle iterations, the loops inside it in full),
+// and of the next two, with the layout Simulate uses, go through an LRU
+// model of each set-associative level that holds only the sets they touch
+// (setLRU). Reuse across the loop's iterations is what a fully associative
+// LRU cache keeps while one iteration fits (the model's layer condition);
+// where one iteration's lines fit the level but the second iteration misses
+// lines the first touched, in more than one in conflictSlack of its lines,
+// the set-associative level loses that reuse to conflicts. The cost is the
+// accesses of three iterations per loop, bounded by conflictWalkLimit each
+// (a loop whose iteration makes more is not checked) and conflictTotalLimit
+// in all.
 //
 // For each conflict the check tries paddings and names the first that
 // removes it, checked the same way: every array with lines in the crowded
 // sets gets one more line in its leading dimension, then the i-th such
 // array i more lines (arrays of one shape then drift apart by a line a row).
 
-// conflictWalkLimit bounds the accesses of the two iterations the check
-// walks for one loop; conflictTotalLimit bounds all of them together. The
-// walk costs about 50 ns an access, so the check adds at most about 0.1 s
-// to an analysis, and nothing to a kernel whose loops are small.
+// conflictWalkLimit bounds the accesses of one iteration the check walks;
+// conflictTotalLimit bounds all of them together. An access costs 50–100
+// ns of walking and replaying, so the check adds at most a few ms of CPU to
+// an analysis (1–2 ms for the examples at their default sizes on a
+// three-level hierarchy: BenchmarkConflictsExamples), and nothing with
+// fully associative caches.
 const (
-	conflictWalkLimit  = 1 << 18
-	conflictTotalLimit = 1 << 21
+	conflictWalkLimit  = 1 << 13
+	conflictTotalLimit = 1 << 16
 )
 
 // Conflict is one loop whose reuse a set-associative level loses to
@@ -200,15 +203,21 @@ func (c *conflictChecker) iterationLines(loop *lang.ForStmt, l traceLayout, whic
 // paddings.
 func (c *conflictChecker) checkLoop(loop *lang.ForStmt) ([]Conflict, error) {
 	var out []Conflict
+	var iters *[3][]sinkAccess // walked once, for the first level that needs them
 	for _, lv := range c.h {
 		if lv.Ways() == lv.Lines() {
 			continue // fully associative: no conflicts
 		}
-		cf, ok, err := c.checkLevel(loop, lv, traceLayout{align: c.align})
-		if err != nil || !ok {
+		l := traceLayout{align: c.align}
+		if iters == nil {
+			it, err := c.iterations(loop, l)
 			if err != nil {
 				return nil, err
 			}
+			iters = &it
+		}
+		cf, ok := c.checkLevel(loop, lv, l, *iters)
+		if !ok {
 			continue
 		}
 		cf.Padding = c.padding(loop, lv, cf.Arrays)
@@ -218,22 +227,32 @@ func (c *conflictChecker) checkLoop(loop *lang.ForStmt) ([]Conflict, error) {
 	return out, nil
 }
 
-// checkLevel replays two middle iterations of loop, with layout l, through
-// an exact simulator of lv alone (and the next two, see below); ok reports a
-// conflict: the second iteration misses lines the first touched (reuse a
-// fully associative cache keeps while one iteration fits) more than a few
-// times (conflictSlack).
-func (c *conflictChecker) checkLevel(loop *lang.ForStmt, lv cache.Level, l traceLayout) (Conflict, bool, error) {
+// iterations walks three consecutive middle iterations of loop with layout
+// l; the second (or the third) is nil when there is none, or when a walk is
+// over budget.
+func (c *conflictChecker) iterations(loop *lang.ForStmt, l traceLayout) ([3][]sinkAccess, error) {
 	var iters [3][]sinkAccess
 	for i := range iters {
 		acc, ok, err := c.iterationLines(loop, l, int64(i))
-		if err != nil || !ok || len(acc) == 0 {
-			if i < 2 || err != nil {
-				return Conflict{}, false, err
-			}
-			break // no third iteration
+		if err != nil {
+			return iters, err
+		}
+		if !ok || len(acc) == 0 {
+			break
 		}
 		iters[i] = acc
+	}
+	return iters, nil
+}
+
+// checkLevel replays two middle iterations of loop, walked with layout l,
+// through an exact simulator of lv alone (and the next two, see below); ok
+// reports a conflict: the second iteration misses lines the first touched
+// (reuse a fully associative cache keeps while one iteration fits) more
+// than a few times (conflictSlack).
+func (c *conflictChecker) checkLevel(loop *lang.ForStmt, lv cache.Level, l traceLayout, iters [3][]sinkAccess) (Conflict, bool) {
+	if iters[0] == nil || iters[1] == nil {
+		return Conflict{}, false
 	}
 	cf, found := c.checkPair(loop, lv, l, iters[0], iters[1])
 	if iters[2] != nil {
@@ -243,7 +262,7 @@ func (c *conflictChecker) checkLevel(loop *lang.ForStmt, lv cache.Level, l trace
 			cf, found = cf2, true
 		}
 	}
-	return cf, found, nil
+	return cf, found
 }
 
 // checkPair checks two consecutive iterations' accesses at lv.
@@ -253,20 +272,18 @@ func (c *conflictChecker) checkPair(loop *lang.ForStmt, lv cache.Level, l traceL
 	if int64(len(a)) > int64(lv.Lines()) {
 		return Conflict{}, false // one iteration does not fit: no reuse to lose
 	}
-	sim := cache.NewSimulator(cache.Hierarchy{lv})
-	for _, x := range first {
-		sim.Access(x.addr, x.size, false)
-	}
 	sets := uint64(lv.Sets())
+	lru := newSetLRU(lv.Ways())
+	for _, x := range first {
+		for ln := x.addr / line; ln <= (x.addr+uint64(x.size)-1)/line; ln++ {
+			lru.access(ln, ln%sets)
+		}
+	}
 	lost := map[uint64]bool{} // reused lines the second iteration misses
 	for _, x := range second {
-		before := sim.Counts()[0].Misses
-		sim.Access(x.addr, x.size, false)
-		if sim.Counts()[0].Misses > before {
-			for ln := x.addr / line; ln <= (x.addr+uint64(x.size)-1)/line; ln++ {
-				if a[ln] {
-					lost[ln] = true
-				}
+		for ln := x.addr / line; ln <= (x.addr+uint64(x.size)-1)/line; ln++ {
+			if !lru.access(ln, ln%sets) && a[ln] {
+				lost[ln] = true
 			}
 		}
 	}
@@ -313,6 +330,39 @@ func (c *conflictChecker) checkPair(loop *lang.ForStmt, lv cache.Level, l traceL
 // (and more than one line): a few per cent, below which the simulation and
 // the model agree to within the model's own tolerance.
 const conflictSlack = 20
+
+// setLRU is one set-associative LRU level holding only the sets a check
+// touches: the lines of two iterations, where a cache.Simulator of an L3
+// would allocate every set of it (megabytes) for each check. It replays
+// what the simulator does for loads (LRU per set, lines placed by line mod
+// sets); the tests check the verdicts against the simulator's full run.
+type setLRU struct {
+	ways int
+	sets map[uint64][]uint64 // most recently used first
+}
+
+// newSetLRU returns an empty level of ways ways.
+func newSetLRU(ways int) *setLRU { return &setLRU{ways: ways, sets: map[uint64][]uint64{}} }
+
+// access looks line up in set, makes it the most recently used and reports
+// whether it was there.
+func (l *setLRU) access(line, set uint64) bool {
+	s := l.sets[set]
+	i := slices.Index(s, line)
+	hit := i >= 0
+	switch {
+	case hit:
+		copy(s[1:i+1], s[:i])
+	case len(s) < l.ways:
+		s = append(s, 0)
+		copy(s[1:], s)
+	default:
+		copy(s[1:], s[:len(s)-1])
+	}
+	s[0] = line
+	l.sets[set] = s
+	return hit
+}
 
 // linesOf is the set of lines of size line the accesses touch.
 func linesOf(acc []sinkAccess, line uint64) map[uint64]bool {
@@ -374,7 +424,12 @@ func (c *conflictChecker) padding(loop *lang.ForStmt, lv cache.Level, names []st
 		if skew && len(arrays) == 1 {
 			break // the same as the first try
 		}
-		if _, bad, err := c.checkLevel(loop, lv, traceLayout{align: c.align, pad: pad}); err == nil && !bad {
+		l := traceLayout{align: c.align, pad: pad}
+		iters, err := c.iterations(loop, l)
+		if err != nil || iters[1] == nil {
+			continue // not walked: not shown to remove it
+		}
+		if _, bad := c.checkLevel(loop, lv, l, iters); !bad {
 			return "pad the leading dimension: " + strings.Join(what, ", ")
 		}
 	}
