@@ -203,8 +203,3 @@ func (s *Simulator) Counts() []LevelCounts {
 	}
 	return out
 }
-
-// Misses returns the lines level i (0 for L1) has brought in so far: one
-// counter of Counts, without the copy of every level that Counts makes, for
-// callers that ask after every access.
-func (s *Simulator) Misses(i int) int64 { return s.levels[i].counts.Misses }
