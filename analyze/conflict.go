@@ -442,8 +442,8 @@ func (c *conflictChecker) message(cf Conflict) string {
 	if len(cf.Leading) > 0 {
 		arrays += ", leading dimension " + strings.Join(cf.Leading, " or ")
 	}
-	s := fmt.Sprintf("conflict misses in %s: reuse across iterations of %s (%s) keeps %d lines, which fit the %d of %s, but %d of them fall in %d sets that must hold up to %d lines in %d ways, and are lost (arrays %s); the model (fully associative) counts that reuse as hits",
-		cf.Level, cf.Loop, cf.Pos, cf.Lines, cf.Capacity, cf.Level, cf.Lost, cf.Crowded, cf.Most, cf.Ways, arrays)
+	s := fmt.Sprintf("conflict misses in %s: reuse across iterations of %s (%s) keeps %d lines, which fit the %d of %s, but %d of them fall in %s that must hold up to %d lines in %d ways, and are lost (arrays %s); the model (fully associative) counts that reuse as hits",
+		cf.Level, cf.Loop, cf.Pos, cf.Lines, cf.Capacity, cf.Level, cf.Lost, sets(cf.Crowded), cf.Most, cf.Ways, arrays)
 	if cf.Padding != "" {
 		return s + "; " + cf.Padding + " to remove them"
 	}
@@ -463,4 +463,12 @@ func (rep *Report) checkConflicts(k *lang.Checked, h cache.Hierarchy) {
 		return
 	}
 	rep.Conflicts = cs
+}
+
+// sets writes "1 set" or "n sets".
+func sets(n int64) string {
+	if n == 1 {
+		return "1 set"
+	}
+	return fmt.Sprintf("%d sets", n)
 }
