@@ -384,6 +384,16 @@ type Report struct {
 	Classes   []*Class  `json:"classes"`
 	Footprint Footprint `json:"footprint"`
 	Notes     []string  `json:"notes,omitempty"`
+	// Simulation is the exact LRU simulation of one rank beside the model
+	// (perfc count --simulate; simulate.go); nil unless asked for.
+	Simulation *Simulation `json:"simulation,omitempty"`
+	// Conflicts lists the loops whose reuse a set-associative level loses
+	// to conflict misses (conflict.go), for the first class's
+	// representative.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// Steady is the lines per cache line of work, whole run and steady
+	// state (perfc count --per-iteration; steady.go); nil unless asked for.
+	Steady []SteadyRegion `json:"steady,omitempty"`
 }
 
 // Sum returns a + b for counts that may be unset (zero).

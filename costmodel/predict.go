@@ -166,6 +166,9 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		pred.Warnings = append(pred.Warnings, "the kernel's ranks wait on each other's messages; this sum of per-rank costs ignores waiting (a lower bound on a pipeline); without --no-emulation the critical path is emulated")
 	}
 	pred.Warnings = append(pred.Warnings, cacheWarnings(rep, m)...)
+	for _, c := range rep.Conflicts {
+		pred.Warnings = append(pred.Warnings, c.Message) // set-associative conflicts the model does not price
+	}
 	pred.Warnings = append(pred.Warnings, probWarnings(k)...)
 	for n := range p.notes {
 		pred.Notes = append(pred.Notes, n)

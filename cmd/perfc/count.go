@@ -23,6 +23,7 @@ type countCmd struct {
 	Rank     int64  `default:"-1" help:"Count only this rank (default: every rank, grouped into classes of alike ranks)."`
 	Cache    string `help:"Cache hierarchy, e.g. L1=48KiB/64B/12,L2=1280KiB/64B/20 (default: this machine's, from /sys)." placeholder:"SPEC"`
 	Symbolic bool   `help:"Show the closed-form formula of every count."`
+	simulateArgs
 }
 
 // Run analyses the kernel and prints the report.
@@ -31,7 +32,7 @@ func (c *countCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	h, err := cacheHierarchy(c.Cache)
+	h, err := c.hierarchy(c.Cache)
 	if err != nil {
 		return err
 	}
@@ -42,6 +43,12 @@ func (c *countCmd) Run(e env) error {
 	}
 	rep, err := analyze.Analyze(k, opts)
 	if err != nil {
+		return positioned(e, err, k.File.Source)
+	}
+	if err := c.simulate(e, k, h, rep); err != nil {
+		return positioned(e, err, k.File.Source)
+	}
+	if err := c.steady(k, opts, rep); err != nil {
 		return positioned(e, err, k.File.Source)
 	}
 	if c.Output == "json" {
@@ -55,6 +62,8 @@ func (c *countCmd) Run(e env) error {
 		}
 	} else {
 		printCounts(e.stdout, rep, c.Symbolic)
+		printSteady(e.stdout, rep)
+		printSimulation(e.stdout, rep)
 	}
 	if err := c.checkSchedule(k, e.stderr); err != nil {
 		return positioned(e, err, k.File.Source) // the deadlock predict and emulate report
@@ -108,6 +117,9 @@ func printCounts(w io.Writer, rep *analyze.Report, symbolic bool) {
 		printCache(w, cl, symbolic)
 	}
 	printFootprint(w, rep.Footprint)
+	for _, c := range rep.Conflicts {
+		fmt.Fprintf(w, "warning: %s\n", c.Message)
+	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
