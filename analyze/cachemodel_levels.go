@@ -110,11 +110,17 @@ func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) erro
 	}
 	cond := m.condition(x, st, body, fits, refs)
 	if fits {
-		if err := m.compulsory(x, st); err != nil {
+		done, window, err := m.fitting(x, st)
+		if err != nil {
 			return err
 		}
+		if !done {
+			if err := m.compulsory(x, st); err != nil {
+				return err
+			}
+		}
 		for _, g := range x.under {
-			st.note(g, failed, cond)
+			st.note(g, failed, cond, window)
 		}
 		return nil
 	}
@@ -133,7 +139,7 @@ func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) erro
 			st.note(g, failed)
 		}
 	}
-	return nil
+	return m.boundary(x, st)
 }
 
 // nodeFootprint is the number of lines the groups under x touch while the

@@ -1,0 +1,430 @@
+package analyze
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// This file refines the layer conditions of cachemodel_levels.go where one
+// iteration of a loop is not the whole story:
+//
+//   - Reuse over several iterations (window): a line a loop touches again d
+//     iterations later stays in an LRU cache only if everything touched in
+//     between fits, which for a loop that streams its body is the footprint
+//     of d consecutive iterations, W(d). uxx reads xy[k][j+1][i] again as
+//     xy[k][j-1][i] and xy[k][j-2][i]: its rows are reused two iterations
+//     of j later, which needs W(2), about 23 rows, not W(1), 13. When one
+//     iteration fits but not every reuse distance does, the loop's lines are
+//     counted with the window of the largest distance D that fits: an
+//     iteration misses what the D iterations before it did not touch.
+//   - Lines shared by consecutive iterations (boundary): where a loop's
+//     iteration does not fit, each iteration brings in its own lines; the
+//     line in which one iteration's last row ends and the next one's first
+//     row begins is touched twice within a few accesses, which an LRU cache
+//     serves, so it is counted once.
+
+// maxWindowGap bounds the reuse distances, in iterations, that windows are
+// tried for; a loop whose reuse may span more is counted as one whose
+// every reuse hits when one iteration fits, as before windows.
+const maxWindowGap = 64
+
+// xDim returns the index of the dimension of g that is the loop of x, or -1.
+func xDim(g *refGroup, x *cacheNode) int {
+	for k, d := range g.dims {
+		if d.node == x {
+			return k
+		}
+	}
+	return -1
+}
+
+// loopTrip returns the iterations of x per execution, the same for every
+// group under it, or false.
+func loopTrip(x *cacheNode) (int64, bool) {
+	n := int64(-1)
+	for _, g := range x.under {
+		k := xDim(g, x)
+		if k < 0 || g.dims[k].loop == nil || g.dims[k].deps != nil {
+			return 0, false
+		}
+		if n >= 0 && g.dims[k].n != n {
+			return 0, false
+		}
+		n = g.dims[k].n
+	}
+	return n, n > 1
+}
+
+// reuseGap bounds, in iterations of x, the distance at which an iteration
+// of x can touch a line an earlier one touched (within the first n): for
+// every pair of members of an array, the steps g at which member b's bytes
+// of iteration t+g come within a line of member a's of iteration t. It is
+// false when an array's groups move by different steps or do not move
+// (their reuse is not a matter of distance), or a group is irregular.
+func (m *cacheModel) reuseGap(x *cacheNode, n, line int64) (int64, bool) {
+	gap := int64(0)
+	type span struct{ lo, hi int64 }
+	for _, gs := range x.arrays {
+		var step int64
+		var spans []span
+		for i, g := range gs {
+			if g.irregular {
+				return 0, false
+			}
+			s := g.dims[xDim(g, x)].stride.v
+			if s == 0 || (i > 0 && s != step) {
+				return 0, false
+			}
+			step = s
+			down, up := g.innerExtent(x)
+			for _, mem := range g.members {
+				spans = append(spans, span{mem.base.v + down, mem.base.v + g.elem + up})
+			}
+		}
+		for _, a := range spans {
+			for _, b := range spans {
+				// Lines shared when g·step lies in (lo, hi).
+				lo, hi := a.lo-b.hi-line, a.hi-b.lo+line
+				if step < 0 {
+					lo, hi = -hi, -lo
+				}
+				s := absInt64(step)
+				top := min(n-1, ceilQuo(hi, s)-1)
+				if top >= 1 && top*s > lo {
+					gap = max(gap, top)
+				}
+			}
+		}
+	}
+	return gap, true
+}
+
+// ceilQuo is a/b rounded up, for b > 0.
+func ceilQuo(a, b int64) int64 { return -floorQuo(-a, b) }
+
+// innerExtent is how far below and above its first address each member of
+// g reaches while the loops inside x run.
+func (g *refGroup) innerExtent(x *cacheNode) (down, up int64) {
+	for _, d := range g.dims {
+		if d.node == x || !d.node.inside(x) || d.n < 2 {
+			continue
+		}
+		e := d.stride.v * (d.n - 1)
+		if e < 0 {
+			down += e
+		} else {
+			up += e
+		}
+	}
+	return down, up
+}
+
+// windowCount is the number of distinct lines groups (of one array) touch
+// in iterations u .. u+k-1 of x, the loops inside x running, or false when
+// it cannot be counted by value.
+func (m *cacheModel) windowCount(groups []*refGroup, x *cacheNode, k, u int64, stores bool, line int64) (int64, bool) {
+	within := x.insideOrSelf
+	return countGroups(groups, line, func(g *refGroup) ([]valDim, []valSeg, bool) {
+		kx := xDim(g, x)
+		if kx < 0 {
+			return nil, nil, false
+		}
+		shift := u * g.dims[kx].stride.v
+		lat, segs := g.reduceCount(within, stores, line, func(j int) int64 {
+			if j == kx {
+				return k
+			}
+			return g.averageTrip(j, within)
+		}, func(i int) int64 { return g.members[i].base.v + shift })
+		return lat, segs, true
+	})
+}
+
+// reuseWindow returns the largest reuse distance D, in iterations of x, at
+// which the level still holds everything touched in between (the footprint
+// of D iterations fits), when some reuse under x spans more than D
+// iterations; false when every reuse hits (all of x fits, or its reuse
+// spans one iteration, or D is at least every distance), as the plain
+// layer condition of one iteration says. x's own iteration fits.
+func (m *cacheModel) reuseWindow(x *cacheNode, st *levelState) (d, n int64, ok bool) {
+	n, ok = loopTrip(x)
+	if !ok || m.nonRectangularBelow(x) {
+		return 0, 0, false
+	}
+	capacity := int64(st.lv.Size) / st.line
+	gap, ok := m.reuseGap(x, n, st.line)
+	if !ok || gap < 2 {
+		return 0, 0, false
+	}
+	gap = min(gap, maxWindowGap)
+	whole := zeroEst()
+	for _, gs := range x.arrays {
+		whole = whole.plus(m.memoFootprint(gs, x, true, false, st.line, true))
+	}
+	if whole.val.Cmp(big.NewRat(capacity, 1)) <= 0 {
+		return 0, 0, false
+	}
+	for k := int64(2); k <= gap; k++ {
+		w := int64(0)
+		for _, gs := range x.arrays {
+			c, ok := m.windowCount(gs, x, k, 0, false, st.line)
+			if !ok {
+				return 0, 0, false
+			}
+			w += c
+		}
+		if w > capacity {
+			return k - 1, n, true
+		}
+	}
+	return 0, 0, false
+}
+
+// windowPeriod is the number of iterations of x after which the groups'
+// lines repeat their alignment: the line over the largest power of two
+// dividing both it and every step, at most 64.
+func windowPeriod(groups []*refGroup, x *cacheNode, line int64) int64 {
+	p := int64(1)
+	for _, g := range groups {
+		s := absInt64(g.dims[xDim(g, x)].stride.v) % line
+		q := line / gcd64(s, line)
+		p = p / gcd64(p, q) * q
+	}
+	return min(p, 64)
+}
+
+// windowLines is the lines groups bring in over one execution of x when a
+// line is kept for d iterations of x and no longer: the first d iterations
+// bring in their footprint, and every later one what the d before it did
+// not touch, the footprint of d+1 iterations less that of d, averaged over
+// the alignments of the window.
+func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, stores bool, line int64) (*big.Rat, bool) {
+	first, ok := m.windowCount(groups, x, d, 0, stores, line)
+	if !ok {
+		return nil, false
+	}
+	steps := n - d
+	period := windowPeriod(groups, x, line)
+	var sum, sumPeriod int64
+	for u := range min(steps, period) {
+		a, ok1 := m.windowCount(groups, x, d+1, u, stores, line)
+		b, ok2 := m.windowCount(groups, x, d, u, stores, line)
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		sumPeriod += a - b
+		if u < steps%period {
+			sum += a - b
+		}
+	}
+	total := big.NewRat(first, 1)
+	total.Add(total, big.NewRat(sum, 1))
+	return total.Add(total, new(big.Rat).Mul(big.NewRat(steps/period, 1), big.NewRat(sumPeriod, 1))), true
+}
+
+// windowed charges every execution of x, whose lines stay cached for d of
+// its n iterations, with windowLines: per array, each group the lines it
+// adds to the groups before it, as compulsory does. It returns false,
+// having charged nothing, when a window cannot be counted or changes
+// nothing.
+func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (bool, error) {
+	e, err := m.entries(x)
+	if err != nil {
+		return false, err
+	}
+	type share struct {
+		g          *refGroup
+		lines, wbs *big.Rat
+	}
+	var shares []share
+	same := true // every array's window count is its footprint
+	for _, gs := range x.arrays {
+		prevAll, prevStore := new(big.Rat), new(big.Rat)
+		for k, g := range gs {
+			all, ok1 := m.windowLines(gs[:k+1], x, d, n, false, st.line)
+			stored, ok2 := m.windowLines(gs[:k+1], x, d, n, true, st.line)
+			if !ok1 || !ok2 {
+				return false, nil
+			}
+			touch := m.touch(g, x, st.line)
+			lines := new(big.Rat).Sub(all, prevAll)
+			wbs := new(big.Rat).Sub(stored, prevStore)
+			shares = append(shares, share{g, lines.Mul(lines, touch), wbs.Mul(wbs, touch)})
+			prevAll, prevStore = all, stored
+		}
+		same = same && prevAll.Cmp(m.footprintValue(gs, x, true, false, st.line)) == 0 &&
+			prevStore.Cmp(m.footprintValue(gs, x, true, true, st.line)) == 0
+	}
+	if same {
+		// No reuse spans more than d iterations after all: compulsory
+		// gives the same lines, with their formula.
+		return false, nil
+	}
+	execs := countEst(e)
+	for _, s := range shares {
+		st.add(s.g, execs.times(est{val: s.lines, bare: true}), execs.times(est{val: s.wbs, bare: true}))
+	}
+	return true, nil
+}
+
+// windowCondition states the condition a window decided: the reuse over
+// d+1 iterations of x fails where d fit.
+func (m *cacheModel) windowCondition(x *cacheNode, st *levelState, d int64) string {
+	var w int64
+	for _, gs := range x.arrays {
+		c, _ := m.windowCount(gs, x, d+1, 0, false, st.line)
+		w += c
+	}
+	pos := m.ra.position(x.stmt)
+	return fmt.Sprintf("reuse over %d iterations of %s (line %d) from %s while %d B <= %s: fails (reuse over %d holds)",
+		d+1, x.name, pos.Line, st.lv.Name, w*st.line, formatSize(int64(st.lv.Size)), d)
+}
+
+// boundary takes back, for a loop x whose iteration does not fit, the lines
+// the last accesses of each iteration share with the first accesses of the
+// next: its children brought them in for both iterations, but the second
+// touch follows the first within a few accesses, which LRU serves. Himeno's
+// rows of 700 f32 (43.75 lines) end inside the line the next row begins in.
+// The first and last items of x must be loops (nothing else runs between
+// the two touches); a group under a data if is left as charged.
+func (m *cacheModel) boundary(x *cacheNode, st *levelState) error {
+	if x.stmt == nil || len(x.items) == 0 || x.items[0].node == nil || x.items[len(x.items)-1].node == nil {
+		return nil
+	}
+	n, ok := loopTrip(x)
+	if !ok || m.nonRectangularBelow(x) {
+		return nil
+	}
+	e, err := m.entries(x)
+	if err != nil {
+		return err
+	}
+	firstNode, lastNode := x.items[0].node, x.items[len(x.items)-1].node
+	execs := countEst(e)
+	for _, gs := range x.arrays {
+		var starts, ends []*refGroup
+		for _, g := range gs {
+			if g.irregular || underProb(g, x) {
+				continue
+			}
+			if g.node.inside(firstNode) {
+				starts = append(starts, g)
+			}
+			if g.node.inside(lastNode) {
+				ends = append(ends, g)
+			}
+		}
+		if len(starts) == 0 || len(ends) == 0 {
+			continue
+		}
+		lines, wbs := boundaryLines(starts, ends, x, n, st.line)
+		for _, g := range starts {
+			l, w := lines[g], wbs[g]
+			if l == 0 && w == 0 {
+				continue
+			}
+			st.add(g, execs.times(est{val: big.NewRat(-l, 1), bare: true}), execs.times(est{val: big.NewRat(-w, 1), bare: true}))
+		}
+	}
+	return nil
+}
+
+// underProb reports whether a data if lies between x and g.
+func underProb(g *refGroup, x *cacheNode) bool {
+	for _, l := range g.chain[len(x.chain):] {
+		if l.kind == probLevel {
+			return true
+		}
+	}
+	return false
+}
+
+// boundaryLines counts, over the n-1 steps from one iteration of x to the
+// next, the lines the ends groups touch at the last point of an iteration
+// (every loop inside x at its last index) and the starts groups at the
+// first point of the next; each shared line is credited to the first of
+// starts that touches it, in lines, and in wbs when both touches store.
+func boundaryLines(starts, ends []*refGroup, x *cacheNode, n, line int64) (lines, wbs map[*refGroup]int64) {
+	type touch struct {
+		line  int64
+		store bool
+		g     *refGroup
+	}
+	at := func(gs []*refGroup, t int64, last bool) []touch {
+		var out []touch
+		for _, g := range gs {
+			off := t * g.dims[xDim(g, x)].stride.v
+			if last {
+				for _, d := range g.dims {
+					if d.node != x && d.node.inside(x) && d.n > 1 {
+						off += d.stride.v * (d.n - 1)
+					}
+				}
+			}
+			for _, mem := range g.members {
+				out = append(out, touch{floorQuo(mem.base.v+off, line), mem.store, g})
+			}
+		}
+		return out
+	}
+	all := append(append([]*refGroup(nil), starts...), ends...)
+	period := windowPeriod(all, x, line)
+	steps := n - 1
+	lines, wbs = map[*refGroup]int64{}, map[*refGroup]int64{}
+	for t := int64(1); t <= min(steps, period); t++ {
+		times := steps / period
+		if t <= steps%period {
+			times++
+		}
+		type first struct {
+			g      *refGroup
+			stored bool
+		}
+		begin := map[int64]*first{}
+		var order []int64
+		for _, s := range at(starts, t, false) {
+			f := begin[s.line]
+			if f == nil {
+				f = &first{g: s.g}
+				begin[s.line] = f
+				order = append(order, s.line)
+			}
+			f.stored = f.stored || s.store
+		}
+		loaded, stored := map[int64]bool{}, map[int64]bool{}
+		for _, e := range at(ends, t-1, true) {
+			loaded[e.line] = true
+			stored[e.line] = stored[e.line] || e.store
+		}
+		for _, l := range order {
+			f := begin[l]
+			if !loaded[l] {
+				continue
+			}
+			lines[f.g] += times
+			if f.stored && stored[l] {
+				wbs[f.g] += times
+			}
+		}
+	}
+	return lines, wbs
+}
+
+// fitting charges a loop x whose iteration fits with the window of its
+// reuse distances when some reuse spans more iterations than fit (done),
+// and returns the condition that decided it; otherwise it charges nothing
+// and compulsory counts x as before.
+func (m *cacheModel) fitting(x *cacheNode, st *levelState) (done bool, cond string, err error) {
+	if x.stmt == nil {
+		return false, "", nil
+	}
+	d, n, ok := m.reuseWindow(x, st)
+	if !ok {
+		return false, "", nil
+	}
+	done, err = m.windowed(x, st, d, n)
+	if err != nil || !done {
+		return false, "", err
+	}
+	return true, m.windowCondition(x, st, d), nil
+}
