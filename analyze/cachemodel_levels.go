@@ -156,7 +156,9 @@ func (m *cacheModel) nodeFootprint(x *cacheNode, line int64, bare bool) est {
 // compulsory charges every execution of a fitting node x with its
 // footprint: per array, each group gets the lines it adds to the union of
 // the groups before it in program order (loads and stores), and the store
-// members likewise the lines they dirty.
+// members likewise the lines they dirty. Where the loops outside x place
+// its executions at different offsets into a line, the footprint is their
+// average (alignShifts).
 func (m *cacheModel) compulsory(x *cacheNode, st *levelState) error {
 	e, err := m.entries(x)
 	if err != nil {
@@ -168,9 +170,14 @@ func (m *cacheModel) compulsory(x *cacheNode, st *levelState) error {
 	execs := countEst(e)
 	for _, gs := range x.arrays {
 		prevAll, prevStore := zeroEst(), zeroEst()
+		shifts := alignShifts(gs, x, st.line)
 		for k, g := range gs {
 			all := m.footprint(gs[:k+1], x, true, false, st.line)
 			stored := m.footprint(gs[:k+1], x, true, true, st.line)
+			if shifts != nil {
+				all = m.alignedFootprint(gs[:k+1], x, shifts, false, st.line, all)
+				stored = m.alignedFootprint(gs[:k+1], x, shifts, true, st.line, stored)
+			}
 			touch := m.touch(g, x, st.line)
 			lines := all.minus(prevAll).scale(touch)
 			wbs := stored.minus(prevStore).scale(touch)

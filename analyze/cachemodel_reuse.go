@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"math/big"
+	"slices"
 )
 
 // This file refines the layer conditions of cachemodel_levels.go where one
@@ -24,9 +25,9 @@ import (
 //     serves, so it is counted once.
 
 // maxWindowGap bounds the reuse distances, in iterations, that windows are
-// tried for; a loop whose reuse may span more is counted as one whose
-// every reuse hits when one iteration fits, as before windows.
-const maxWindowGap = 64
+// tried for; a reuse that spans more is taken to miss when the window of
+// maxWindowGap iterations does not fit and to hit when it fits.
+const maxWindowGap = 1 << 20
 
 // xDim returns the index of the dimension of g that is the loop of x, or -1.
 func xDim(g *refGroup, x *cacheNode) int {
@@ -122,20 +123,20 @@ func (g *refGroup) innerExtent(x *cacheNode) (down, up int64) {
 // windowCount is the number of distinct lines groups (of one array) touch
 // in iterations u .. u+k-1 of x, the loops inside x running, or false when
 // it cannot be counted by value.
-func (m *cacheModel) windowCount(groups []*refGroup, x *cacheNode, k, u int64, stores bool, line int64) (int64, bool) {
+func (m *cacheModel) windowCount(groups []*refGroup, x *cacheNode, k, u, shift int64, stores bool, line int64) (int64, bool) {
 	within := x.insideOrSelf
 	return countGroups(groups, line, func(g *refGroup) ([]valDim, []valSeg, bool) {
 		kx := xDim(g, x)
 		if kx < 0 {
 			return nil, nil, false
 		}
-		shift := u * g.dims[kx].stride.v
+		off := shift + u*g.dims[kx].stride.v
 		lat, segs := g.reduceCount(within, stores, line, func(j int) int64 {
 			if j == kx {
 				return k
 			}
 			return g.averageTrip(j, within)
-		}, func(i int) int64 { return g.members[i].base.v + shift })
+		}, func(i int) int64 { return g.members[i].base.v + off })
 		return lat, segs, true
 	})
 }
@@ -164,20 +165,37 @@ func (m *cacheModel) reuseWindow(x *cacheNode, st *levelState) (d, n int64, ok b
 	if whole.val.Cmp(big.NewRat(capacity, 1)) <= 0 {
 		return 0, 0, false
 	}
-	for k := int64(2); k <= gap; k++ {
+	// The footprint of k iterations grows with k: find the largest k that
+	// fits by bisection, W(lo) fitting and W(hi) not.
+	window := func(k int64) (int64, bool) {
 		w := int64(0)
 		for _, gs := range x.arrays {
-			c, ok := m.windowCount(gs, x, k, 0, false, st.line)
+			c, ok := m.windowCount(gs, x, k, 0, 0, false, st.line)
 			if !ok {
-				return 0, 0, false
+				return 0, false
 			}
 			w += c
 		}
-		if w > capacity {
-			return k - 1, n, true
+		return w, true
+	}
+	w, ok := window(gap)
+	if !ok || w <= capacity {
+		return 0, 0, false
+	}
+	lo, hi := int64(1), gap
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		w, ok := window(mid)
+		if !ok {
+			return 0, 0, false
+		}
+		if w <= capacity {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	return 0, 0, false
+	return lo, n, true
 }
 
 // windowPeriod is the number of iterations of x after which the groups'
@@ -197,29 +215,51 @@ func windowPeriod(groups []*refGroup, x *cacheNode, line int64) int64 {
 // line is kept for d iterations of x and no longer: the first d iterations
 // bring in their footprint, and every later one what the d before it did
 // not touch, the footprint of d+1 iterations less that of d, averaged over
-// the alignments of the window.
-func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, stores bool, line int64) (*big.Rat, bool) {
-	first, ok := m.windowCount(groups, x, d, 0, stores, line)
-	if !ok {
-		return nil, false
+// the alignments of the window, and over the offsets shifts (alignShifts)
+// the loops outside x place the execution at.
+func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, stores bool, line int64, shifts []int64) (*big.Rat, bool) {
+	if shifts == nil {
+		shifts = []int64{0}
+	}
+	first := new(big.Rat)
+	for _, sh := range shifts {
+		c, ok := m.windowCount(groups, x, d, 0, sh, stores, line)
+		if !ok {
+			return nil, false
+		}
+		first.Add(first, big.NewRat(c, int64(len(shifts))))
 	}
 	steps := n - d
 	period := windowPeriod(groups, x, line)
-	var sum, sumPeriod int64
-	for u := range min(steps, period) {
-		a, ok1 := m.windowCount(groups, x, d+1, u, stores, line)
-		b, ok2 := m.windowCount(groups, x, d, u, stores, line)
-		if !ok1 || !ok2 {
-			return nil, false
+	// The increments of whole periods do not depend on the offset when x's
+	// own steps reach every offset the outer loops do; the rest of a period
+	// does.
+	covered := len(shifts) == 1 || shifts[1]%(line/period) == 0
+	total := first
+	for i, sh := range shifts {
+		var sum, sumPeriod int64
+		for u := range min(steps, period) {
+			if covered && i > 0 && u >= steps%period {
+				break
+			}
+			a, ok1 := m.windowCount(groups, x, d+1, u, sh, stores, line)
+			b, ok2 := m.windowCount(groups, x, d, u, sh, stores, line)
+			if !ok1 || !ok2 {
+				return nil, false
+			}
+			sumPeriod += a - b
+			if u < steps%period {
+				sum += a - b
+			}
 		}
-		sumPeriod += a - b
-		if u < steps%period {
-			sum += a - b
+		if covered && i > 0 {
+			sumPeriod = 0 // counted once, at the first offset, for all
+		} else if covered {
+			sumPeriod *= int64(len(shifts))
 		}
+		total.Add(total, big.NewRat(sum+steps/period*sumPeriod, int64(len(shifts))))
 	}
-	total := big.NewRat(first, 1)
-	total.Add(total, big.NewRat(sum, 1))
-	return total.Add(total, new(big.Rat).Mul(big.NewRat(steps/period, 1), big.NewRat(sumPeriod, 1))), true
+	return total, true
 }
 
 // windowed charges every execution of x, whose lines stay cached for d of
@@ -240,9 +280,10 @@ func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (bool, e
 	same := true // every array's window count is its footprint
 	for _, gs := range x.arrays {
 		prevAll, prevStore := new(big.Rat), new(big.Rat)
+		shifts := alignShifts(gs, x, st.line)
 		for k, g := range gs {
-			all, ok1 := m.windowLines(gs[:k+1], x, d, n, false, st.line)
-			stored, ok2 := m.windowLines(gs[:k+1], x, d, n, true, st.line)
+			all, ok1 := m.windowLines(gs[:k+1], x, d, n, false, st.line, shifts)
+			stored, ok2 := m.windowLines(gs[:k+1], x, d, n, true, st.line, shifts)
 			if !ok1 || !ok2 {
 				return false, nil
 			}
@@ -272,7 +313,7 @@ func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (bool, e
 func (m *cacheModel) windowCondition(x *cacheNode, st *levelState, d int64) string {
 	var w int64
 	for _, gs := range x.arrays {
-		c, _ := m.windowCount(gs, x, d+1, 0, false, st.line)
+		c, _ := m.windowCount(gs, x, d+1, 0, 0, false, st.line)
 		w += c
 	}
 	pos := m.ra.position(x.stmt)
@@ -427,4 +468,63 @@ func (m *cacheModel) fitting(x *cacheNode, st *levelState) (done bool, cond stri
 		return false, "", err
 	}
 	return true, m.windowCondition(x, st, d), nil
+}
+
+// alignShifts returns the byte offsets, modulo the line, at which the loops
+// outside x place an execution of x relative to its first one, when they
+// are not all multiples of the line: multiples of the gcd of their steps
+// and the line, which those executions visit evenly. Rows of 700 f32 start
+// at 0, 48, 32 and 16 bytes into a line in turn, and a row of 698 touches
+// 44.6 lines on average where the first row touches 45. It is nil when
+// every step is a multiple of the line, or when the groups of the array
+// move differently with those loops (one offset would not place them all).
+func alignShifts(gs []*refGroup, x *cacheNode, line int64) []int64 {
+	g := line
+	var first []int64
+	for i, grp := range gs {
+		var steps []int64
+		for _, d := range grp.dims {
+			if d.node.inside(x) || d.loop == nil || d.n < 2 {
+				continue
+			}
+			steps = append(steps, d.stride.v)
+			g = gcd64(g, absInt64(d.stride.v)%line)
+		}
+		if i == 0 {
+			first = steps
+		} else if !slices.Equal(first, steps) {
+			return nil
+		}
+	}
+	if g == line || g == 0 {
+		return nil
+	}
+	var out []int64
+	for s := int64(0); s < line; s += g {
+		out = append(out, s)
+	}
+	return out
+}
+
+// alignedFootprint is the footprint f of groups at x (its own loop running)
+// averaged over the offsets shifts of its executions; f itself when the
+// average is f's value or cannot be counted by value.
+func (m *cacheModel) alignedFootprint(groups []*refGroup, x *cacheNode, shifts []int64, stores bool, line int64, f est) est {
+	within := x.insideOrSelf
+	sum := int64(0)
+	for _, sh := range shifts {
+		c, ok := countGroups(groups, line, func(g *refGroup) ([]valDim, []valSeg, bool) {
+			lat, segs := g.reduceCount(within, stores, line, func(k int) int64 { return g.averageTrip(k, within) }, func(i int) int64 { return g.members[i].base.v + sh })
+			return lat, segs, true
+		})
+		if !ok {
+			return f
+		}
+		sum += c
+	}
+	avg := big.NewRat(sum, int64(len(shifts)))
+	if avg.Cmp(f.val) == 0 {
+		return f
+	}
+	return est{val: avg, bare: true}
 }

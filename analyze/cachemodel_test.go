@@ -727,6 +727,13 @@ func cacheTestSources(t *testing.T) []cacheTestSource {
 	for _, tc := range cacheCases() {
 		srcs = append(srcs, cacheTestSource{tc.name, tc.src, tc.defs})
 	}
+	for _, kc := range kerncraftCases() {
+		b, err := os.ReadFile(filepath.Join("testdata", "kerncraft", kc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, cacheTestSource{kc.file, string(b), kc.defs})
+	}
 	return srcs
 }
 
@@ -991,5 +998,56 @@ func TestCacheModelAgainstSimulatorAnySets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkAgainstSimulator(t, tc, h)
 		})
+	}
+}
+
+// TestLatticeLinesNeighboursBruteForce is TestLatticeLinesBruteForce with
+// slots close enough that a slot's last line can be the next one's first
+// (rows that end inside the line the next row begins in), which
+// sharedNeighbourLines takes back once; latticeCount must agree.
+func TestLatticeLinesNeighboursBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	shared := 0
+	for trial := range 400 {
+		line := []int64{32, 64, 128}[rng.IntN(3)]
+		elem := []int64{4, 8}[rng.IntN(2)]
+		var segs []segment
+		var vsegs []valSeg
+		lo, hi := int64(1<<40), int64(0)
+		for range 1 + rng.IntN(3) {
+			// Offsets within a few lines of each other, so that every
+			// member falls in slot 0 (the lattice's placement).
+			off := elem * rng.Int64N(12)
+			n := elem * (1 + rng.Int64N(60))
+			segs = append(segs, segment{off: constSym(off), len: constSym(n), elem: elem, slack: constSym(0)})
+			vsegs = append(vsegs, valSeg{off: off, len: n})
+			lo, hi = min(lo, off), max(hi, off+n)
+		}
+		var lat []latDim
+		var vlat []valDim
+		span := hi - lo
+		for range 1 + rng.IntN(2) {
+			// A stride from the span to the span plus a line: neighbours
+			// share at most one line.
+			stride := elem * ((max(span, 24*elem)+elem-1)/elem + rng.Int64N(line/elem+1))
+			count := 2 + rng.Int64N(6)
+			lat = append(lat, latDim{stride: constSym(stride), count: constSym(count)})
+			vlat = append(vlat, valDim{stride: stride, count: count})
+			span = stride*(count-1) + span
+		}
+		got := latticeLines(lat, segs, line)
+		want := bruteLines(lat, segs, line)
+		if got.val.Cmp(big.NewRat(want, 1)) != 0 {
+			t.Fatalf("trial %d: line %d, lattice %+v, segments %+v: latticeLines %s, brute force %d", trial, line, lat, segs, got.val.RatString(), want)
+		}
+		if n, ok := latticeCount(vlat, vsegs, line); !ok || n != want {
+			t.Fatalf("trial %d: line %d, lattice %+v, segments %+v: latticeCount %d, brute force %d", trial, line, vlat, vsegs, n, want)
+		}
+		if !got.ok {
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Error("no trial had slots sharing a line")
 	}
 }
