@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"strings"
 )
 
 // This file refines the layer conditions of cachemodel_levels.go where one
@@ -264,20 +265,20 @@ func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, s
 
 // windowed charges every execution of x, whose lines stay cached for d of
 // its n iterations, with windowLines: per array, each group the lines it
-// adds to the groups before it, as compulsory does. It returns false,
+// adds to the groups before it, as compulsory does. It returns the
+// references of the arrays whose lines the window changes, or false,
 // having charged nothing, when a window cannot be counted or changes
 // nothing.
-func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (bool, error) {
+func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (refs []string, done bool, err error) {
 	e, err := m.entries(x)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	type share struct {
 		g          *refGroup
 		lines, wbs *big.Rat
 	}
 	var shares []share
-	same := true // every array's window count is its footprint
 	for _, gs := range x.arrays {
 		prevAll, prevStore := new(big.Rat), new(big.Rat)
 		shifts := alignShifts(gs, x, st.line)
@@ -285,7 +286,7 @@ func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (bool, e
 			all, ok1 := m.windowLines(gs[:k+1], x, d, n, false, st.line, shifts)
 			stored, ok2 := m.windowLines(gs[:k+1], x, d, n, true, st.line, shifts)
 			if !ok1 || !ok2 {
-				return false, nil
+				return nil, false, nil
 			}
 			touch := m.touch(g, x, st.line)
 			lines := new(big.Rat).Sub(all, prevAll)
@@ -293,32 +294,46 @@ func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (bool, e
 			shares = append(shares, share{g, lines.Mul(lines, touch), wbs.Mul(wbs, touch)})
 			prevAll, prevStore = all, stored
 		}
-		same = same && prevAll.Cmp(m.footprintValue(gs, x, true, false, st.line)) == 0 &&
-			prevStore.Cmp(m.footprintValue(gs, x, true, true, st.line)) == 0
+		if prevAll.Cmp(m.footprintValue(gs, x, true, false, st.line)) != 0 ||
+			prevStore.Cmp(m.footprintValue(gs, x, true, true, st.line)) != 0 {
+			for _, g := range gs {
+				for _, mem := range g.members {
+					refs = appendNew(refs, mem.text)
+				}
+			}
+		}
 	}
-	if same {
+	if len(refs) == 0 {
 		// No reuse spans more than d iterations after all: compulsory
 		// gives the same lines, with their formula.
-		return false, nil
+		return nil, false, nil
 	}
 	execs := countEst(e)
 	for _, s := range shares {
 		st.add(s.g, execs.times(est{val: s.lines, bare: true}), execs.times(est{val: s.wbs, bare: true}))
 	}
-	return true, nil
+	return refs, true, nil
 }
 
-// windowCondition states the condition a window decided: the reuse over
-// d+1 iterations of x fails where d fit.
-func (m *cacheModel) windowCondition(x *cacheNode, st *levelState, d int64) string {
+// windowCondition states the condition a window decided for refs: their
+// reuse over d+1 iterations of x fails where that over d holds.
+func (m *cacheModel) windowCondition(x *cacheNode, st *levelState, d int64, refs []string) string {
 	var w int64
 	for _, gs := range x.arrays {
 		c, _ := m.windowCount(gs, x, d+1, 0, 0, false, st.line)
 		w += c
 	}
+	const most = 8
+	if len(refs) > most {
+		refs = append(refs[:most:most], fmt.Sprintf("and %d more", len(refs)-most))
+	}
+	iters := "iterations"
+	if d == 1 {
+		iters = "iteration"
+	}
 	pos := m.ra.position(x.stmt)
-	return fmt.Sprintf("reuse over %d iterations of %s (line %d) from %s while %d B <= %s: fails (reuse over %d holds)",
-		d+1, x.name, pos.Line, st.lv.Name, w*st.line, formatSize(int64(st.lv.Size)), d)
+	return fmt.Sprintf("%s reused over %d iterations of %s (line %d) from %s while %d B <= %s: fails (over %d %s: holds)",
+		strings.Join(refs, ", "), d+1, x.name, pos.Line, st.lv.Name, w*st.line, formatSize(int64(st.lv.Size)), d, iters)
 }
 
 // boundary takes back, for a loop x whose iteration does not fit, the lines
@@ -463,11 +478,11 @@ func (m *cacheModel) fitting(x *cacheNode, st *levelState) (done bool, cond stri
 	if !ok {
 		return false, "", nil
 	}
-	done, err = m.windowed(x, st, d, n)
+	refs, done, err := m.windowed(x, st, d, n)
 	if err != nil || !done {
 		return false, "", err
 	}
-	return true, m.windowCondition(x, st, d), nil
+	return true, m.windowCondition(x, st, d, refs), nil
 }
 
 // alignShifts returns the byte offsets, modulo the line, at which the loops

@@ -212,19 +212,20 @@ func cacheCases() []cacheCase {
 		cacheCase{name: "column order, column fits L1", src: colsSrc, defs: []string{"N=8"}},
 		cacheCase{name: "column order update", src: colsUpdateSrc},
 		cacheCase{name: "1-D stencil", src: stencil1dSrc},
-		cacheCase{name: "2-D stencil, rows fit L1", src: jacobiSrc, cache: cacheWaysHierarchy, tol: 0.05, why: "reuse of rows across i"},
-		cacheCase{name: "2-D stencil, rows fit L2 only", src: jacobiSrc, defs: []string{"M=72"}, cache: cacheWaysHierarchy, tol: 0.05, why: "reuse of rows across i"},
+		// Where reuse decides, the simulator is set-associative (4 and 8
+		// ways) and the model fully associative: 1 %.
+		cacheCase{name: "2-D stencil, rows fit L1", src: jacobiSrc, cache: cacheWaysHierarchy, tol: 0.01, why: "reuse of rows across i, set-associative"},
+		cacheCase{name: "2-D stencil, rows fit L2 only", src: jacobiSrc, defs: []string{"M=72"}, cache: cacheWaysHierarchy, tol: 0.01, why: "reuse of rows across i, set-associative"},
 		// Rows of 8.5 lines: the line a row ends in is the line the next
-		// row starts in, touched twice in a row; the model charges it to
-		// both rows (2.8 % of the lines, 5.5 % of the write-backs).
-		cacheCase{name: "2-D stencil, rows share lines", src: jacobiSrc, defs: []string{"M=68"}, cache: cacheWaysHierarchy, tol: 0.06, why: "row ends sharing a line"},
-		cacheCase{name: "matmul ijk", src: matmulSrc, cache: cacheWaysHierarchy, tol: 0.05, why: "reuse of B across i, of A across j"},
-		cacheCase{name: "matmul ijk, everything fits L1", src: matmulSrc, defs: []string{"N=8"}, cache: cacheWaysHierarchy, tol: 0.05, why: "reuse of B across i"},
-		cacheCase{name: "matmul transposed", src: matmulTSrc, cache: cacheWaysHierarchy, tol: 0.05, why: "reuse of BT across i, of A across j"},
-		cacheCase{name: "matrix-vector", src: matvecSrc, cache: cacheWaysHierarchy, tol: 0.05, why: "reuse of x across i"},
-		cacheCase{name: "repeated sum", src: repeatSrc, tol: 0.05, why: "reuse across repetitions"},
-		cacheCase{name: "stencil and copy regions", src: jacobi1dSrc, tol: 0.05, why: "reuse between regions across repetitions"},
-		cacheCase{name: "data if prob 0.5", src: probSrc, tol: 0.05, why: "half the stores, every line touched"},
+		// row starts in, touched twice in a row, and counted once.
+		cacheCase{name: "2-D stencil, rows share lines", src: jacobiSrc, defs: []string{"M=68"}, cache: cacheWaysHierarchy, tol: 0.01, why: "row ends sharing a line, set-associative"},
+		cacheCase{name: "matmul ijk", src: matmulSrc, cache: cacheWaysHierarchy, tol: 0.01, why: "reuse of B across i, of A across j, set-associative"},
+		cacheCase{name: "matmul ijk, everything fits L1", src: matmulSrc, defs: []string{"N=8"}, cache: cacheWaysHierarchy, tol: 0.01, why: "reuse of B across i, set-associative"},
+		cacheCase{name: "matmul transposed", src: matmulTSrc, cache: cacheWaysHierarchy, tol: 0.01, why: "reuse of BT across i, of A across j, set-associative"},
+		cacheCase{name: "matrix-vector", src: matvecSrc, cache: cacheWaysHierarchy, tol: 0.01, why: "reuse of x across i, set-associative"},
+		cacheCase{name: "repeated sum", src: repeatSrc, tol: 0.01, why: "reuse across repetitions"},
+		cacheCase{name: "stencil and copy regions", src: jacobi1dSrc, tol: 0.01, why: "reuse between regions across repetitions"},
+		cacheCase{name: "data if prob 0.5", src: probSrc, tol: 0.01, why: "half the stores, every line touched"},
 		// The trailing matrix of the late k fits L1 and is reused across k,
 		// which the model, deciding layer conditions at average trip
 		// counts, does not see (5 % more lines, 4.5 % more write-backs).
