@@ -348,15 +348,11 @@ func (m *cacheModel) boundary(x *cacheNode, st *levelState) error {
 		return nil
 	}
 	n, ok := loopTrip(x)
-	if !ok || m.nonRectangularBelow(x) {
+	if !ok {
 		return nil
 	}
-	e, err := m.entries(x)
-	if err != nil {
-		return err
-	}
 	firstNode, lastNode := x.items[0].node, x.items[len(x.items)-1].node
-	execs := countEst(e)
+	checked := false
 	for _, gs := range x.arrays {
 		var starts, ends []*refGroup
 		for _, g := range gs {
@@ -374,6 +370,20 @@ func (m *cacheModel) boundary(x *cacheNode, st *levelState) error {
 			continue
 		}
 		lines, wbs := boundaryLines(starts, ends, x, n, st.line)
+		if len(lines) == 0 {
+			continue
+		}
+		if !checked {
+			if m.nonRectangularBelow(x) {
+				return nil
+			}
+			checked = true
+		}
+		e, err := m.entries(x)
+		if err != nil {
+			return err
+		}
+		execs := countEst(e)
 		for _, g := range starts {
 			l, w := lines[g], wbs[g]
 			if l == 0 && w == 0 {
@@ -402,9 +412,9 @@ func underProb(g *refGroup, x *cacheNode) bool {
 // starts that touches it, in lines, and in wbs when both touches store.
 func boundaryLines(starts, ends []*refGroup, x *cacheNode, n, line int64) (lines, wbs map[*refGroup]int64) {
 	type touch struct {
-		line  int64
-		store bool
-		g     *refGroup
+		addr, line int64
+		store      bool
+		g          *refGroup
 	}
 	at := func(gs []*refGroup, t int64, last bool) []touch {
 		var out []touch
@@ -418,10 +428,28 @@ func boundaryLines(starts, ends []*refGroup, x *cacheNode, n, line int64) (lines
 				}
 			}
 			for _, mem := range g.members {
-				out = append(out, touch{floorQuo(mem.base.v+off, line), mem.store, g})
+				a := mem.base.v + off
+				out = append(out, touch{a, floorQuo(a, line), mem.store, g})
 			}
 		}
 		return out
+	}
+	// A start touch of iteration t and an end touch of t-1 are the same
+	// distance apart at every t when x moves every group alike: none
+	// within a line, no line is shared.
+	near := false
+	step := starts[0].dims[xDim(starts[0], x)].stride.v
+	for _, g := range append(append([]*refGroup(nil), starts...), ends...) {
+		near = near || g.dims[xDim(g, x)].stride.v != step
+	}
+	end0, start1 := at(ends, 0, true), at(starts, 1, false)
+	for _, e := range end0 {
+		for _, s := range start1 {
+			near = near || absInt64(e.addr-s.addr) < line
+		}
+	}
+	if !near {
+		return nil, nil
 	}
 	all := append(append([]*refGroup(nil), starts...), ends...)
 	period := windowPeriod(all, x, line)
