@@ -257,27 +257,54 @@ func sharedNeighbourLines(lat []valDim, ps []valSeg, a0, line int64) int64 {
 	if !near {
 		return 0
 	}
-	// bounds returns the union's first and last byte in the slot of box
-	// idx, or false when no segment covers the box.
-	bounds := func(idx []int) (lo, hi int64, ok bool) {
-		for _, p := range ps {
-			in := true
-			for k := range lat {
-				a, b := bps[k][idx[k]], bps[k][idx[k]+1]
-				in = in && p.u[k] <= a && b <= p.u[k]+lat[k].count
-			}
-			if !in {
-				continue
-			}
-			if !ok || p.off < lo {
-				lo = p.off
-			}
-			if !ok || p.off+p.len > hi {
-				hi = p.off + p.len
-			}
-			ok = true
+	// box[i] is the union's first and last byte in the slot of the box
+	// whose index, digit k in base len(bps[k])-1, is i (ok false when no
+	// segment covers it), computed once per box.
+	type bound struct {
+		lo, hi int64
+		ok     bool
+	}
+	nbox := 1
+	for k := range lat {
+		nbox *= len(bps[k]) - 1
+	}
+	boxes := make([]bound, nbox)
+	flat := func(idx []int) int {
+		i := 0
+		for k := K - 1; k >= 0; k-- {
+			i = i*(len(bps[k])-1) + idx[k]
 		}
-		return lo, hi, ok
+		return i
+	}
+	{
+		idx := make([]int, K)
+		for {
+			b := &boxes[flat(idx)]
+			for _, p := range ps {
+				in := true
+				for k := range lat {
+					a, e := bps[k][idx[k]], bps[k][idx[k]+1]
+					in = in && p.u[k] <= a && e <= p.u[k]+lat[k].count
+				}
+				if !in {
+					continue
+				}
+				if !b.ok || p.off < b.lo {
+					b.lo = p.off
+				}
+				if !b.ok || p.off+p.len > b.hi {
+					b.hi = p.off + p.len
+				}
+				b.ok = true
+			}
+			if !nextValBox(idx, bps) {
+				break
+			}
+		}
+	}
+	bounds := func(idx []int) (lo, hi int64, ok bool) {
+		b := boxes[flat(idx)]
+		return b.lo, b.hi, b.ok
 	}
 	hist, next := make([]int64, line), make([]int64, line)
 	total := int64(0)

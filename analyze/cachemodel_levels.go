@@ -169,23 +169,29 @@ func (m *cacheModel) compulsory(x *cacheNode, st *levelState) error {
 	}
 	execs := countEst(e)
 	for _, gs := range x.arrays {
-		prevAll, prevStore := zeroEst(), zeroEst()
-		shifts := alignShifts(gs, x, st.line)
-		for k, g := range gs {
-			all := m.footprint(gs[:k+1], x, true, false, st.line)
-			stored := m.footprint(gs[:k+1], x, true, true, st.line)
-			if shifts != nil {
-				all = m.alignedFootprint(gs[:k+1], x, shifts, false, st.line, all)
-				stored = m.alignedFootprint(gs[:k+1], x, shifts, true, st.line, stored)
-			}
-			touch := m.touch(g, x, st.line)
-			lines := all.minus(prevAll).scale(touch)
-			wbs := stored.minus(prevStore).scale(touch)
-			st.add(g, execs.times(lines), execs.times(wbs))
-			prevAll, prevStore = all, stored
-		}
+		m.compulsoryArray(gs, x, st, execs)
 	}
 	return nil
+}
+
+// compulsoryArray is compulsory for the groups gs of one array, execs the
+// executions of x.
+func (m *cacheModel) compulsoryArray(gs []*refGroup, x *cacheNode, st *levelState, execs est) {
+	prevAll, prevStore := zeroEst(), zeroEst()
+	shifts := alignShifts(gs, x, st.line)
+	for k, g := range gs {
+		all := m.footprint(gs[:k+1], x, true, false, st.line)
+		stored := m.footprint(gs[:k+1], x, true, true, st.line)
+		if shifts != nil {
+			all = m.alignedFootprint(gs[:k+1], x, shifts, false, st.line, all)
+			stored = m.alignedFootprint(gs[:k+1], x, shifts, true, st.line, stored)
+		}
+		touch := m.touch(g, x, st.line)
+		lines := all.minus(prevAll).scale(touch)
+		wbs := stored.minus(prevStore).scale(touch)
+		st.add(g, execs.times(lines), execs.times(wbs))
+		prevAll, prevStore = all, stored
+	}
 }
 
 // maxFootprintExecutions bounds the executions of a non-rectangular node

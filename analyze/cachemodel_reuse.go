@@ -57,25 +57,27 @@ func loopTrip(x *cacheNode) (int64, bool) {
 	return n, n > 1
 }
 
-// reuseGap bounds, in iterations of x, the distance at which an iteration
-// of x can touch a line an earlier one touched (within the first n): for
+// reuseGap bounds, per array of x, in iterations of x, the distance at
+// which an iteration of x can touch a line an earlier one touched (within
+// the first n): for
 // every pair of members of an array, the steps g at which member b's bytes
 // of iteration t+g come within a line of member a's of iteration t. It is
 // false when an array's groups move by different steps or do not move
 // (their reuse is not a matter of distance), or a group is irregular.
-func (m *cacheModel) reuseGap(x *cacheNode, n, line int64) (int64, bool) {
-	gap := int64(0)
+func (m *cacheModel) reuseGap(x *cacheNode, n, line int64) ([]int64, bool) {
+	gaps := make([]int64, len(x.arrays))
 	type span struct{ lo, hi int64 }
-	for _, gs := range x.arrays {
+	for ai, gs := range x.arrays {
+		gap := int64(0)
 		var step int64
 		var spans []span
 		for i, g := range gs {
 			if g.irregular {
-				return 0, false
+				return nil, false
 			}
 			s := g.dims[xDim(g, x)].stride.v
 			if s == 0 || (i > 0 && s != step) {
-				return 0, false
+				return nil, false
 			}
 			step = s
 			down, up := g.innerExtent(x)
@@ -97,8 +99,9 @@ func (m *cacheModel) reuseGap(x *cacheNode, n, line int64) (int64, bool) {
 				}
 			}
 		}
+		gaps[ai] = gap
 	}
-	return gap, true
+	return gaps, true
 }
 
 // ceilQuo is a/b rounded up, for b > 0.
@@ -125,6 +128,41 @@ func (g *refGroup) innerExtent(x *cacheNode) (down, up int64) {
 // in iterations u .. u+k-1 of x, the loops inside x running, or false when
 // it cannot be counted by value.
 func (m *cacheModel) windowCount(groups []*refGroup, x *cacheNode, k, u, shift int64, stores bool, line int64) (int64, bool) {
+	if len(groups) == 0 {
+		return 0, true
+	}
+	key := windowKey{first: groups[0], n: len(groups), x: x, k: k, off: shift + u*groups[0].dims[max(xDim(groups[0], x), 0)].stride.v, line: line, stores: stores}
+	if v, ok := m.windows[key]; ok {
+		return v.n, v.ok
+	}
+	n, ok := m.countWindow(groups, x, k, u, shift, stores, line)
+	if m.windows == nil {
+		m.windows = map[windowKey]windowValue{}
+	}
+	m.windows[key] = windowValue{n, ok}
+	return n, ok
+}
+
+// windowKey identifies a windowCount: the groups (a prefix of one array's,
+// by its first group and length), the loop, the window's iterations, its
+// byte offset (the groups of an array move alike), the line and stores.
+type windowKey struct {
+	first  *refGroup
+	n      int
+	x      *cacheNode
+	k, off int64
+	line   int64
+	stores bool
+}
+
+// windowValue is a memoised windowCount.
+type windowValue struct {
+	n  int64
+	ok bool
+}
+
+// countWindow is windowCount without the memo.
+func (m *cacheModel) countWindow(groups []*refGroup, x *cacheNode, k, u, shift int64, stores bool, line int64) (int64, bool) {
 	within := x.insideOrSelf
 	return countGroups(groups, line, func(g *refGroup) ([]valDim, []valSeg, bool) {
 		kx := xDim(g, x)
@@ -147,16 +185,24 @@ func (m *cacheModel) windowCount(groups []*refGroup, x *cacheNode, k, u, shift i
 // of D iterations fits), when some reuse under x spans more than D
 // iterations; false when every reuse hits (all of x fits, or its reuse
 // spans one iteration, or D is at least every distance), as the plain
-// layer condition of one iteration says. x's own iteration fits.
-func (m *cacheModel) reuseWindow(x *cacheNode, st *levelState) (d, n int64, ok bool) {
+// layer condition of one iteration says. x's own iteration fits. gaps
+// are reuseGap's, per array.
+func (m *cacheModel) reuseWindow(x *cacheNode, st *levelState) (d, n int64, gaps []int64, ok bool) {
 	n, ok = loopTrip(x)
-	if !ok || m.nonRectangularBelow(x) {
-		return 0, 0, false
+	if !ok {
+		return 0, 0, nil, false
 	}
 	capacity := int64(st.lv.Size) / st.line
-	gap, ok := m.reuseGap(x, n, st.line)
-	if !ok || gap < 2 {
-		return 0, 0, false
+	gaps, ok = m.reuseGap(x, n, st.line)
+	if !ok {
+		return 0, 0, nil, false
+	}
+	gap := int64(0)
+	for _, g := range gaps {
+		gap = max(gap, g)
+	}
+	if gap < 2 || m.nonRectangularBelow(x) {
+		return 0, 0, nil, false
 	}
 	gap = min(gap, maxWindowGap)
 	whole := zeroEst()
@@ -164,7 +210,7 @@ func (m *cacheModel) reuseWindow(x *cacheNode, st *levelState) (d, n int64, ok b
 		whole = whole.plus(m.memoFootprint(gs, x, true, false, st.line, true))
 	}
 	if whole.val.Cmp(big.NewRat(capacity, 1)) <= 0 {
-		return 0, 0, false
+		return 0, 0, nil, false
 	}
 	// The footprint of k iterations grows with k: find the largest k that
 	// fits by bisection, W(lo) fitting and W(hi) not.
@@ -181,14 +227,14 @@ func (m *cacheModel) reuseWindow(x *cacheNode, st *levelState) (d, n int64, ok b
 	}
 	w, ok := window(gap)
 	if !ok || w <= capacity {
-		return 0, 0, false
+		return 0, 0, nil, false
 	}
 	lo, hi := int64(1), gap
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		w, ok := window(mid)
 		if !ok {
-			return 0, 0, false
+			return 0, 0, nil, false
 		}
 		if w <= capacity {
 			lo = mid
@@ -196,7 +242,7 @@ func (m *cacheModel) reuseWindow(x *cacheNode, st *levelState) (d, n int64, ok b
 			hi = mid
 		}
 	}
-	return lo, n, true
+	return lo, n, gaps, true
 }
 
 // windowPeriod is the number of iterations of x after which the groups'
@@ -219,6 +265,9 @@ func windowPeriod(groups []*refGroup, x *cacheNode, line int64) int64 {
 // the alignments of the window, and over the offsets shifts (alignShifts)
 // the loops outside x place the execution at.
 func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, stores bool, line int64, shifts []int64) (*big.Rat, bool) {
+	if stores && !hasStore(groups) {
+		return new(big.Rat), true
+	}
 	if shifts == nil {
 		shifts = []int64{0}
 	}
@@ -232,17 +281,17 @@ func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, s
 	}
 	steps := n - d
 	period := windowPeriod(groups, x, line)
-	// The increments of whole periods do not depend on the offset when x's
-	// own steps reach every offset the outer loops do; the rest of a period
-	// does.
-	covered := len(shifts) == 1 || shifts[1]%(line/period) == 0
+	// When x's own steps reach every offset the outer loops do, the
+	// increments over a period are the same at every offset, and a part of
+	// a period is taken at the period's average rate.
+	outer := shifts
+	if len(shifts) == 1 || shifts[1]%(line/period) == 0 {
+		outer = shifts[:1]
+	}
 	total := first
-	for i, sh := range shifts {
+	for _, sh := range outer {
 		var sum, sumPeriod int64
 		for u := range min(steps, period) {
-			if covered && i > 0 && u >= steps%period {
-				break
-			}
 			a, ok1 := m.windowCount(groups, x, d+1, u, sh, stores, line)
 			b, ok2 := m.windowCount(groups, x, d, u, sh, stores, line)
 			if !ok1 || !ok2 {
@@ -253,12 +302,11 @@ func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, s
 				sum += a - b
 			}
 		}
-		if covered && i > 0 {
-			sumPeriod = 0 // counted once, at the first offset, for all
-		} else if covered {
-			sumPeriod *= int64(len(shifts))
+		inc := big.NewRat(sum+steps/period*sumPeriod, int64(len(outer)))
+		if len(outer) < len(shifts) && steps >= period {
+			inc = big.NewRat(steps*sumPeriod, period)
 		}
-		total.Add(total, big.NewRat(sum+steps/period*sumPeriod, int64(len(shifts))))
+		total.Add(total, inc)
 	}
 	return total, true
 }
@@ -269,7 +317,7 @@ func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, s
 // references of the arrays whose lines the window changes, or false,
 // having charged nothing, when a window cannot be counted or changes
 // nothing.
-func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (refs []string, done bool, err error) {
+func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64, gaps []int64) (refs []string, done bool, err error) {
 	e, err := m.entries(x)
 	if err != nil {
 		return nil, false, err
@@ -279,7 +327,12 @@ func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (refs []
 		lines, wbs *big.Rat
 	}
 	var shares []share
-	for _, gs := range x.arrays {
+	var plain [][]*refGroup // arrays whose every reuse is within d
+	for ai, gs := range x.arrays {
+		if gaps[ai] <= d {
+			plain = append(plain, gs)
+			continue
+		}
 		prevAll, prevStore := new(big.Rat), new(big.Rat)
 		shifts := alignShifts(gs, x, st.line)
 		for k, g := range gs {
@@ -311,6 +364,9 @@ func (m *cacheModel) windowed(x *cacheNode, st *levelState, d, n int64) (refs []
 	execs := countEst(e)
 	for _, s := range shares {
 		st.add(s.g, execs.times(est{val: s.lines, bare: true}), execs.times(est{val: s.wbs, bare: true}))
+	}
+	for _, gs := range plain {
+		m.compulsoryArray(gs, x, st, execs)
 	}
 	return refs, true, nil
 }
@@ -502,11 +558,11 @@ func (m *cacheModel) fitting(x *cacheNode, st *levelState) (done bool, cond stri
 	if x.stmt == nil {
 		return false, "", nil
 	}
-	d, n, ok := m.reuseWindow(x, st)
+	d, n, gaps, ok := m.reuseWindow(x, st)
 	if !ok {
 		return false, "", nil
 	}
-	refs, done, err := m.windowed(x, st, d, n)
+	refs, done, err := m.windowed(x, st, d, n, gaps)
 	if err != nil || !done {
 		return false, "", err
 	}
@@ -570,4 +626,16 @@ func (m *cacheModel) alignedFootprint(groups []*refGroup, x *cacheNode, shifts [
 		return f
 	}
 	return est{val: avg, bare: true}
+}
+
+// hasStore reports whether a member of groups stores.
+func hasStore(groups []*refGroup) bool {
+	for _, g := range groups {
+		for _, mem := range g.members {
+			if mem.store {
+				return true
+			}
+		}
+	}
+	return false
 }
