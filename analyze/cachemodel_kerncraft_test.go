@@ -115,7 +115,7 @@ func TestCacheModelKerncraft(t *testing.T) {
 				}
 				row += fmt.Sprintf(" | %s %.3f/%.3f wb %.3f/%.3f", c.Level, c.Lines.Float()/work, float64(misses)/work, c.WriteBacks.Float()/work, float64(wbs)/work)
 			}
-			t.Log(row + " (model/simulator, per cache line of work)")
+			t.Logf("%s (model/simulator, per cache line of work; %d accesses)", row, tr.accesses)
 		})
 	}
 }
