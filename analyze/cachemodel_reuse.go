@@ -302,9 +302,12 @@ func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, s
 				sum += a - b
 			}
 		}
-		inc := big.NewRat(sum+steps/period*sumPeriod, int64(len(outer)))
+		// In rationals: steps·sumPeriod can pass 2^63 at huge sizes.
+		inc := new(big.Rat).Mul(big.NewRat(steps/period, 1), big.NewRat(sumPeriod, 1))
+		inc.Add(inc, big.NewRat(sum, 1))
+		inc.Quo(inc, big.NewRat(int64(len(outer)), 1))
 		if len(outer) < len(shifts) && steps >= period {
-			inc = big.NewRat(steps*sumPeriod, period)
+			inc.Mul(big.NewRat(steps, 1), big.NewRat(sumPeriod, period))
 		}
 		total.Add(total, inc)
 	}
