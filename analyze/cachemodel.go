@@ -125,6 +125,9 @@ type cacheModel struct {
 	// execs memoises chainCount, chains chainInfo.
 	execs  map[chainLevels]Count
 	chains map[chainLevels]*chainInfo
+	// windows memoises windowCount: the levels of a hierarchy ask for the
+	// same windows (cachemodel_reuse.go).
+	windows map[windowKey]windowValue
 }
 
 // cacheLines fills Counts.Cache of every region of rt for the levels of h.

@@ -239,6 +239,28 @@ func (m *cacheModel) footprintSum(groups []*refGroup, within func(*cacheNode) bo
 // false when a group is irregular, a view cannot be taken, or a count would
 // not fit an int64: the caller then takes the general way.
 func (m *cacheModel) footprintCount(groups []*refGroup, within func(*cacheNode) bool, stores bool, line int64, at *lang.Env) (int64, bool) {
+	return countGroups(groups, line, func(g *refGroup) ([]valDim, []valSeg, bool) {
+		if at != nil {
+			v, ok, err := m.viewAt(g, within, at)
+			if err != nil {
+				return nil, nil, false
+			}
+			if !ok {
+				return nil, nil, true
+			}
+			lat, segs := g.reduceCount(within, stores, line, func(k int) int64 { return v.trips[k].v }, func(i int) int64 { return v.bases[i].v })
+			return lat, segs, true
+		}
+		lat, segs := g.reduceCount(within, stores, line, func(k int) int64 { return g.averageTrip(k, within) }, func(i int) int64 { return g.members[i].base.v })
+		return lat, segs, true
+	})
+}
+
+// countGroups is the int64 union count of footprintCount for the lattice
+// and segments reduce gives each group (none when it does not execute), or
+// false when a group is irregular, reduce fails or a count overflows.
+// Windows of a loop's iterations (cachemodel_reuse.go) count with it too.
+func countGroups(groups []*refGroup, line int64, reduce func(g *refGroup) ([]valDim, []valSeg, bool)) (int64, bool) {
 	type class struct {
 		lat  []valDim
 		segs []valSeg
@@ -251,19 +273,9 @@ func (m *cacheModel) footprintCount(groups []*refGroup, within func(*cacheNode) 
 		if g.irregular {
 			return 0, false
 		}
-		var lat []valDim
-		var segs []valSeg
-		if at != nil {
-			v, ok, err := m.viewAt(g, within, at)
-			if err != nil {
-				return 0, false
-			}
-			if !ok {
-				continue
-			}
-			lat, segs = g.reduceCount(within, stores, line, func(k int) int64 { return v.trips[k].v }, func(i int) int64 { return v.bases[i].v })
-		} else {
-			lat, segs = g.reduceCount(within, stores, line, func(k int) int64 { return g.averageTrip(k, within) }, func(i int) int64 { return g.members[i].base.v })
+		lat, segs, ok := reduce(g)
+		if !ok {
+			return 0, false
 		}
 		if len(segs) == 0 {
 			continue

@@ -183,7 +183,201 @@ func latticeLines(lat []latDim, segs []segment, line int64) est {
 			break
 		}
 	}
+	if shared := sharedNeighbourLines(valLattice(lat), valPlaced(ps), a0.v, line); shared > 0 {
+		// The formula counted the shared lines twice: the value alone.
+		v := new(big.Rat).Sub(total.val, big.NewRat(shared, 1))
+		if bare {
+			return est{val: v, bare: true}
+		}
+		return est{val: v}
+	}
 	return total
+}
+
+// valLattice is a lattice by value.
+func valLattice(lat []latDim) []valDim {
+	out := make([]valDim, len(lat))
+	for k, d := range lat {
+		out[k] = valDim{stride: d.stride.v, count: d.count.v, separate: d.separate}
+	}
+	return out
+}
+
+// valPlaced is placed segments by value.
+func valPlaced(ps []placedSeg) []valSeg {
+	out := make([]valSeg, len(ps))
+	for i, p := range ps {
+		out[i] = valSeg{off: p.v.v, len: p.len.v, u: p.u}
+	}
+	return out
+}
+
+// sharedNeighbourLines counts the lines that two slots next to each other
+// in memory both touch, the last line of the lower slot's union being the
+// first of the upper's: the box counts take every slot on its own, so such
+// a line, where a row ends inside the line the next row begins in, was
+// counted twice. Slots next to each other are u and u+1 along the smallest
+// stride, and, along a larger stride k, the last slot of the smaller
+// dimensions at index i of k and their first slot at i+1 (the last row of a
+// plane and the first row of the next). Separate lattices count every slot
+// on its own on purpose. Dimensions whose step leaves a line between any
+// slot's union and the next slot are skipped without counting.
+func sharedNeighbourLines(lat []valDim, ps []valSeg, a0, line int64) int64 {
+	K := len(lat)
+	if K == 0 || len(ps) == 0 {
+		return 0
+	}
+	lo, hi := ps[0].off, ps[0].off+ps[0].len
+	for _, p := range ps {
+		lo, hi = min(lo, p.off), max(hi, p.off+p.len)
+	}
+	bps := make([][]int64, K)
+	for k := range lat {
+		if lat[k].separate {
+			return 0
+		}
+		b := make([]int64, 0, 2*len(ps))
+		for _, p := range ps {
+			b = append(b, p.u[k], p.u[k]+lat[k].count)
+		}
+		slices.Sort(b)
+		bps[k] = slices.Compact(b)
+	}
+	// step[k] is the bytes from the last slot of the dimensions below k
+	// to their first slot one index further along k.
+	step := make([]int64, K)
+	near := false
+	for k := range lat {
+		step[k] = lat[k].stride
+		for j := range k {
+			step[k] -= (bps[j][len(bps[j])-1] - 1 - bps[j][0]) * lat[j].stride
+		}
+		near = near || hi-lo >= step[k]-line+2
+	}
+	if !near {
+		return 0
+	}
+	// box[i] is the union's first and last byte in the slot of the box
+	// whose index, digit k in base len(bps[k])-1, is i (ok false when no
+	// segment covers it), computed once per box.
+	type bound struct {
+		lo, hi int64
+		ok     bool
+	}
+	nbox := 1
+	for k := range lat {
+		nbox *= len(bps[k]) - 1
+	}
+	boxes := make([]bound, nbox)
+	flat := func(idx []int) int {
+		i := 0
+		for k := K - 1; k >= 0; k-- {
+			i = i*(len(bps[k])-1) + idx[k]
+		}
+		return i
+	}
+	{
+		idx := make([]int, K)
+		for {
+			b := &boxes[flat(idx)]
+			for _, p := range ps {
+				in := true
+				for k := range lat {
+					a, e := bps[k][idx[k]], bps[k][idx[k]+1]
+					in = in && p.u[k] <= a && e <= p.u[k]+lat[k].count
+				}
+				if !in {
+					continue
+				}
+				if !b.ok || p.off < b.lo {
+					b.lo = p.off
+				}
+				if !b.ok || p.off+p.len > b.hi {
+					b.hi = p.off + p.len
+				}
+				b.ok = true
+			}
+			if !nextValBox(idx, bps) {
+				break
+			}
+		}
+	}
+	bounds := func(idx []int) (lo, hi int64, ok bool) {
+		b := boxes[flat(idx)]
+		return b.lo, b.hi, b.ok
+	}
+	hist, next := make([]int64, line), make([]int64, line)
+	total := int64(0)
+	idx := make([]int, K)
+	partner := make([]int, K)
+	ranges := make([][2]int64, K)
+	for {
+		blo, bhi, ok := bounds(idx)
+		for k := range lat {
+			if !ok || bhi-blo < step[k]-line+2 {
+				continue
+			}
+			last := true // the box holds the last slots below k
+			for j := range k {
+				last = last && idx[j] == len(bps[j])-2
+			}
+			if !last {
+				continue
+			}
+			for j := range lat {
+				ranges[j] = [2]int64{bps[j][idx[j]], bps[j][idx[j]+1]}
+				if j < k {
+					ranges[j][0] = ranges[j][1] - 1
+				}
+			}
+			copy(partner, idx)
+			for j := range k {
+				partner[j] = 0
+			}
+			end := ranges[k][1]
+			// Partners at the next index within the box's range along k.
+			if end-ranges[k][0] >= 2 {
+				if plo, _, ok := bounds(partner); ok {
+					ranges[k][1] = end - 1
+					total += sharedInRange(lat, ranges, a0, line, hist, next, bhi, step[k]+plo)
+				}
+			}
+			// The box's last index along k and the next box.
+			if idx[k]+2 < len(bps[k]) {
+				partner[k]++
+				if plo, _, ok := bounds(partner); ok {
+					ranges[k] = [2]int64{end - 1, end}
+					total += sharedInRange(lat, ranges, a0, line, hist, next, bhi, step[k]+plo)
+				}
+			}
+		}
+		if !nextValBox(idx, bps) {
+			break
+		}
+	}
+	return total
+}
+
+// sharedInRange counts the slots in ranges (per dimension) whose union's
+// last byte hi-1 lies in the line of the next slot's first byte, at
+// nextLo from the slot's start.
+func sharedInRange(lat []valDim, ranges [][2]int64, a0, line int64, hist, next []int64, hi, nextLo int64) int64 {
+	clear(hist)
+	hist[residue(a0, line)] = 1
+	for k := range lat {
+		d := slotResidues(ranges[k][0], ranges[k][1], lat[k].stride, line)
+		if !convolve64(next, hist, d, line) {
+			return 0
+		}
+		hist, next = next, hist
+	}
+	n := int64(0)
+	for r, c := range hist {
+		if c > 0 && floorQuo(int64(r)+hi-1, line) >= floorQuo(int64(r)+nextLo, line) {
+			n += c
+		}
+	}
+	return n
 }
 
 // latticeCount is latticeLines by value; false when the count would not
@@ -256,7 +450,7 @@ func latticeCount(lat []valDim, segs []valSeg, line int64) (int64, bool) {
 			break
 		}
 	}
-	return total, true
+	return total - sharedNeighbourLines(lat, ps, a0, line), true
 }
 
 // placedSeg is a segment in lattice coordinates: slot u, offset v in it.

@@ -110,11 +110,17 @@ func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) erro
 	}
 	cond := m.condition(x, st, body, fits, refs)
 	if fits {
-		if err := m.compulsory(x, st); err != nil {
+		done, window, err := m.fitting(x, st)
+		if err != nil {
 			return err
 		}
+		if !done {
+			if err := m.compulsory(x, st); err != nil {
+				return err
+			}
+		}
 		for _, g := range x.under {
-			st.note(g, failed, cond)
+			st.note(g, failed, cond, window)
 		}
 		return nil
 	}
@@ -133,7 +139,7 @@ func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) erro
 			st.note(g, failed)
 		}
 	}
-	return nil
+	return m.boundary(x, st)
 }
 
 // nodeFootprint is the number of lines the groups under x touch while the
@@ -150,7 +156,9 @@ func (m *cacheModel) nodeFootprint(x *cacheNode, line int64, bare bool) est {
 // compulsory charges every execution of a fitting node x with its
 // footprint: per array, each group gets the lines it adds to the union of
 // the groups before it in program order (loads and stores), and the store
-// members likewise the lines they dirty.
+// members likewise the lines they dirty. Where the loops outside x place
+// its executions at different offsets into a line, the footprint is their
+// average (alignShifts).
 func (m *cacheModel) compulsory(x *cacheNode, st *levelState) error {
 	e, err := m.entries(x)
 	if err != nil {
@@ -161,18 +169,29 @@ func (m *cacheModel) compulsory(x *cacheNode, st *levelState) error {
 	}
 	execs := countEst(e)
 	for _, gs := range x.arrays {
-		prevAll, prevStore := zeroEst(), zeroEst()
-		for k, g := range gs {
-			all := m.footprint(gs[:k+1], x, true, false, st.line)
-			stored := m.footprint(gs[:k+1], x, true, true, st.line)
-			touch := m.touch(g, x, st.line)
-			lines := all.minus(prevAll).scale(touch)
-			wbs := stored.minus(prevStore).scale(touch)
-			st.add(g, execs.times(lines), execs.times(wbs))
-			prevAll, prevStore = all, stored
-		}
+		m.compulsoryArray(gs, x, st, execs)
 	}
 	return nil
+}
+
+// compulsoryArray is compulsory for the groups gs of one array, execs the
+// executions of x.
+func (m *cacheModel) compulsoryArray(gs []*refGroup, x *cacheNode, st *levelState, execs est) {
+	prevAll, prevStore := zeroEst(), zeroEst()
+	shifts := alignShifts(gs, x, st.line)
+	for k, g := range gs {
+		all := m.footprint(gs[:k+1], x, true, false, st.line)
+		stored := m.footprint(gs[:k+1], x, true, true, st.line)
+		if shifts != nil {
+			all = m.alignedFootprint(gs[:k+1], x, shifts, false, st.line, all)
+			stored = m.alignedFootprint(gs[:k+1], x, shifts, true, st.line, stored)
+		}
+		touch := m.touch(g, x, st.line)
+		lines := all.minus(prevAll).scale(touch)
+		wbs := stored.minus(prevStore).scale(touch)
+		st.add(g, execs.times(lines), execs.times(wbs))
+		prevAll, prevStore = all, stored
+	}
 }
 
 // maxFootprintExecutions bounds the executions of a non-rectangular node

@@ -215,3 +215,49 @@ func TestReferenceSeesEveryPath(t *testing.T) {
 		t.Errorf("random cases too narrow: %+v, %d three-level hierarchies", total, deep)
 	}
 }
+
+// TestSimulatorFullMatchesReference is TestSimulatorMatchesReference for
+// fully associative levels with more than fullScanWays lines, which the
+// simulator keeps in a map and a linked list instead of scanning: traces
+// over a span of a few times their capacity, so that they hit, miss and
+// evict dirty lines, and straddle lines of two sizes.
+func TestSimulatorFullMatchesReference(t *testing.T) {
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 0xf011))
+		l1 := fullScanWays + 1 + rng.IntN(64)
+		l2 := 2*l1 + rng.IntN(256)
+		h := Hierarchy{
+			{Name: "L1", Size: l1 * 32, Line: 32},
+			{Name: "L2", Size: l2 * 64, Line: 64},
+		}
+		if rng.IntN(2) == 0 {
+			h[1].Assoc = 4
+			h[1].Size = l2 / 4 * 4 * 64
+		}
+		if err := h.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		sim, ref := NewSimulator(h), newRefSimulator(h)
+		span := 4 * l2 * 64
+		for k := range 20_000 {
+			o := op{addr: uint64(rng.IntN(span)), size: 1 + rng.IntN(40), write: rng.IntN(3) == 0}
+			if rng.IntN(4000) == 0 {
+				o = flush
+			}
+			replay(sim, []op{o})
+			if o.flush {
+				ref.flush()
+			} else {
+				ref.access(0, o.addr, o.size, o.write)
+			}
+			if got, want := sim.Counts(), ref.countsOf(); !slices.Equal(got, want) {
+				t.Fatalf("seed %d, hierarchy %v, step %d %+v: counts differ (-reference +simulator):\n%s", seed, h, k, o, cmp.Diff(want, got))
+			}
+		}
+		replay(sim, []op{flush})
+		ref.flush()
+		if got, want := sim.Counts(), ref.countsOf(); !slices.Equal(got, want) || got[0].WriteBacks == 0 || got[0].Hits == 0 {
+			t.Fatalf("seed %d: after the final flush (-reference +simulator):\n%s", seed, cmp.Diff(want, got))
+		}
+	}
+}

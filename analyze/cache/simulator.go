@@ -35,7 +35,10 @@ type LevelCounts struct {
 //     when it is written back.
 //
 // A Simulator is not safe for concurrent use. Each access costs O(levels ×
-// ways) in the worst case and allocates nothing.
+// ways) in the worst case and allocates nothing, but for a level of one set
+// with more than fullScanWays ways (a fully associative cache of any size),
+// which finds its lines through a map in O(1) and keeps them in a linked
+// list in LRU order, the same order and counts as the scan.
 type Simulator struct {
 	levels []simLevel
 }
@@ -55,6 +58,95 @@ type simLevel struct {
 	dirty     []bool   // parallel to tags
 	fill      []int32  // valid lines per set
 	counts    LevelCounts
+	// full is the O(1) form of a fully associative level with many ways;
+	// nil otherwise.
+	full *fullLRU
+}
+
+// fullScanWays is the most ways a level of one set is scanned with; beyond,
+// a 1 MiB fully associative L2 (16,384 ways) would cost 16,384 compares per
+// miss of L1.
+const fullScanWays = 64
+
+// fullLRU is a fully associative LRU level: the slot of every cached line in
+// a map, and the slots in a doubly linked list, most recently used at head.
+type fullLRU struct {
+	slot       map[uint64]int32
+	tag        []uint64
+	dirty      []bool
+	prev, next []int32 // -1 ends the list
+	head, tail int32
+	used       int32 // slots taken so far, in order
+}
+
+// newFullLRU returns an empty fully associative level of ways lines.
+func newFullLRU(ways int) *fullLRU {
+	return &fullLRU{slot: make(map[uint64]int32, ways), tag: make([]uint64, ways), dirty: make([]bool, ways),
+		prev: make([]int32, ways), next: make([]int32, ways), head: -1, tail: -1}
+}
+
+// unlink takes slot i out of the list.
+func (f *fullLRU) unlink(i int32) {
+	if p := f.prev[i]; p >= 0 {
+		f.next[p] = f.next[i]
+	} else {
+		f.head = f.next[i]
+	}
+	if n := f.next[i]; n >= 0 {
+		f.prev[n] = f.prev[i]
+	} else {
+		f.tail = f.prev[i]
+	}
+}
+
+// pushFront makes slot i the most recently used.
+func (f *fullLRU) pushFront(i int32) {
+	f.prev[i], f.next[i] = -1, f.head
+	if f.head >= 0 {
+		f.prev[f.head] = i
+	} else {
+		f.tail = i
+	}
+	f.head = i
+}
+
+// access looks line up; on a miss it takes a free slot or the least recently
+// used one, whose line and dirty bit it returns (evicted true).
+func (f *fullLRU) access(line uint64, write bool) (hit bool, victim uint64, victimDirty, evicted bool) {
+	if i, ok := f.slot[line]; ok {
+		f.dirty[i] = f.dirty[i] || write
+		if f.head != i {
+			f.unlink(i)
+			f.pushFront(i)
+		}
+		return true, 0, false, false
+	}
+	var i int32
+	if int(f.used) < len(f.tag) {
+		i = f.used
+		f.used++
+	} else {
+		i = f.tail
+		victim, victimDirty, evicted = f.tag[i], f.dirty[i], true
+		delete(f.slot, victim)
+		f.unlink(i)
+	}
+	f.tag[i], f.dirty[i] = line, write
+	f.slot[line] = i
+	f.pushFront(i)
+	return false, victim, victimDirty, evicted
+}
+
+// flush calls wb for every dirty line, least recently used first, and
+// empties the level.
+func (f *fullLRU) flush(wb func(line uint64)) {
+	for i := f.tail; i >= 0; i = f.prev[i] {
+		if f.dirty[i] {
+			wb(f.tag[i])
+		}
+	}
+	clear(f.slot)
+	f.head, f.tail, f.used = -1, -1, 0
 }
 
 // NewSimulator returns a simulator of h with every level empty. h must pass
@@ -80,6 +172,10 @@ func NewSimulator(h Hierarchy) *Simulator {
 			dirty:     make([]bool, l.Lines()),
 			fill:      make([]int32, l.Sets()),
 			counts:    LevelCounts{Name: l.Name},
+		}
+		if l.Sets() == 1 && l.Ways() > fullScanWays {
+			s.levels[i].full = newFullLRU(l.Ways())
+			s.levels[i].tags, s.levels[i].dirty = nil, nil
 		}
 	}
 	return s
@@ -118,6 +214,15 @@ func (s *Simulator) accessBytes(i int, addr, size uint64, write bool) {
 func (s *Simulator) accessLine(i int, line uint64, write bool) {
 	l := &s.levels[i]
 	l.counts.Accesses++
+	if l.full != nil {
+		hit, victim, victimDirty, _ := l.full.access(line, write)
+		if hit {
+			l.counts.Hits++
+			return
+		}
+		s.missed(i, line, victim, victimDirty)
+		return
+	}
 	set := l.setOf(line)
 	base := set * l.ways
 	n := int(l.fill[set])
@@ -129,7 +234,6 @@ func (s *Simulator) accessLine(i int, line uint64, write bool) {
 			return
 		}
 	}
-	l.counts.Misses++
 	victim, victimDirty := uint64(0), false
 	if n == l.ways {
 		victim, victimDirty = l.tags[base+n-1], l.dirty[base+n-1]
@@ -138,6 +242,14 @@ func (s *Simulator) accessLine(i int, line uint64, write bool) {
 		l.fill[set]++
 	}
 	l.moveToFront(base, n, line, write)
+	s.missed(i, line, victim, victimDirty)
+}
+
+// missed finishes a miss of line at level i whose victim (when dirty) must
+// be written back: the counts, the read from level i+1, then the write-back.
+func (s *Simulator) missed(i int, line, victim uint64, victimDirty bool) {
+	l := &s.levels[i]
+	l.counts.Misses++
 	if victimDirty {
 		l.counts.WriteBacks++
 	}
@@ -178,6 +290,15 @@ func (l *simLevel) moveToFront(base, w int, line uint64, dirty bool) {
 func (s *Simulator) Flush() {
 	for i := range s.levels {
 		l := &s.levels[i]
+		if l.full != nil {
+			l.full.flush(func(line uint64) {
+				l.counts.WriteBacks++
+				if i+1 < len(s.levels) {
+					s.accessBytes(i+1, line<<l.lineShift, l.lineBytes, true)
+				}
+			})
+			continue
+		}
 		for set := range l.fill {
 			base := set * l.ways
 			for w := int(l.fill[set]) - 1; w >= 0; w-- {
