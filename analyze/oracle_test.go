@@ -232,9 +232,9 @@ type oracleRef struct {
 type oracleLocal struct {
 	region    string
 	enclosing []lang.Stmt // the loops, repeats and ifs around it, outermost first
-	ops    []opTally
-	madd   []opTally
-	refs   []oracleRef
+	ops       []opTally
+	madd      []opTally
+	refs      []oracleRef
 }
 
 // oracleProgram is a checked kernel prepared for concrete walks: the local
@@ -464,8 +464,8 @@ type oracleRun struct {
 	entries   map[string]*big.Rat
 	loopIters map[lang.Stmt]*big.Rat
 	msgs      map[string]*oracleMessage
-	cols  map[string]*oracleCollective
-	barrs map[string]*big.Rat
+	cols      map[string]*oracleCollective
+	barrs     map[string]*big.Rat
 }
 
 // run walks rank's execution and returns its counts by region name (as the
