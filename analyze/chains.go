@@ -304,8 +304,8 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 }
 
 // readsIn returns the locations a block may read as values (a superset:
-// every var named outside a plain assignment's target, and every array
-// reference by its text), kept per block.
+// every var named outside a plain assignment's target, and every hoisted
+// array reference by its text), kept per block.
 func (p *plan) readsIn(body *lang.Block) map[location]bool {
 	if r, ok := p.blockReads[body]; ok {
 		return r
@@ -320,8 +320,9 @@ func (p *plan) readsIn(body *lang.Block) map[location]bool {
 				reads[location{obj: obj}] = true
 			}
 		case *lang.IndexExpr:
-			if obj := info.Uses[n.Name]; obj != nil {
-				reads[location{obj: obj, text: lang.ExprString(n)}] = true
+			// Only a hoisted reference can be a location.
+			if _, hoisted := p.hoistCuts[n]; hoisted {
+				reads[location{obj: info.Uses[n.Name], text: lang.ExprString(n)}] = true
 			}
 		case *lang.AssignStmt:
 			if _, compound := n.Op.Binary(); compound {
