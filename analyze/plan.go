@@ -115,7 +115,7 @@ type plan struct {
 	chains     bool
 	hoistCuts  map[*lang.IndexExpr]int
 	stmtLeaves map[lang.Stmt]*leaf
-	carriedIn  map[lang.Stmt]map[location]bool
+	carriedIn  map[lang.Stmt][]location
 	blockReads map[*lang.Block]map[location]bool
 }
 
