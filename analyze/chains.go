@@ -677,7 +677,13 @@ func (ra *rankAnalysis) chainLeaf(l *leaf, c *Counts) error {
 			if s.factor != nil {
 				n = n.scale(s.factor)
 			}
+			if n.IsZero() {
+				continue // a step that never runs here (a guard, prob 0)
+			}
 			ch.Ops = addOpCount(ch.Ops, OpCount{Op: s.op, Type: s.typ, Pattern: s.leaf.pattern, Count: n})
+		}
+		if len(ch.Ops) == 0 {
+			continue
 		}
 		c.Chains = insertChain(c.Chains, ch)
 	}
