@@ -624,7 +624,7 @@ func (fl *chainFlow) step(path *chainPath, e lang.Expr, lf *leaf, op OpKind, typ
 }
 
 // callOp returns the operation a builtin call counts and how many (min and
-// max of k arguments count k − 1), as the tallier counts them.
+// max of k arguments count k − 1): the tallier's rule, which chains follow.
 func callOp(e *lang.CallExpr) (OpKind, int64, bool) {
 	switch e.Fun.Name {
 	case "sqrt":
