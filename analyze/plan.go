@@ -111,12 +111,13 @@ type plan struct {
 	// not (they price no latency). hoistCuts keeps the chain position each
 	// hoisted reference is counted at (placeRefs), stmtLeaves the leaf of each
 	// statement that computes, carriedIn the locations each loop carries,
-	// and blockReads what a block reads.
+	// and loopReads what a loop's body reads.
 	chains     bool
 	hoistCuts  map[*lang.IndexExpr]int
 	stmtLeaves map[lang.Stmt]*leaf
 	carriedIn  map[lang.Stmt][]location
-	blockReads map[*lang.Block]map[location]bool
+	loopReads  map[lang.Stmt][]location
+	scratch    bodyScan // planChains' lists, reused
 }
 
 // newPlan walks the kernel once.
