@@ -257,7 +257,7 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 	if !sc.block(fl, body) {
 		return
 	}
-	if sc.reads != nil {
+	if len(sc.reads) > 0 {
 		if p.loopReads == nil {
 			p.loopReads = map[lang.Stmt][]location{}
 		}
