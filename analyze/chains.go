@@ -258,10 +258,7 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 		return
 	}
 	if len(sc.reads) > 0 {
-		if p.loopReads == nil {
-			p.loopReads = map[lang.Stmt][]location{}
-		}
-		p.loopReads[loop] = sc.reads
+		p.setNode(loop, func(info *nodeInfo) { info.reads = sc.reads })
 	}
 	// A location carried by a nested loop is reported there only.
 	candidates := slices.DeleteFunc(sc.written, func(l location) bool { return slices.Contains(sc.carried, l) })
@@ -286,10 +283,7 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 		}
 	}
 	if own != nil {
-		if p.carriedIn == nil {
-			p.carriedIn = map[lang.Stmt][]location{}
-		}
-		p.carriedIn[loop] = own
+		p.setNode(loop, func(info *nodeInfo) { info.carried = own })
 	}
 	if len(found) == 0 {
 		return
@@ -306,6 +300,30 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 	p.leaves = append(p.leaves, &leaf{kind: leafChain, region: region, chain: inner, stmt: loop, pos: loop.Pos(),
 		carried: found, body: leaves})
 }
+
+// nodeInfo is what the chain search keeps of one node: of a reference,
+// whether it is hoisted and the chain position it is counted at; of a
+// statement that computes, its leaf; of a loop, the locations it carries and
+// those its body reads.
+type nodeInfo struct {
+	cut            int
+	hoisted        bool
+	leaf           *leaf
+	carried, reads []location
+}
+
+// setNode changes the information kept of n.
+func (p *plan) setNode(n lang.Node, change func(*nodeInfo)) {
+	if p.nodes == nil {
+		p.nodes = map[lang.Node]nodeInfo{}
+	}
+	info := p.nodes[n]
+	change(&info)
+	p.nodes[n] = info
+}
+
+// nodeInfo returns the information kept of n, or an empty one.
+func (p *plan) nodeInfo(n lang.Node) nodeInfo { return p.nodes[n] }
 
 // sameLevel reports whether two levels are the same loop or repeat.
 func sameLevel(a, b level) bool {
@@ -356,10 +374,10 @@ func (sc *bodyScan) stmt(fl *chainFlow, s lang.Stmt) bool {
 			return sc.stmt(fl, s.Else)
 		}
 	case *lang.ForStmt:
-		sc.carried = append(sc.carried, fl.p.carriedIn[s]...)
+		sc.carried = append(sc.carried, fl.p.nodeInfo(s).carried...)
 		return sc.block(fl, s.Body)
 	case *lang.RepeatStmt:
-		sc.carried = append(sc.carried, fl.p.carriedIn[s]...)
+		sc.carried = append(sc.carried, fl.p.nodeInfo(s).carried...)
 		return sc.block(fl, s.Body)
 	case *lang.RegionStmt, *lang.CommStmt:
 		return false
@@ -377,7 +395,7 @@ func (sc *bodyScan) expr(fl *chainFlow, e lang.Expr) {
 		}
 	case *lang.IndexExpr:
 		// Only a hoisted reference can be a location.
-		if _, hoisted := fl.p.hoistCuts[e]; hoisted {
+		if fl.p.nodeInfo(e).hoisted {
 			sc.reads = addLocation(sc.reads, location{obj: info.Uses[e.Name], text: lang.ExprString(e)})
 		}
 	case *lang.ParenExpr:
@@ -439,7 +457,7 @@ func (fl *chainFlow) target(lhs lang.Expr) (location, bool) {
 			return location{obj: obj}, true
 		}
 	case *lang.IndexExpr:
-		if cut, ok := fl.p.hoistCuts[e]; ok && cut <= fl.depth {
+		if info := fl.p.nodeInfo(e); info.hoisted && info.cut <= fl.depth {
 			return location{obj: fl.p.k.Info.Uses[e.Name], text: lang.ExprString(e)}, true
 		}
 	}
@@ -468,7 +486,7 @@ func (fl *chainFlow) stmt(s lang.Stmt, w float64) {
 			}
 			var path *chainPath
 			if s.Init != nil {
-				path = fl.expr(s.Init, fl.p.stmtLeaves[s], w)
+				path = fl.expr(s.Init, fl.p.nodeInfo(s).leaf, w)
 			}
 			fl.set(location{obj: obj}, path)
 		}
@@ -508,7 +526,7 @@ func (fl *chainFlow) assign(s *lang.AssignStmt, w float64) {
 	if !ok {
 		return
 	}
-	lf := fl.p.stmtLeaves[s]
+	lf := fl.p.nodeInfo(s).leaf
 	path := fl.expr(s.Rhs, lf, w)
 	if op, compound := s.Op.Binary(); compound {
 		path = longer(fl.state.get(l), path)
@@ -562,7 +580,7 @@ func scaleState(s chainState, q *big.Rat, qf float64) chainState {
 // nested passes a nested loop's body until the state no longer changes:
 // the loop may run any number of iterations, none included.
 func (fl *chainFlow) nested(loop lang.Stmt, body *lang.Block) {
-	reads := fl.p.loopReads[loop] // found when the loop was planned, before this one
+	reads := fl.p.nodeInfo(loop).reads // found when the loop was planned, before this one
 	touched := false
 	for _, e := range fl.state {
 		if slices.Contains(reads, e.loc) {
