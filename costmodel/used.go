@@ -52,6 +52,9 @@ func hasComputeModel(m *machines.Machine) bool {
 		if _, ok := c.IMH(); ok {
 			return true
 		}
+		if _, ok := c.Loop(); ok && m.Compose() == machines.ComposeECM {
+			return true
+		}
 	}
 	return len(m.Memory().Bottlenecks()) > 0
 }
