@@ -226,6 +226,9 @@ func TestECMPredict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if has(cold.Warnings, "has no compute model") {
+		t.Errorf("an ecm table's loop, access and ops are a compute model; warnings %q", cold.Warnings)
+	}
 	r := triadRegion(t, cold)
 	if cold.Compose != "ecm" || !sameTime(cold.Total, max(r.Compute, r.Memory)) || r.Memory <= r.Compute {
 		t.Errorf("cold: compose %s, total %g s, compute %g s, memory %g s; want ecm, the max, memory-bound", cold.Compose, cold.Total, r.Compute, r.Memory)

@@ -137,7 +137,7 @@ func fromCounts(c analyze.Counts, footprint int64) *workload {
 // fromWork builds a workload from a schedule's compute segment.
 func fromWork(x *analyze.Work) *workload {
 	w := &workload{flop: x.Flop, loads: x.Loads, stores: x.Stores, loadBytes: x.LoadBytes, storeBytes: x.StoreBytes,
-		vectorRefs: x.Loads + x.Stores, iterations: x.Iterations}
+		vectorRefs: x.Loads + x.Stores, iterations: x.Iterations, loopEntries: x.LoopEntries}
 	for _, o := range x.Ops {
 		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.N})
 	}

@@ -109,10 +109,10 @@ func (s *regionShares) classOf(rank int64) int {
 // terms added), the bytes it loads and stores, or its iterations. Only
 // what a compute segment carries is read, and each is linear in it, so the
 // weight of a region's counts is the sum of the weights of its segments.
-// The price leaves loop iterations out (compose: ecm prices them): the
-// iterations of a loop that communicates are in the region's counts but
-// in no segment's work (the schedule keeps such a loop as a loop), so
-// they would make the region's weight exceed its segments' sum.
+// The price leaves loop iterations and entries out (compose: ecm prices
+// them): the iterations of a loop that communicates are in the region's
+// counts but in no segment's work (the schedule keeps such a loop as a
+// loop), so they would make the region's weight exceed its segments' sum.
 func (p *machinePricer) weightOf(kind weightKind, w *workload) float64 {
 	switch kind {
 	case weightBytes:
@@ -121,7 +121,7 @@ func (p *machinePricer) weightOf(kind weightKind, w *workload) float64 {
 		return w.iterations
 	}
 	priced := *w
-	priced.iterations = 0
+	priced.iterations, priced.loopEntries = 0, 0
 	return sumTerms(p.computeTerms(&priced)) + sumTerms(p.memoryTerms(&priced))
 }
 

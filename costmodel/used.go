@@ -52,8 +52,12 @@ func hasComputeModel(m *machines.Machine) bool {
 		if _, ok := c.IMH(); ok {
 			return true
 		}
-		if _, ok := c.Loop(); ok && m.Compose() == machines.ComposeECM {
-			return true
+		if m.Compose() == machines.ComposeECM {
+			_, loop := c.Loop()
+			_, access := c.Access()
+			if loop || access || c.HasOps() {
+				return true
+			}
 		}
 	}
 	return len(m.Memory().Bottlenecks()) > 0
