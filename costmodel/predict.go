@@ -189,7 +189,7 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 	var out []RegionPrediction
 	walked := p.walkMessages(cl)
 	for _, r := range cl.Regions {
-		w := fromCounts(r.Counts, rep.Footprint.Bytes)
+		w := fromCounts(r.Counts, rep.Footprint.Bytes, p.isECM())
 		p.applyWarm(w)
 		rp := RegionPrediction{Name: r.Name}
 		compute := p.vectorTerms(w, r.Counts.Vectors)
