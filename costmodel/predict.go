@@ -206,6 +206,9 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 				rp.Memory += t.Time
 			}
 		}
+		if p.isECM() {
+			rp.Memory = ecmMemory(memory) // the levels' transfers overlap
+		}
 		for _, t := range p.messageTerms(cl.Rank, r.Counts, walked) {
 			rp.Messages += t.Time
 			rp.Terms = append(rp.Terms, t)
