@@ -81,15 +81,27 @@ type carriedChain struct {
 }
 
 // chainPath is the longest dependence path from the carried value to a
-// location's current value: its steps by node, and its expected length in
-// operations per iteration (which path is longest).
+// location's current value: its steps (one per operation node), and its
+// expected length in operations per iteration (which path is longest).
+// Paths are short and never changed once made; slices, not maps, keep a
+// small kernel's planning cheap.
 type chainPath struct {
-	steps  map[lang.Node]chainStep
+	steps  []chainStep
 	length float64
 }
 
 // emptyPath is the path of the carried value itself.
-func emptyPath() *chainPath { return &chainPath{steps: map[lang.Node]chainStep{}} }
+func emptyPath() *chainPath { return &chainPath{} }
+
+// find returns the position of node's step in p, or -1.
+func (p *chainPath) find(node lang.Node) int {
+	for i := range p.steps {
+		if p.steps[i].node == node {
+			return i
+		}
+	}
+	return -1
+}
 
 // longer returns the longer of two paths (the first on a tie); either may
 // be nil.
@@ -103,20 +115,22 @@ func longer(a, b *chainPath) *chainPath {
 // with returns p extended by one step of weight w (its probability within
 // the loop body).
 func (p *chainPath) with(s chainStep, w float64) *chainPath {
-	out := &chainPath{steps: make(map[lang.Node]chainStep, len(p.steps)+1), length: p.length + float64(s.n)*w}
-	for k, v := range p.steps {
-		out.steps[k] = v
+	out := &chainPath{steps: make([]chainStep, 0, len(p.steps)+1), length: p.length + float64(s.n)*w}
+	out.steps = append(out.steps, p.steps...)
+	if i := out.find(s.node); i >= 0 {
+		out.steps[i] = s
+	} else {
+		out.steps = append(out.steps, s)
 	}
-	out.steps[s.node] = s
 	return out
 }
 
 // scaled returns p weighted by the probability q of a data branch.
 func (p *chainPath) scaled(q *big.Rat, qf float64) *chainPath {
-	out := &chainPath{steps: make(map[lang.Node]chainStep, len(p.steps)), length: p.length * qf}
-	for k, v := range p.steps {
+	out := &chainPath{steps: make([]chainStep, len(p.steps)), length: p.length * qf}
+	for i, v := range p.steps {
 		v.factor = mulFactor(v.factor, q)
-		out.steps[k] = v
+		out.steps[i] = v
 	}
 	return out
 }
@@ -145,28 +159,25 @@ func mergePaths(a, b *chainPath, sum bool) *chainPath {
 	if a == nil {
 		return b
 	}
-	if b == nil {
+	if b == nil || (!sum && a == b) {
 		return a
 	}
-	out := &chainPath{steps: make(map[lang.Node]chainStep, len(a.steps)+len(b.steps))}
+	out := &chainPath{steps: make([]chainStep, 0, len(a.steps)+len(b.steps))}
 	if sum {
 		out.length = a.length + b.length
 	} else {
 		out.length = max(a.length, b.length)
 	}
-	for k, v := range a.steps {
-		out.steps[k] = v
-	}
-	for k, v := range b.steps {
-		w, ok := out.steps[k]
+	out.steps = append(out.steps, a.steps...)
+	for _, v := range b.steps {
+		i := out.find(v.node)
 		switch {
-		case !ok:
-			out.steps[k] = v
+		case i < 0:
+			out.steps = append(out.steps, v)
 		case sum:
-			w.factor = new(big.Rat).Add(factorOf(w.factor), factorOf(v.factor))
-			out.steps[k] = w
-		case factorOf(v.factor).Cmp(factorOf(w.factor)) > 0:
-			out.steps[k] = v
+			out.steps[i].factor = new(big.Rat).Add(factorOf(out.steps[i].factor), factorOf(v.factor))
+		case factorOf(v.factor).Cmp(factorOf(out.steps[i].factor)) > 0:
+			out.steps[i] = v
 		}
 	}
 	return out
@@ -174,43 +185,54 @@ func mergePaths(a, b *chainPath, sum bool) *chainPath {
 
 // samePath reports whether two paths have the same steps and factors.
 func samePath(a, b *chainPath) bool {
-	if a == nil || b == nil {
+	if a == nil || b == nil || a == b {
 		return a == b
 	}
 	if len(a.steps) != len(b.steps) {
 		return false
 	}
-	for k, v := range a.steps {
-		w, ok := b.steps[k]
-		if !ok || factorOf(v.factor).Cmp(factorOf(w.factor)) != 0 {
+	for _, v := range a.steps {
+		i := b.find(v.node)
+		if i < 0 || factorOf(v.factor).Cmp(factorOf(b.steps[i].factor)) != 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// chainState maps every location that depends on the carried value to its
+// stateEntry is one location that depends on the carried value, with its
 // path.
-type chainState map[location]*chainPath
+type stateEntry struct {
+	loc  location
+	path *chainPath
+}
+
+// chainState lists every location that depends on the carried value (a
+// handful at most).
+type chainState []stateEntry
+
+// get returns the path of location l, or nil.
+func (s chainState) get(l location) *chainPath {
+	for _, e := range s {
+		if e.loc == l {
+			return e.path
+		}
+	}
+	return nil
+}
 
 // clone copies the state (paths are never changed in place).
-func (s chainState) clone() chainState {
-	out := make(chainState, len(s))
-	for k, v := range s {
-		out[k] = v
-	}
-	return out
-}
+func (s chainState) clone() chainState { return slices.Clone(s) }
 
 // merge joins two branches' states.
 func merge(a, b chainState, sum bool) chainState {
-	out := make(chainState, len(a)+len(b))
-	for k, v := range a {
-		out[k] = mergePaths(v, b[k], sum)
+	out := make(chainState, 0, len(a)+len(b))
+	for _, e := range a {
+		out = append(out, stateEntry{e.loc, mergePaths(e.path, b.get(e.loc), sum)})
 	}
-	for k, v := range b {
-		if _, ok := a[k]; !ok {
-			out[k] = v
+	for _, e := range b {
+		if a.get(e.loc) == nil {
+			out = append(out, e)
 		}
 	}
 	return out
@@ -228,9 +250,15 @@ type chainFlow struct {
 // are the leaves planned for the loop's iterations and body.
 func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, region string, planned []*leaf) {
 	fl := &chainFlow{p: p, depth: len(inner) - 1}
-	var sc bodyScan
-	if !sc.block(fl, body) || len(sc.written) == 0 {
+	// The lists of written and carried locations are scratch, reused from
+	// loop to loop; the reads are kept for the enclosing loops.
+	sc := bodyScan{written: p.scratch.written[:0], carried: p.scratch.carried[:0], reads: make([]location, 0, 8)}
+	defer func() { p.scratch = sc }()
+	if !sc.block(fl, body) {
 		return
+	}
+	if len(sc.reads) > 0 {
+		p.setNode(loop, func(info *nodeInfo) { info.reads = sc.reads })
 	}
 	// A location carried by a nested loop is reported there only.
 	candidates := slices.DeleteFunc(sc.written, func(l location) bool { return slices.Contains(sc.carried, l) })
@@ -239,14 +267,13 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 	}
 	var found []carriedChain
 	var own []location
-	reads := p.readsIn(body)
 	for _, l := range sortedLocations(candidates) {
-		if !reads[l] {
+		if !slices.Contains(sc.reads, l) {
 			continue // never read: no value crosses from one iteration to the next
 		}
-		fl.state = chainState{l: emptyPath()}
+		fl.state = chainState{{l, emptyPath()}}
 		fl.block(body, 1)
-		path := fl.state[l]
+		path := fl.state.get(l)
 		if path == nil {
 			continue
 		}
@@ -256,10 +283,7 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 		}
 	}
 	if own != nil {
-		if p.carriedIn == nil {
-			p.carriedIn = map[lang.Stmt][]location{}
-		}
-		p.carriedIn[loop] = own
+		p.setNode(loop, func(info *nodeInfo) { info.carried = own })
 	}
 	if len(found) == 0 {
 		return
@@ -277,47 +301,29 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 		carried: found, body: leaves})
 }
 
-// readsIn returns the locations a block may read as values (a superset:
-// every var named outside a plain assignment's target, and every hoisted
-// array reference by its text), kept per block.
-func (p *plan) readsIn(body *lang.Block) map[location]bool {
-	if r, ok := p.blockReads[body]; ok {
-		return r
-	}
-	info := p.k.Info
-	reads := map[location]bool{}
-	var visit func(n lang.Node) bool
-	visit = func(n lang.Node) bool {
-		switch n := n.(type) {
-		case *lang.Ident:
-			if obj := info.Uses[n]; obj != nil && obj.Kind == lang.VarObj {
-				reads[location{obj: obj}] = true
-			}
-		case *lang.IndexExpr:
-			// Only a hoisted reference can be a location.
-			if _, hoisted := p.hoistCuts[n]; hoisted {
-				reads[location{obj: info.Uses[n.Name], text: lang.ExprString(n)}] = true
-			}
-		case *lang.AssignStmt:
-			if _, compound := n.Op.Binary(); compound {
-				lang.Inspect(n.Lhs, visit)
-			} else if ix, ok := lang.Unparen(n.Lhs).(*lang.IndexExpr); ok {
-				for _, x := range ix.Index {
-					lang.Inspect(x, visit)
-				}
-			}
-			lang.Inspect(n.Rhs, visit)
-			return false
-		}
-		return true
-	}
-	lang.Inspect(body, visit)
-	if p.blockReads == nil {
-		p.blockReads = map[*lang.Block]map[location]bool{}
-	}
-	p.blockReads[body] = reads
-	return reads
+// nodeInfo is what the chain search keeps of one node: of a reference,
+// whether it is hoisted and the chain position it is counted at; of a
+// statement that computes, its leaf; of a loop, the locations it carries and
+// those its body reads.
+type nodeInfo struct {
+	cut            int
+	hoisted        bool
+	leaf           *leaf
+	carried, reads []location
 }
+
+// setNode changes the information kept of n.
+func (p *plan) setNode(n lang.Node, change func(*nodeInfo)) {
+	if p.nodes == nil {
+		p.nodes = map[lang.Node]nodeInfo{}
+	}
+	info := p.nodes[n]
+	change(&info)
+	p.nodes[n] = info
+}
+
+// nodeInfo returns the information kept of n, or an empty one.
+func (p *plan) nodeInfo(n lang.Node) nodeInfo { return p.nodes[n] }
 
 // sameLevel reports whether two levels are the same loop or repeat.
 func sameLevel(a, b level) bool {
@@ -325,11 +331,13 @@ func sameLevel(a, b level) bool {
 }
 
 // bodyScan is what a loop body holds that decides whether the loop can
-// carry a chain: the locations it assigns and those its nested loops carry.
-// It walks statements only, without a closure per loop: most loops carry
-// nothing, and a small kernel's analysis takes a few dozen microseconds.
+// carry a chain: the locations it assigns, those it reads as values (a
+// superset: every var, and every hoisted reference, read outside a
+// condition or an index), and those its nested loops carry. It walks the
+// body without closures or maps: most loops carry nothing, and a small
+// kernel's analysis takes a few dozen microseconds.
 type bodyScan struct {
-	written, carried []location
+	written, reads, carried []location
 }
 
 // block scans the statements of b; it reports false when one is a region
@@ -349,9 +357,15 @@ func (sc *bodyScan) stmt(fl *chainFlow, s lang.Stmt) bool {
 	case *lang.Block:
 		return sc.block(fl, s)
 	case *lang.AssignStmt:
-		if l, ok := fl.target(s.Lhs); ok && !slices.Contains(sc.written, l) {
-			sc.written = append(sc.written, l)
+		if l, ok := fl.target(s.Lhs); ok {
+			sc.written = addLocation(sc.written, l)
 		}
+		if _, compound := s.Op.Binary(); compound {
+			sc.expr(fl, s.Lhs)
+		}
+		sc.expr(fl, s.Rhs)
+	case *lang.VarDecl:
+		sc.expr(fl, s.Init)
 	case *lang.IfStmt:
 		if !sc.block(fl, s.Then) {
 			return false
@@ -360,15 +374,54 @@ func (sc *bodyScan) stmt(fl *chainFlow, s lang.Stmt) bool {
 			return sc.stmt(fl, s.Else)
 		}
 	case *lang.ForStmt:
-		sc.carried = append(sc.carried, fl.p.carriedIn[s]...)
+		sc.carried = append(sc.carried, fl.p.nodeInfo(s).carried...)
 		return sc.block(fl, s.Body)
 	case *lang.RepeatStmt:
-		sc.carried = append(sc.carried, fl.p.carriedIn[s]...)
+		sc.carried = append(sc.carried, fl.p.nodeInfo(s).carried...)
 		return sc.block(fl, s.Body)
 	case *lang.RegionStmt, *lang.CommStmt:
 		return false
 	}
 	return true
+}
+
+// expr adds the locations e reads as values (not inside index brackets).
+func (sc *bodyScan) expr(fl *chainFlow, e lang.Expr) {
+	info := fl.p.k.Info
+	switch e := e.(type) {
+	case *lang.Ident:
+		if obj := info.Uses[e]; obj != nil && obj.Kind == lang.VarObj {
+			sc.reads = addLocation(sc.reads, location{obj: obj})
+		}
+	case *lang.IndexExpr:
+		// Only a hoisted reference can be a location.
+		if fl.p.nodeInfo(e).hoisted {
+			sc.reads = addLocation(sc.reads, location{obj: info.Uses[e.Name], text: lang.ExprString(e)})
+		}
+	case *lang.ParenExpr:
+		sc.expr(fl, e.X)
+	case *lang.UnaryExpr:
+		sc.expr(fl, e.X)
+	case *lang.BinaryExpr:
+		sc.expr(fl, e.X)
+		sc.expr(fl, e.Y)
+	case *lang.CondExpr:
+		sc.expr(fl, e.Cond)
+		sc.expr(fl, e.Then)
+		sc.expr(fl, e.Else)
+	case *lang.CallExpr:
+		for _, a := range e.Args {
+			sc.expr(fl, a)
+		}
+	}
+}
+
+// addLocation adds l to list once.
+func addLocation(list []location, l location) []location {
+	if slices.Contains(list, l) {
+		return list
+	}
+	return append(list, l)
 }
 
 // sortedLocations sorts locations by name, then by declaration, so that
@@ -385,10 +438,7 @@ func sortedLocations(out []location) []location {
 
 // sortedSteps lists a path's steps in source order.
 func sortedSteps(p *chainPath) []chainStep {
-	out := make([]chainStep, 0, len(p.steps))
-	for _, s := range p.steps {
-		out = append(out, s)
-	}
+	out := slices.Clone(p.steps)
 	slices.SortFunc(out, func(a, b chainStep) int {
 		if c := cmp.Compare(a.node.Pos(), b.node.Pos()); c != 0 {
 			return c
@@ -407,7 +457,7 @@ func (fl *chainFlow) target(lhs lang.Expr) (location, bool) {
 			return location{obj: obj}, true
 		}
 	case *lang.IndexExpr:
-		if cut, ok := fl.p.hoistCuts[e]; ok && cut <= fl.depth {
+		if info := fl.p.nodeInfo(e); info.hoisted && info.cut <= fl.depth {
 			return location{obj: fl.p.k.Info.Uses[e.Name], text: lang.ExprString(e)}, true
 		}
 	}
@@ -436,7 +486,7 @@ func (fl *chainFlow) stmt(s lang.Stmt, w float64) {
 			}
 			var path *chainPath
 			if s.Init != nil {
-				path = fl.expr(s.Init, fl.p.stmtLeaves[s], w)
+				path = fl.expr(s.Init, fl.p.nodeInfo(s).leaf, w)
 			}
 			fl.set(location{obj: obj}, path)
 		}
@@ -445,20 +495,29 @@ func (fl *chainFlow) stmt(s lang.Stmt, w float64) {
 	case *lang.IfStmt:
 		fl.ifStmt(s, w)
 	case *lang.ForStmt:
-		fl.nested(s.Body)
+		fl.nested(s, s.Body)
 	case *lang.RepeatStmt:
-		fl.nested(s.Body)
+		fl.nested(s, s.Body)
 	}
 }
 
 // set gives a location its path (nil: it no longer depends on the carried
 // value).
 func (fl *chainFlow) set(l location, path *chainPath) {
-	if path == nil {
-		delete(fl.state, l)
+	for i, e := range fl.state {
+		if e.loc != l {
+			continue
+		}
+		if path == nil {
+			fl.state = slices.Delete(fl.state, i, i+1)
+		} else {
+			fl.state[i].path = path
+		}
 		return
 	}
-	fl.state[l] = path
+	if path != nil {
+		fl.state = append(fl.state, stateEntry{l, path})
+	}
 }
 
 // assign passes an assignment.
@@ -467,10 +526,10 @@ func (fl *chainFlow) assign(s *lang.AssignStmt, w float64) {
 	if !ok {
 		return
 	}
-	lf := fl.p.stmtLeaves[s]
+	lf := fl.p.nodeInfo(s).leaf
 	path := fl.expr(s.Rhs, lf, w)
 	if op, compound := s.Op.Binary(); compound {
-		path = longer(fl.state[l], path)
+		path = longer(fl.state.get(l), path)
 		if path != nil && fl.quiet == 0 && lf != nil {
 			path = path.with(chainStep{node: s, leaf: lf, op: binaryOpKind(op), typ: opTypeOf(fl.p.k.Info.Types[s.Lhs]), n: 1}, w)
 		}
@@ -512,19 +571,19 @@ func (fl *chainFlow) ifStmt(s *lang.IfStmt, w float64) {
 // scaleState weights every path of s by a data branch's probability.
 func scaleState(s chainState, q *big.Rat, qf float64) chainState {
 	out := make(chainState, len(s))
-	for k, v := range s {
-		out[k] = v.scaled(q, qf)
+	for i, e := range s {
+		out[i] = stateEntry{e.loc, e.path.scaled(q, qf)}
 	}
 	return out
 }
 
 // nested passes a nested loop's body until the state no longer changes:
 // the loop may run any number of iterations, none included.
-func (fl *chainFlow) nested(body *lang.Block) {
-	reads := fl.p.readsIn(body)
+func (fl *chainFlow) nested(loop lang.Stmt, body *lang.Block) {
+	reads := fl.p.nodeInfo(loop).reads // found when the loop was planned, before this one
 	touched := false
-	for l := range fl.state {
-		if reads[l] {
+	for _, e := range fl.state {
+		if slices.Contains(reads, e.loc) {
 			touched = true
 			break
 		}
@@ -555,8 +614,8 @@ func sameState(a, b chainState) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	for k, v := range a {
-		if !samePath(v, b[k]) {
+	for _, e := range a {
+		if !samePath(e.path, b.get(e.loc)) {
 			return false
 		}
 	}
@@ -571,14 +630,14 @@ func (fl *chainFlow) expr(e lang.Expr, lf *leaf, w float64) *chainPath {
 	switch e := e.(type) {
 	case *lang.Ident:
 		if obj := info.Uses[e]; obj != nil && obj.Kind == lang.VarObj {
-			return fl.state[location{obj: obj}]
+			return fl.state.get(location{obj: obj})
 		}
 		return nil
 	case *lang.ParenExpr:
 		return fl.expr(e.X, lf, w)
 	case *lang.IndexExpr:
 		if l, ok := fl.target(e); ok {
-			return fl.state[l]
+			return fl.state.get(l)
 		}
 		return nil
 	case *lang.UnaryExpr:

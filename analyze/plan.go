@@ -108,15 +108,12 @@ type plan struct {
 	maxEnumerated int64
 	// chains says whether loops are searched for dependency chains
 	// (chains.go): the counting plan is, a schedule's segment plans are
-	// not (they price no latency). hoistCuts keeps the chain position each
-	// hoisted reference is counted at (placeRefs), stmtLeaves the leaf of each
-	// statement that computes, carriedIn the locations each loop carries,
-	// and blockReads what a block reads.
-	chains     bool
-	hoistCuts  map[*lang.IndexExpr]int
-	stmtLeaves map[lang.Stmt]*leaf
-	carriedIn  map[lang.Stmt][]location
-	blockReads map[*lang.Block]map[location]bool
+	// not (they price no latency). nodes keeps what the search needs of
+	// the statements, references and loops planned (one map: a small
+	// kernel's plan takes microseconds, and every map costs).
+	chains  bool
+	nodes   map[lang.Node]nodeInfo
+	scratch bodyScan // planChains' lists, reused
 }
 
 // newPlan walks the kernel once.
@@ -256,10 +253,7 @@ func (p *plan) exec(s lang.Stmt, lhs, rhs lang.Expr, chain []level, region strin
 	p.placeRefs(l, refs, chain, region)
 	p.leaves = append(p.leaves, l)
 	if p.chains {
-		if p.stmtLeaves == nil {
-			p.stmtLeaves = map[lang.Stmt]*leaf{}
-		}
-		p.stmtLeaves[s] = l
+		p.setNode(s, func(info *nodeInfo) { info.leaf = l })
 	}
 }
 
@@ -275,10 +269,7 @@ func (p *plan) placeRefs(l *leaf, refs []*refInfo, chain []level, region string)
 		cut := p.hoistLevel(r, chain)
 		if p.chains && cut < len(chain) {
 			// Only hoisted references can be carried (chains.go).
-			if p.hoistCuts == nil {
-				p.hoistCuts = map[*lang.IndexExpr]int{}
-			}
-			p.hoistCuts[r.ref] = cut
+			p.setNode(r.ref, func(info *nodeInfo) { info.cut, info.hoisted = cut, true })
 		}
 		if cut < len(chain) {
 			r.hoisted = chain[lastLoop(chain[:cut+1])].index.Name
