@@ -81,6 +81,12 @@ type Options struct {
 	// vector units (Hockney's r∞, n½) when their mean length is at least
 	// N_v, and on the scalar processor otherwise.
 	VectorUnits bool
+	// Warm prices steady-state repetitions with warm caches: a cache level
+	// that holds the rank's working set brings no lines in, so the lines
+	// the cache-line model counts for it (first touches) are not charged
+	// (docs/predict.md, "Warm caches"). perfc check sets it: the generated
+	// program refills its arrays before each timed run.
+	Warm bool
 	// Limits bound the emulation of a kernel whose ranks wait on each
 	// other (zero: the defaults), and Progress follows it
 	// (emulate.EmulateOptions).
@@ -136,6 +142,9 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	if n := p.vectorNote(rep); n != "" {
 		p.note(n)
 	}
+	if n := p.ecmKeysNote(); n != "" {
+		p.note(n)
+	}
 	if u := usesOf(rep); u.messages || u.collectives {
 		if n := partitionNote(p.m, k.NumRanks()); n != "" {
 			p.note(n)
@@ -186,7 +195,8 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 	var out []RegionPrediction
 	walked := p.walkMessages(cl)
 	for _, r := range cl.Regions {
-		w := fromCounts(r.Counts, rep.Footprint.Bytes)
+		w := fromCounts(r.Counts, rep.Footprint.Bytes, p.isECM())
+		p.applyWarm(w)
 		rp := RegionPrediction{Name: r.Name}
 		compute := p.vectorTerms(w, r.Counts.Vectors)
 		compute = append(compute, p.computeTerms(w)...)
@@ -198,6 +208,9 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 			} else {
 				rp.Memory += t.Time
 			}
+		}
+		if p.isECM() {
+			rp.Memory = ecmMemory(memory) // the levels' transfers overlap
 		}
 		for _, t := range p.messageTerms(cl.Rank, r.Counts, walked) {
 			rp.Messages += t.Time
