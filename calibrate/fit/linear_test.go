@@ -30,7 +30,7 @@ func TestNNLSRecoversKnownCosts(t *testing.T) {
 			var x [][]float64
 			var y []float64
 			for range 40 {
-				row := []float64{1e4 + rng.Float64()*1e6, 1 + rng.Float64()*1e3, rng.Float64() * 3e6, rng.Float64() * 1e6}
+				row := []float64{1e4 + rng.Float64()*1e6, 1e3 + rng.Float64()*1e5, rng.Float64() * 3e6, rng.Float64() * 1e6}
 				v := 0.0
 				for j := range row {
 					v += row[j] * tc.coef[j]
