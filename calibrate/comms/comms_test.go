@@ -1,0 +1,315 @@
+package comms
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v4"
+
+	"perfc/codegen"
+	"perfc/lang"
+	"perfc/machines"
+	"perfc/parser"
+)
+
+// TestKernelsCheck: every mode's generated kernels parse, check and
+// generate (no build: that is the end-to-end test's).
+func TestKernelsCheck(t *testing.T) {
+	for _, mode := range []struct {
+		name        string
+		quick, tiny bool
+	}{{"full", false, false}, {"quick", true, false}, {"tiny", false, true}} {
+		for _, kp := range plan(modeSizes(mode.quick, mode.tiny)) {
+			f, err := parser.ParseFile("k.spmd", []byte(kp.source()))
+			if err != nil {
+				t.Fatalf("%s P=%d: %v\n%s", mode.name, kp.ranks, err, kp.source())
+			}
+			k, err := lang.Check(f, "", nil)
+			if err != nil {
+				t.Fatalf("%s P=%d: %v", mode.name, kp.ranks, err)
+			}
+			if _, err := codegen.Generate(k, codegen.Options{}); err != nil {
+				t.Fatalf("%s P=%d: %v", mode.name, kp.ranks, err)
+			}
+			for _, b := range kp.benches {
+				if b.reps < 1 {
+					t.Errorf("%s: %d repetitions", b.name, b.reps)
+				}
+			}
+		}
+	}
+}
+
+// synthetic builds the points a machine with known laws would measure:
+// the host's three pingpong regimes, and collectives of known formulas.
+func synthetic(coll map[string]Formula) []Point {
+	law := func(n float64) float64 {
+		switch {
+		case n < 16<<10:
+			return 0.135e-6 + n/170e9
+		case n < 256<<10:
+			return 0.2e-6 + n/79e9
+		}
+		return 2e-6 + n/21e9
+	}
+	var pts []Point
+	s := modeSizes(false, false)
+	for _, n := range s.comms1 {
+		pts = append(pts, Point{Bench: Comms1, Bytes: float64(n), Ranks: 2, Time: law(float64(n))})
+	}
+	for _, n := range s.comms2 {
+		pts = append(pts, Point{Bench: Comms2, Bytes: float64(n), Ranks: 2, Time: 0.3e-6 + float64(n)/40e9})
+	}
+	for _, p := range s.ranks {
+		for _, n := range s.comms3 {
+			pts = append(pts, Point{Bench: Comms3, Bytes: float64(n), Ranks: p, Time: float64(p-1) * (0.5e-6 + float64(n)/20e9)})
+		}
+		for kind, f := range coll {
+			sizes := s.coll
+			if kind == "barrier" {
+				sizes = []int64{0}
+			}
+			for _, n := range sizes {
+				b := Bench(kind)
+				if kind == "barrier" {
+					b = Synch1
+				}
+				pts = append(pts, Point{Bench: b, Bytes: float64(n), Ranks: p, Time: f.Time(float64(n), p)})
+			}
+		}
+	}
+	return pts
+}
+
+// coef builds a formula from term coefficients.
+func coef(c map[term]float64) Formula {
+	var f Formula
+	for t, v := range c {
+		f.Coef[t] = v
+	}
+	return f
+}
+
+// knownFormulas are one formula per collective kind, in each form.
+func knownFormulas() map[string]Formula {
+	return map[string]Formula{
+		"bcast":     coef(map[term]float64{tConst: 0.2e-6, tLog: 0.4e-6, tBytes: 0.05e-9, tBytesLog: 0.1e-9}),
+		"reduce":    coef(map[term]float64{tConst: 0.3e-6, tLog: 0.5e-6, tBytesLog: 0.2e-9}),
+		"allreduce": coef(map[term]float64{tConst: 0.2e-6, tLog: 0.4e-6, tBytes: 0.1e-9, tBytesLog: 0.3e-9}),
+		"scatter":   coef(map[term]float64{tConst: 0.5e-6, tLinear: 0.3e-6, tBytesLinear: 0.08e-9}),
+		"gather":    coef(map[term]float64{tConst: 0.5e-6, tLog: 0.3e-6, tBytes: 0.02e-9, tBytesLinear: 0.08e-9}),
+		"allgather": coef(map[term]float64{tConst: 0.4e-6, tLinear: 0.6e-6, tBytes: 0.05e-9, tBytesLinear: 0.1e-9}),
+		"alltoall":  coef(map[term]float64{tConst: 0.4e-6, tLinear: 1.2e-6, tBytesLinear: 0.25e-9}),
+		"scan":      coef(map[term]float64{tConst: 0.3e-6, tLog: 0.6e-6, tBytesLog: 0.15e-9}),
+		"barrier":   coef(map[term]float64{tConst: 0.1e-6, tLog: 0.5e-6}),
+	}
+}
+
+func TestFitFormulaRecoversCoefficients(t *testing.T) {
+	pts := synthetic(knownFormulas())
+	for kind, want := range knownFormulas() {
+		b := Bench(kind)
+		if kind == "barrier" {
+			b = Synch1
+		}
+		var kp []Point
+		for _, p := range pts {
+			if p.Bench == b {
+				kp = append(kp, p)
+			}
+		}
+		got, err := FitFormula(kp)
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		for tm := range nTerms {
+			w, g := want.Coef[tm], got.Coef[tm]
+			if math.Abs(g-w) > 0.01*math.Abs(w)+1e-18 {
+				t.Errorf("%s: term %d = %g, want %g within 1 %%", kind, tm, g, w)
+			}
+		}
+		if got.RMS() > 1e-6 {
+			t.Errorf("%s: rms %g on exact points", kind, got.RMS())
+		}
+	}
+}
+
+// TestFitFormulaNoisy: 2 % noise keeps every predicted time within 3 %
+// of the noiseless law at the measured points.
+func TestFitFormulaNoisy(t *testing.T) {
+	want := knownFormulas()["allreduce"]
+	var kp []Point
+	for i, p := range synthetic(map[string]Formula{"allreduce": want}) {
+		if p.Bench == "allreduce" {
+			p.Time *= 1 + 0.02*math.Sin(float64(i)*1.7)
+			kp = append(kp, p)
+		}
+	}
+	got, err := FitFormula(kp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range kp {
+		w := want.Time(p.Bytes, p.Ranks)
+		if g := got.Time(p.Bytes, p.Ranks); math.Abs(g-w) > 0.03*w {
+			t.Errorf("at %g B, P=%d: %g, want %g within 3 %%", p.Bytes, p.Ranks, g, w)
+		}
+	}
+}
+
+// TestFitFormulaNeverNegative: points a free fit would meet with a
+// negative coefficient get a non-negative formula.
+func TestFitFormulaNeverNegative(t *testing.T) {
+	pts := []Point{
+		{Bench: "bcast", Bytes: 8, Ranks: 2, Time: 2e-6},
+		{Bench: "bcast", Bytes: 8, Ranks: 4, Time: 1.5e-6},
+		{Bench: "bcast", Bytes: 8, Ranks: 8, Time: 1e-6},
+		{Bench: "bcast", Bytes: 4096, Ranks: 2, Time: 3e-6},
+		{Bench: "bcast", Bytes: 4096, Ranks: 4, Time: 2.5e-6},
+		{Bench: "bcast", Bytes: 4096, Ranks: 8, Time: 2e-6},
+	}
+	f, err := FitFormula(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tm, c := range f.Coef {
+		if c < 0 {
+			t.Errorf("term %d = %g < 0", tm, c)
+		}
+	}
+}
+
+// tableOf writes a machine table from a result's sections and a minimal
+// header, as calibrate does, and loads it.
+func tableOf(t *testing.T, r *Result) (*machines.Machine, string) {
+	t.Helper()
+	body, err := yaml.Marshal(struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+		Source      string `yaml:"source"`
+		Ranks       int    `yaml:"ranks"`
+		Messages    any    `yaml:"messages"`
+		Collectives any    `yaml:"collectives"`
+		Results     any    `yaml:"results,omitempty"`
+	}{"host", "test table", "perfc calibrate test", r.Ranks(), r.Messages(), r.Collectives(), r.Results()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Parse("host.yaml", body)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	return m, string(body)
+}
+
+func TestSectionsLoad(t *testing.T) {
+	known := knownFormulas()
+	r, err := Analyse(synthetic(known), 9, "2026-11-25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, body := tableOf(t, r)
+	if testing.Verbose() {
+		t.Log(body)
+	}
+	mm := m.Messages("f64")
+	if mm == nil || len(mm.HockneyRanges()) != 3 {
+		t.Fatalf("messages: want 3 Hockney ranges\n%s", body)
+	}
+	for _, n := range []float64{8, 4 << 10, 64 << 10, 1 << 20} {
+		want := 0.135e-6 + n/170e9
+		switch {
+		case n >= 256<<10:
+			want = 2e-6 + n/21e9
+		case n >= 16<<10:
+			want = 0.2e-6 + n/79e9
+		}
+		if got := mm.Time(n, 1); math.Abs(got-want) > 0.01*want {
+			t.Errorf("message of %g B: %g s, want %g within 1 %%\n%s", n, got, want, body)
+		}
+	}
+	for kind, f := range known {
+		c, ok := m.Collective(kind, "sum", "f64")
+		if !ok {
+			t.Errorf("no collective %s in\n%s", kind, body)
+			continue
+		}
+		for _, p := range []int{2, 4, 8} {
+			for _, n := range []float64{8, 32 << 10} {
+				if kind == "barrier" {
+					n = 0
+				}
+				want := f.Time(n, p)
+				if got := c.Eval(machines.Vars{Bytes: n, P: float64(p)}); math.Abs(got-want) > 0.01*want {
+					t.Errorf("%s at %g B, P=%d: %g s, want %g within 1 %%", kind, n, p, got, want)
+				}
+			}
+		}
+	}
+	if n, ok := m.Ranks(); !ok || n.Value != 2 {
+		t.Errorf("ranks %v %v, want 2", n, ok)
+	}
+	if len(m.Results()) == 0 {
+		t.Error("no results (COMMS2, COMMS3, SYNCH1)")
+	}
+	for _, want := range []string{"2026-11-25", "fit rms", "COMMS1", "SYNCH1", "COMMS3 saturation"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("table lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+// TestSectionsFallBackToPoints: points that no law fits become measured
+// tables, which load and price as measured.
+func TestSectionsFallBackToPoints(t *testing.T) {
+	var pts []Point
+	for i, n := range modeSizes(true, false).comms1 {
+		pts = append(pts, Point{Bench: Comms1, Bytes: float64(n), Ranks: 2, Time: (1e-6 + float64(n)/1e9) * (1 + 0.4*float64(i%2))})
+	}
+	for _, p := range []int{2, 4} {
+		for i, n := range []float64{8, 512, 32 << 10} {
+			pts = append(pts, Point{Bench: "alltoall", Bytes: n, Ranks: p, Time: (1e-6 + n/1e9) * (1 + 0.5*float64(i%2))})
+		}
+		pts = append(pts, Point{Bench: Synch1, Ranks: p, Time: 1e-6 * float64(p)})
+	}
+	r, err := Analyse(pts, 5, "2026-11-25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, body := tableOf(t, r)
+	if got := m.Messages("").Time(8, 1); math.Abs(got-pts[1].Time) > 1e-3*pts[1].Time {
+		t.Errorf("8 B message %g, want the measured %g\n%s", got, pts[1].Time, body)
+	}
+	c, ok := m.Collective("alltoall", "", "")
+	if !ok {
+		t.Fatalf("no alltoall\n%s", body)
+	}
+	if got, want := c.Eval(machines.Vars{Bytes: 512, P: 4}), pts[len(pts)-3].Time; math.Abs(got-want) > 1e-3*want {
+		t.Errorf("alltoall 512 B on 4: %g, want the measured %g\n%s", got, want, body)
+	}
+	if !strings.Contains(body, "measured points on P=4") {
+		t.Errorf("source does not say the points are for P=4:\n%s", body)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{fmtTime(0.135e-6), "135ns"},
+		{fmtTime(48.9e-6), "48.9us"},
+		{fmtTime(1.23456e-3), "1.235ms"},
+		{fmtRate(170e9), "170GB/s"},
+		{fmtRate(21.34e9), "21.34GB/s"},
+		{fmtPerByte(0.1e-9), "100ps/B"},
+		{fmtBytes(16 << 10), "16KiB"},
+		{fmtBytes(1536), "1.5KiB"},
+		{fmtBytes(13873), "13873B"},
+		{fmtBytes(0), "0B"},
+		{formulaText(coef(map[term]float64{tConst: 0.2e-6, tLog: 0.4e-6, tBytes: 0.1e-9})), "200ns + 400ns * log2(P) + 100ps/B * bytes"},
+	}
+	for _, tc := range tests {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}

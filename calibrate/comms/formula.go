@@ -1,0 +1,252 @@
+package comms
+
+import (
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// term is one basis function of a collective's cost formula over the
+// message length and the rank count.
+type term int
+
+// The terms: a constant, log2(P), P − 1, and bytes times each of them.
+// Binomial trees and recursive doubling cost log2(P) steps; rings,
+// pairwise exchanges and P-block buffers cost P − 1 (shared/reference/
+// models.md §8, the MPICH algorithms the runtime uses).
+const (
+	tConst term = iota
+	tLog
+	tLinear
+	tBytes
+	tBytesLog
+	tBytesLinear
+	nTerms
+)
+
+// value is the term at (bytes, P).
+func (t term) value(bytes float64, p int) float64 {
+	lg, lin := math.Log2(float64(p)), float64(p-1)
+	switch t {
+	case tConst:
+		return 1
+	case tLog:
+		return lg
+	case tLinear:
+		return lin
+	case tBytes:
+		return bytes
+	case tBytesLog:
+		return bytes * lg
+	default:
+		return bytes * lin
+	}
+}
+
+// forms are the formulas tried, each a set of terms: a + b·log2(P) +
+// bytes·(c + d·log2(P)), the same with P − 1 in either or both places,
+// and all six terms together. Coefficients are non-negative, so a formula
+// never goes negative and grows with P and bytes when it extrapolates.
+var forms = [][]term{
+	{tConst, tLog, tBytes, tBytesLog},
+	{tConst, tLinear, tBytes, tBytesLinear},
+	{tConst, tLog, tBytes, tBytesLinear},
+	{tConst, tLinear, tBytes, tBytesLog},
+	{tConst, tLog, tLinear, tBytes, tBytesLog, tBytesLinear},
+}
+
+// Formula is a fitted cost formula: Coef[t] multiplies term t (seconds,
+// or seconds per byte for the bytes terms), with the relative residual of
+// every point it was fitted to.
+type Formula struct {
+	Coef      [nTerms]float64
+	Residuals []float64
+}
+
+// Time is the formula's time in seconds.
+func (f Formula) Time(bytes float64, p int) float64 {
+	s := 0.0
+	for t := range nTerms {
+		s += f.Coef[t] * t.value(bytes, p)
+	}
+	return s
+}
+
+// Terms counts the non-zero coefficients.
+func (f Formula) Terms() int {
+	n := 0
+	for _, c := range f.Coef {
+		if c != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// RMS is the root mean square of the relative residuals; MaxResidual the
+// largest |relative residual|.
+func (f Formula) RMS() float64 {
+	s := 0.0
+	for _, r := range f.Residuals {
+		s += r * r
+	}
+	return math.Sqrt(s / float64(max(1, len(f.Residuals))))
+}
+
+// MaxResidual is the largest |relative residual|.
+func (f Formula) MaxResidual() float64 {
+	m := 0.0
+	for _, r := range f.Residuals {
+		m = max(m, math.Abs(r))
+	}
+	return m
+}
+
+// FitFormula fits every form to the points (bytes, P, seconds) by
+// non-negative least squares on relative residuals and returns the best:
+// the smallest rms, except that a form with fewer non-zero terms whose rms
+// is within 10 % of the best (or one percentage point) is preferred, since
+// every extra term is extrapolated to rank counts nobody measured.
+func FitFormula(pts []Point) (Formula, error) {
+	if len(pts) < 2 {
+		return Formula{}, errors.New("a collective formula needs at least two points")
+	}
+	var fits []Formula
+	for _, form := range forms {
+		if f, ok := fitForm(pts, form); ok {
+			fits = append(fits, f)
+		}
+	}
+	if len(fits) == 0 {
+		return Formula{}, errors.New("no formula over bytes and P fits these points")
+	}
+	best := fits[0]
+	for _, f := range fits[1:] {
+		if f.RMS() < best.RMS() {
+			best = f
+		}
+	}
+	tol := max(best.RMS()*1.1, best.RMS()+0.01)
+	simplest := best
+	for _, f := range fits {
+		if f.RMS() <= tol && (f.Terms() < simplest.Terms() || f.Terms() == simplest.Terms() && f.RMS() < simplest.RMS()) {
+			simplest = f
+		}
+	}
+	return simplest, nil
+}
+
+// fitForm is the non-negative least-squares fit of one form, found by
+// trying every subset of its terms: the optimum of a non-negative fit is
+// the free fit on the set of its non-zero terms, so the best subset whose
+// free fit has no negative coefficient is it (at most 2^6 small solves).
+// Subsets whose columns are dependent on these points (log2(P) and P − 1
+// with two rank counts; bytes terms when every length is 0) are skipped.
+func fitForm(pts []Point, form []term) (Formula, bool) {
+	var best Formula
+	bestSS, found := math.Inf(1), false
+	for mask := 1; mask < 1<<len(form); mask++ {
+		var sub []term
+		for i, t := range form {
+			if mask&(1<<i) != 0 {
+				sub = append(sub, t)
+			}
+		}
+		coef, ok := relativeLS(pts, sub)
+		if !ok {
+			continue
+		}
+		f := Formula{}
+		for i, t := range sub {
+			f.Coef[t] = coef[i]
+		}
+		f.prune(pts)
+		ss := 0.0
+		f.Residuals = make([]float64, len(pts))
+		for i, p := range pts {
+			r := (f.Time(p.Bytes, p.Ranks) - p.Time) / p.Time
+			f.Residuals[i] = r
+			ss += r * r
+		}
+		if ss < bestSS*(1-1e-9) {
+			best, bestSS, found = f, ss, true
+		}
+	}
+	return best, found
+}
+
+// negligible is the share of a point's time below which a term is
+// rounding noise of the solve rather than a cost (10^-4 of every point).
+const negligible = 1e-4
+
+// prune zeroes the terms that contribute less than negligible to every
+// point, so that the written formula has no 10^-14 ps/B terms.
+func (f *Formula) prune(pts []Point) {
+	for t := range nTerms {
+		if f.Coef[t] == 0 {
+			continue
+		}
+		small := true
+		for _, p := range pts {
+			if f.Coef[t]*t.value(p.Bytes, p.Ranks) > negligible*p.Time {
+				small = false
+				break
+			}
+		}
+		if small {
+			f.Coef[t] = 0
+		}
+	}
+}
+
+// relativeLS solves min Σ ((Σ c_j term_j(p) − t_p)/t_p)² for the given
+// terms; ok is false when a coefficient is negative or the columns are
+// (numerically) dependent.
+func relativeLS(pts []Point, terms []term) ([]float64, bool) {
+	m, k := len(pts), len(terms)
+	if m < k {
+		return nil, false
+	}
+	a := mat.NewDense(m, k, nil)
+	b := mat.NewVecDense(m, nil)
+	scale := make([]float64, k)
+	for i, p := range pts {
+		for j, t := range terms {
+			a.Set(i, j, t.value(p.Bytes, p.Ranks)/p.Time)
+		}
+		b.SetVec(i, 1)
+	}
+	// Scale every column to unit norm: bytes terms are 10^5 times the
+	// constant's, and the rank test below needs comparable columns.
+	for j := range k {
+		scale[j] = mat.Norm(a.ColView(j), 2)
+		if scale[j] == 0 {
+			return nil, false
+		}
+		for i := range m {
+			a.Set(i, j, a.At(i, j)/scale[j])
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var r mat.Dense
+	qr.RTo(&r)
+	for j := range k {
+		if math.Abs(r.At(j, j)) < 1e-9 {
+			return nil, false
+		}
+	}
+	var x mat.VecDense
+	if err := qr.SolveVecTo(&x, false, b); err != nil {
+		return nil, false
+	}
+	out := make([]float64, k)
+	for j := range k {
+		out[j] = x.AtVec(j) / scale[j]
+		if out[j] < 0 || math.IsNaN(out[j]) || math.IsInf(out[j], 0) {
+			return nil, false
+		}
+	}
+	return out, true
+}

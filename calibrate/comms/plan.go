@@ -1,0 +1,247 @@
+package comms
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Bench names the benchmark a region measures.
+type Bench string
+
+// The benchmarks: PARKBENCH's COMMS1, COMMS2, COMMS3 and SYNCH1 ([001]
+// §3.3, shared/reference/benchmarks.md) and one per collective kind.
+const (
+	Comms1 Bench = "COMMS1" // pingpong between ranks 0 and 1; t = half the round trip
+	Comms2 Bench = "COMMS2" // both ranks exchange at once; t = one exchange
+	Comms3 Bench = "COMMS3" // every rank sends to every other; t = the P(P−1) messages
+	Synch1 Bench = "SYNCH1" // barrier; t = one barrier
+)
+
+// collectiveKinds are the language's collectives (docs/language.md),
+// measured against ranks and bytes; the barrier is SYNCH1.
+var collectiveKinds = [...]string{"bcast", "reduce", "allreduce", "scatter", "gather", "allgather", "alltoall", "scan"}
+
+// CollectiveKinds lists the collective kinds Run measures (barrier last).
+func CollectiveKinds() []string { return append(collectiveKinds[:], "barrier") }
+
+// bench is one timed region of a calibration kernel: a benchmark at one
+// message length, repeated reps times inside the region so that one region
+// lasts about the plan's target time with one build for many lengths.
+type bench struct {
+	kind  Bench  // COMMS1 …, or Bench(kind) for a collective
+	bytes int64  // message length (per rank's block for scatter … alltoall)
+	ranks int    // the kernel's P
+	reps  int64  // repetitions inside the region
+	per   int64  // operations timed per repetition (2 messages in a round trip)
+	name  string // the region name
+}
+
+// kernelPlan is one generated kernel: every benchmark at one rank count.
+type kernelPlan struct {
+	ranks   int
+	benches []bench
+}
+
+// sizes are the message lengths of each benchmark for one mode.
+type sizes struct {
+	comms1, comms2, comms3, coll []int64
+	ranks                        []int   // rank counts of COMMS3, SYNCH1 and the collectives
+	target                       float64 // seconds one region should last
+	samples                      int     // measurements per kernel (the median is kept)
+}
+
+// modeSizes chooses the lengths: the full run measures the pingpong at
+// every power of two from 8 B to 4 MiB and at 1.5 times the powers from
+// 1.5 KiB (the switches between cache regimes lie between them; host-
+// baseline.md: 16 KiB and 256 KiB), the collectives from 8 B to 256 KiB on
+// 2, 4 and 8 ranks; --quick keeps fewer lengths on 2 and 4 ranks. tiny is
+// for tests: a few lengths, short regions.
+func modeSizes(quick, tiny bool) sizes {
+	switch {
+	case tiny:
+		return sizes{
+			comms1: []int64{0, 8, 64, 512, 4 << 10, 32 << 10, 256 << 10},
+			comms2: []int64{8, 4 << 10, 256 << 10},
+			comms3: []int64{8, 4 << 10, 64 << 10},
+			coll:   []int64{8, 4 << 10},
+			ranks:  []int{2, 4}, target: 200e-6, samples: 3,
+		}
+	case quick:
+		c1 := []int64{0, 8, 64, 512}
+		for n := int64(4 << 10); n <= 4<<20; n *= 2 {
+			c1 = append(c1, n)
+		}
+		return sizes{
+			comms1: c1,
+			comms2: []int64{0, 8, 512, 32 << 10, 1 << 20},
+			comms3: []int64{8, 512, 32 << 10, 1 << 20},
+			coll:   []int64{8, 512, 32 << 10},
+			ranks:  []int{2, 4}, target: 2e-3, samples: 5,
+		}
+	}
+	c1 := []int64{0}
+	for n := int64(8); n <= 4<<20; n *= 2 {
+		c1 = append(c1, n)
+		if n >= 1<<10 && n < 4<<20 {
+			c1 = append(c1, 3*n/2)
+		}
+	}
+	var c2 []int64
+	for n := int64(8); n <= 2<<20; n *= 4 {
+		c2 = append(c2, n)
+	}
+	return sizes{
+		comms1: c1,
+		comms2: append(append([]int64{0}, c2...), 4<<20),
+		comms3: []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 1 << 20},
+		coll:   []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10},
+		ranks:  []int{2, 4, 8}, target: 10e-3, samples: 9,
+	}
+}
+
+// plan lists the kernels of a mode: COMMS1 and COMMS2 need two ranks and
+// go into the two-rank kernel; COMMS3, SYNCH1 and the collectives go into
+// every rank count's kernel.
+func plan(s sizes) []kernelPlan {
+	var out []kernelPlan
+	for _, p := range s.ranks {
+		kp := kernelPlan{ranks: p}
+		if p == 2 {
+			for _, n := range s.comms1 {
+				kp.add(Comms1, n, 2, s.target)
+			}
+			for _, n := range s.comms2 {
+				kp.add(Comms2, n, 1, s.target)
+			}
+		}
+		for _, n := range s.comms3 {
+			kp.add(Comms3, n, 1, s.target)
+		}
+		kp.add(Synch1, 0, 1, s.target)
+		for _, kind := range collectiveKinds {
+			for _, n := range s.coll {
+				kp.add(Bench(kind), n, 1, s.target)
+			}
+		}
+		out = append(out, kp)
+	}
+	return out
+}
+
+// add appends one benchmark with as many repetitions as make it last about
+// target seconds by the rough estimate.
+func (kp *kernelPlan) add(kind Bench, n int64, per int64, target float64) {
+	est := estimate(kind, float64(n), kp.ranks) * float64(per)
+	reps := int64(math.Max(1, math.Round(target/est)))
+	name := fmt.Sprintf("%s %dB", kind, n)
+	if kind == Synch1 {
+		name = string(kind)
+	}
+	kp.benches = append(kp.benches, bench{kind: kind, bytes: n, ranks: kp.ranks, reps: reps, per: per, name: name})
+}
+
+// estimate is a rough time of one operation in seconds, from the host's
+// hand-measured figures (host-baseline.md: a wake-up and a copy at some GB/s;
+// ranks beyond the 2 cores wait for one). It only sets repetition counts:
+// a wrong guess makes a region longer or shorter, never wrong.
+func estimate(kind Bench, n float64, p int) float64 {
+	fp := float64(p)
+	lg := math.Max(1, math.Log2(fp))
+	share := math.Max(1, fp/2) // ranks per core
+	wake := 0.4e-6
+	switch kind {
+	case Comms1:
+		return wake + n/10e9
+	case Comms2:
+		return 1.5*wake + n/6e9
+	case Comms3:
+		return (fp - 1) * (wake*share + n*share/5e9)
+	case Synch1:
+		return lg * wake * share
+	case "bcast", "reduce", "allreduce", "scan":
+		return lg*wake*share + n*lg*share/5e9
+	default: // scatter, gather, allgather, alltoall: P blocks
+		return lg*wake*share + n*fp*share/5e9
+	}
+}
+
+// arrays sizes the kernel's arrays: buf for COMMS1 and COMMS2, sb and rb
+// for COMMS3, x for the collectives (elements of 8 bytes, at least one).
+func (kp kernelPlan) arrays() (buf, sr, x int64) {
+	buf, sr, x = 1, 1, 1
+	for _, b := range kp.benches {
+		e := max(1, b.bytes/8)
+		switch b.kind {
+		case Comms1, Comms2:
+			buf = max(buf, e)
+		case Comms3:
+			sr = max(sr, e)
+		case Synch1:
+		default:
+			x = max(x, e)
+		}
+	}
+	return buf, sr, x
+}
+
+// source is the kernel text of the plan, in perfc's language: one region
+// per benchmark, each a repeat of the benchmark's operation. Every length
+// is a multiple of 8 bytes, so payloads are slices of f64 arrays (real
+// data: reductions add f64 elements, as a user's kernel does).
+func (kp kernelPlan) source() string {
+	var b strings.Builder
+	buf, sr, x := kp.arrays()
+	fmt.Fprintf(&b, "// perfc calibrate: communication benchmarks on %d ranks (generated)\n", kp.ranks)
+	fmt.Fprintf(&b, "kernel calibrate_comms_p%d() on P = %d ranks {\n", kp.ranks, kp.ranks)
+	fmt.Fprintf(&b, "  array buf[%d]: f64\n  array sb[%d], rb[%d]: f64\n  array x[%d]: f64\n", buf, sr, sr, x)
+	for _, bn := range kp.benches {
+		fmt.Fprintf(&b, "  region %q {\n    repeat %d {\n", bn.name, bn.reps)
+		for _, line := range bn.body() {
+			fmt.Fprintf(&b, "      %s\n", line)
+		}
+		b.WriteString("    }\n  }\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// body is the statements of one repetition.
+func (bn bench) body() []string {
+	e := bn.bytes / 8
+	s := fmt.Sprintf("[0:%d]", e)
+	switch bn.kind {
+	case Comms1: // COMMS1 ([001] L515-557): the slave returns what it received
+		return []string{
+			"if rank == 0 {",
+			"  send buf" + s + " to 1",
+			"  recv buf" + s + " from 1",
+			"} else if rank == 1 {",
+			"  recv buf" + s + " from 0",
+			"  send buf" + s + " to 0",
+			"}",
+		}
+	case Comms2: // COMMS2 ([001] L517): both send at once
+		return []string{"exchange buf" + s + " with rank ^ 1"}
+	case Comms3: // COMMS3 ([001] L559-565): P − 1 shift steps (examples/comms3.spmd)
+		return []string{
+			"for s in 1..P {",
+			"  sendrecv sb" + s + " to (rank + s) % P from (rank + P - s) % P into rb" + s,
+			"}",
+		}
+	case Synch1:
+		return []string{"barrier"}
+	case "bcast":
+		return []string{"bcast x" + s + " from 0"}
+	case "reduce":
+		return []string{"reduce sum x" + s + " to 0"}
+	case "allreduce", "scan":
+		return []string{string(bn.kind) + " sum x" + s}
+	case "scatter":
+		return []string{"scatter x" + s + " from 0"}
+	case "gather":
+		return []string{"gather x" + s + " to 0"}
+	default: // allgather, alltoall
+		return []string{string(bn.kind) + " x" + s}
+	}
+}

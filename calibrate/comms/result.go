@@ -1,0 +1,357 @@
+package comms
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"perfc/calibrate/fit"
+)
+
+// Tolerance is how closely a fitted law must follow its points: a Hockney
+// range fits when every point is within 10 % of it, a collective formula
+// when its rms relative residual is at most 10 %.
+const Tolerance = 0.10
+
+// partition is the rank count of the message law: COMMS1 runs between two
+// ranks (the table's ranks: key).
+const partition = 2
+
+// Result holds the measured points of a calibration and their fits.
+type Result struct {
+	date    string
+	samples int
+	points  []Point
+
+	messages   fit.Piecewise // COMMS1
+	messagesOK bool          // every point within Tolerance
+	exchange   *fit.Piecewise
+	saturation map[int]fit.Hockney // COMMS3 by P
+	colls      map[string]collFit  // by kind, barrier included
+}
+
+// collFit is a collective kind's fit and the points it came from.
+type collFit struct {
+	formula Formula
+	fits    bool // rms within Tolerance
+	points  []Point
+}
+
+// Analyse fits measured points: the piecewise Hockney law of the COMMS1
+// pingpong, COMMS2 and COMMS3 laws (kept as results), and a formula over
+// bytes and P for every collective kind (SYNCH1 for the barrier). samples
+// and date go into the sources.
+func Analyse(pts []Point, samples int, date string) (*Result, error) {
+	r := &Result{date: date, samples: samples, points: slices.Clone(pts), saturation: map[int]fit.Hockney{}, colls: map[string]collFit{}}
+	n, t := series(pts, Comms1, partition)
+	if len(n) == 0 {
+		return nil, errors.New("calibrate comms: no COMMS1 pingpong points")
+	}
+	var err error
+	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance})
+	if err != nil {
+		return nil, fmt.Errorf("calibrate comms: COMMS1: %w", err)
+	}
+	if n, t := series(pts, Comms2, partition); len(n) >= 3 {
+		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance}); err == nil {
+			r.exchange = &p
+		}
+	}
+	for _, p := range r.rankCounts(Comms3) {
+		if n, t := series(pts, Comms3, p); len(n) >= 2 {
+			if h, err := fit.FitHockney(n, t); err == nil {
+				r.saturation[p] = h
+			}
+		}
+	}
+	for _, kind := range CollectiveKinds() {
+		b := Bench(kind)
+		if kind == "barrier" {
+			b = Synch1
+		}
+		var kp []Point
+		for _, p := range pts {
+			if p.Bench == b {
+				kp = append(kp, p)
+			}
+		}
+		if len(kp) == 0 {
+			continue
+		}
+		f, err := FitFormula(kp)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate comms: %s: %w", kind, err)
+		}
+		r.colls[kind] = collFit{formula: f, fits: f.RMS() <= Tolerance, points: kp}
+	}
+	return r, nil
+}
+
+// series returns one benchmark's points on P ranks as (bytes, seconds),
+// ordered by length.
+func series(pts []Point, b Bench, p int) (n, t []float64) {
+	var sel []Point
+	for _, x := range pts {
+		if x.Bench == b && x.Ranks == p {
+			sel = append(sel, x)
+		}
+	}
+	slices.SortFunc(sel, func(a, b Point) int { return cmp.Compare(a.Bytes, b.Bytes) })
+	for _, x := range sel {
+		n, t = append(n, x.Bytes), append(t, x.Time)
+	}
+	return n, t
+}
+
+// rankCounts lists the rank counts a benchmark ran on, in order.
+func (r *Result) rankCounts(b Bench) []int {
+	var out []int
+	for _, p := range r.points {
+		if p.Bench == b && !slices.Contains(out, p.Ranks) {
+			out = append(out, p.Ranks)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Points returns the measured points.
+func (r *Result) Points() []Point { return slices.Clone(r.points) }
+
+// Ranks is the partition the message law was measured on (the table's
+// ranks: key): COMMS1 runs between two ranks.
+func (r *Result) Ranks() int { return partition }
+
+// Messages is the messages: section of a machine table: the COMMS1 law as
+// Hockney ranges of message length, or, when no split into at most four
+// ranges follows every point within 10 %, the measured points as a table
+// over bytes (model: expr).
+func (r *Result) Messages() any {
+	n, _ := series(r.points, Comms1, partition)
+	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
+		r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
+	if !r.messagesOK {
+		return messagesYAML{
+			Source: src + "; no Hockney ranges fit within 10 % (best: " + describePiecewise(r.messages) + "), so the measured points are the law",
+			Model:  "expr",
+			Time:   r.table(Comms1, partition, "bytes"),
+		}
+	}
+	m := messagesYAML{Source: src, Model: "hockney"}
+	for i, h := range r.messages.Laws {
+		rg := rangeYAML{T0: fmtTime(h.T0), Rinf: fmtRate(h.Rinf),
+			Source: fmt.Sprintf("perfc calibrate COMMS1 pingpong, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
+				fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
+		if h.T0 > 0 {
+			rg.NHalf = fmtBytes(h.NHalf())
+		}
+		if i < len(r.messages.Below) {
+			rg.Below = fmtBytes(r.messages.Below[i])
+		}
+		m.Ranges = append(m.Ranges, rg)
+	}
+	return m
+}
+
+// describePiecewise says what a piecewise law is, for a source.
+func describePiecewise(p fit.Piecewise) string {
+	return fmt.Sprintf("%d ranges, rms %s, max %s", len(p.Laws), percent(p.RMS()), percent(p.MaxResidual()))
+}
+
+// table is a measured table over x ("bytes" or "P") of one benchmark.
+func (r *Result) table(b Bench, p int, x string) *tableYAML {
+	t := &tableYAML{X: x}
+	var sel []Point
+	for _, pt := range r.points {
+		if pt.Bench == b && (x == "P" || pt.Ranks == p) {
+			sel = append(sel, pt)
+		}
+	}
+	slices.SortFunc(sel, func(a, b Point) int {
+		if x == "P" {
+			return a.Ranks - b.Ranks
+		}
+		return cmp.Compare(a.Bytes, b.Bytes)
+	})
+	for _, pt := range sel {
+		xs := fmtBytes(pt.Bytes)
+		if x == "P" {
+			xs = fmt.Sprint(pt.Ranks)
+		}
+		t.Points = append(t.Points, []string{xs, fmtTime(pt.Time)})
+	}
+	return t
+}
+
+// Collectives is the collectives: section: per kind the fitted formula
+// over bytes and P, or, where it misses by more than 10 % rms, the
+// measured points (over bytes on the largest rank count measured; the
+// barrier's over P).
+func (r *Result) Collectives() any {
+	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, median of %d measurements, %s", r.samples, r.date)}
+	for _, kind := range CollectiveKinds() {
+		cf, ok := r.colls[kind]
+		if !ok {
+			continue
+		}
+		ranks := pointRanks(cf.points)
+		bench := "COLL " + kind
+		if kind == "barrier" {
+			bench = "SYNCH1 barrier"
+		}
+		n, _ := bytesRange(cf.points)
+		src := fmt.Sprintf("perfc calibrate %s, %s, P=%s, %s", bench, n, joinInts(ranks), r.date)
+		e := collEntryYAML{Kind: kind}
+		switch {
+		case cf.fits:
+			e.Time = formulaText(cf.formula)
+			e.Source = fmt.Sprintf("%s, fit rms %s (max %s)", src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
+		case kind == "barrier":
+			e.Time = r.table(Synch1, 0, "P")
+			e.Source = fmt.Sprintf("%s, measured points: no formula fits within 10 %% (best rms %s)", src, percent(cf.formula.RMS()))
+		default:
+			top := ranks[len(ranks)-1]
+			e.Time = r.table(Bench(kind), top, "bytes")
+			e.Source = fmt.Sprintf("%s, measured points on P=%d: no formula over bytes and P fits within 10 %% (best rms %s)", src, top, percent(cf.formula.RMS()))
+		}
+		c.Entries = append(c.Entries, e)
+	}
+	return c
+}
+
+// pointRanks lists the rank counts of points, in order.
+func pointRanks(pts []Point) []int {
+	var out []int
+	for _, p := range pts {
+		if !slices.Contains(out, p.Ranks) {
+			out = append(out, p.Ranks)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bytesRange says which lengths points cover: "8B..256KiB (6 lengths)".
+func bytesRange(pts []Point) (string, int) {
+	var ns []float64
+	for _, p := range pts {
+		if !slices.Contains(ns, p.Bytes) {
+			ns = append(ns, p.Bytes)
+		}
+	}
+	slices.Sort(ns)
+	if len(ns) == 1 {
+		return fmtBytes(ns[0]), 1
+	}
+	return fmt.Sprintf("%s..%s (%d lengths)", fmtBytes(ns[0]), fmtBytes(ns[len(ns)-1]), len(ns)), len(ns)
+}
+
+// joinInts writes 2,4,8.
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// formulaText writes a formula as a table cost expression over bytes and
+// P (docs/machines.md, "Cost expressions"); a space separates a number's
+// unit from a following *, so that no name is read as part of the unit.
+func formulaText(f Formula) string {
+	var parts []string
+	add := func(t term, coef, suffix string) {
+		if f.Coef[t] != 0 {
+			parts = append(parts, coef+suffix)
+		}
+	}
+	add(tConst, fmtTime(f.Coef[tConst]), "")
+	add(tLog, fmtTime(f.Coef[tLog]), " * log2(P)")
+	add(tLinear, fmtTime(f.Coef[tLinear]), " * (P - 1)")
+	add(tBytes, fmtPerByte(f.Coef[tBytes]), " * bytes")
+	add(tBytesLog, fmtPerByte(f.Coef[tBytesLog]), " * bytes * log2(P)")
+	add(tBytesLinear, fmtPerByte(f.Coef[tBytesLinear]), " * bytes * (P - 1)")
+	if len(parts) == 0 {
+		return "0us"
+	}
+	return strings.Join(parts, " + ")
+}
+
+// Results is a results: section (measured results kept for reference;
+// pricing ignores them): the COMMS2 exchange law, the COMMS3 saturation
+// bandwidth per rank count and the SYNCH1 barrier time per rank count.
+func (r *Result) Results() any {
+	var out []resultYAML
+	if p := r.exchange; p != nil {
+		n, _ := series(r.points, Comms2, partition)
+		for _, h := range p.Laws {
+			what := fmt.Sprintf("%s..%s", fmtBytes(h.From), fmtBytes(h.To))
+			src := fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one exchange, both ranks sending), %s (%d lengths of %d), P=2, %s, fit rms %s (max %s)",
+				what, h.Points, len(n), r.date, percent(h.RMS()), percent(h.MaxResidual()))
+			out = append(out,
+				resultYAML{Name: "COMMS2 exchange t0, " + what, Value: fmtTime(h.T0), Source: src},
+				resultYAML{Name: "COMMS2 exchange rinf (per direction), " + what, Value: fmtRate(h.Rinf), Source: src})
+		}
+	}
+	for _, p := range r.rankCounts(Comms3) {
+		h, ok := r.saturation[p]
+		if !ok {
+			continue
+		}
+		msgs := float64(p * (p - 1))
+		src := fmt.Sprintf("perfc calibrate COMMS3 (every rank sends to every other, %d messages), %s..%s (%d lengths), P=%d, %s, fit rms %s (max %s)",
+			p*(p-1), fmtBytes(h.From), fmtBytes(h.To), h.Points, p, r.date, percent(h.RMS()), percent(h.MaxResidual()))
+		out = append(out,
+			resultYAML{Name: fmt.Sprintf("COMMS3 saturation rinf (total), P=%d", p), Value: fmtRate(h.Rinf * msgs), Source: src},
+			resultYAML{Name: fmt.Sprintf("COMMS3 t0 (all messages), P=%d", p), Value: fmtTime(h.T0), Source: src})
+	}
+	for _, pt := range r.points {
+		if pt.Bench == Synch1 {
+			out = append(out, resultYAML{Name: fmt.Sprintf("SYNCH1 barrier, P=%d", pt.Ranks), Value: fmtTime(pt.Time),
+				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, median of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
+		}
+	}
+	return out
+}
+
+// The YAML of the sections, in the order and spelling docs/machines.md
+// gives (go.yaml.in/yaml/v4 keeps field order).
+
+type messagesYAML struct {
+	Source string      `yaml:"source"`
+	Model  string      `yaml:"model"`
+	Ranges []rangeYAML `yaml:"ranges,omitempty"`
+	Time   *tableYAML  `yaml:"time,omitempty"`
+}
+
+type rangeYAML struct {
+	Below  string `yaml:"below,omitempty"`
+	T0     string `yaml:"t0"`
+	Rinf   string `yaml:"rinf"`
+	NHalf  string `yaml:"nhalf,omitempty"`
+	Source string `yaml:"source"`
+}
+
+type tableYAML struct {
+	X      string     `yaml:"x"`
+	Points [][]string `yaml:"points,flow"`
+}
+
+type collectivesYAML struct {
+	Source  string          `yaml:"source"`
+	Entries []collEntryYAML `yaml:"entries"`
+}
+
+type collEntryYAML struct {
+	Kind   string `yaml:"kind"`
+	Time   any    `yaml:"time"` // a formula (string) or a *tableYAML
+	Source string `yaml:"source"`
+}
+
+type resultYAML struct {
+	Name   string `yaml:"name"`
+	Value  string `yaml:"value"`
+	Source string `yaml:"source"`
+}

@@ -1,0 +1,181 @@
+// Package comms is the communication part of perfc calibrate: it generates
+// PARKBENCH's COMMS1 (pingpong), COMMS2 (exchange), COMMS3 (saturation)
+// and SYNCH1 (barrier) and a benchmark of every collective as kernels in
+// perfc's language, builds and runs them with the code generator's runtime
+// (the one perfc check runs), and fits what the machine table's messages:
+// and collectives: sections need: a Hockney law t0 + bytes/r∞ in ranges of
+// message length, and per collective kind a formula over bytes and P, or
+// measured points where no formula fits (docs/calibrate-comms.md).
+package comms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"perfc/codegen"
+	"perfc/codegen/spmd"
+	"perfc/lang"
+	"perfc/parser"
+)
+
+// Options choose what Run measures and where it builds.
+type Options struct {
+	// Quick measures fewer lengths on 2 and 4 ranks (perfc calibrate
+	// --quick); the full run measures 2, 4 and 8 ranks.
+	Quick bool
+	// Tiny is for tests: a handful of lengths on 2 and 4 ranks and short
+	// regions, enough to exercise every benchmark and fit in seconds. Its
+	// numbers are not a calibration.
+	Tiny bool
+	// CacheDir is where generated programs are built ("" = the user cache
+	// directory's perfc/, as perfc check).
+	CacheDir string
+	// Progress, when set, is told the benchmark that runs and the share
+	// done, in estimated seconds of work (done of total).
+	Progress func(name string, done, total float64)
+	// Now dates the sources (nil: time.Now).
+	Now func() time.Time
+}
+
+// buildSeconds is what one build of a generated program is assumed to cost
+// in the progress estimate (1–2 s on the 2-core host).
+const buildSeconds = 2.0
+
+// Run builds and runs the communication benchmarks and fits them.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	s := modeSizes(o.Quick, o.Tiny)
+	kernels := plan(s)
+	total := 0.0
+	for _, kp := range kernels {
+		total += buildSeconds + kp.seconds(s.samples)
+	}
+	done := 0.0
+	progress := func(name string) {
+		if o.Progress != nil {
+			o.Progress(name, done, total)
+		}
+	}
+	var pts []Point
+	for _, kp := range kernels {
+		name := fmt.Sprintf("comms: building %d-rank benchmarks", kp.ranks)
+		progress(name)
+		m, err := measure(ctx, kp, s.samples, o.CacheDir, func() {
+			done += buildSeconds
+			progress(fmt.Sprintf("comms: running %d-rank benchmarks (%s)", kp.ranks, kp.names()))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", kp.ranks, err)
+		}
+		done += kp.seconds(s.samples)
+		got, err := kp.points(m)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", kp.ranks, err)
+		}
+		pts = append(pts, got...)
+	}
+	progress("comms: fitting")
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	return Analyse(pts, s.samples, now().UTC().Format("2006-01-02"))
+}
+
+// seconds estimates one kernel's running time: a warm-up run and the
+// measurements, each one run of every region.
+func (kp kernelPlan) seconds(samples int) float64 {
+	t := 0.0
+	for _, b := range kp.benches {
+		t += float64(b.reps*b.per) * estimate(b.kind, float64(b.bytes), b.ranks)
+	}
+	return t * float64(1+samples)
+}
+
+// names lists the benchmarks of a kernel for the progress line.
+func (kp kernelPlan) names() string {
+	seen := map[Bench]bool{}
+	out := ""
+	for _, b := range kp.benches {
+		if !seen[b.kind] {
+			seen[b.kind] = true
+			if out != "" {
+				out += " "
+			}
+			out += string(b.kind)
+		}
+	}
+	return out
+}
+
+// measure generates, builds and runs one kernel as perfc check does, one
+// run per measurement (the regions repeat their operation themselves);
+// built is called between the build and the run.
+func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, built func()) (*spmd.Measurement, error) {
+	src := kp.source()
+	f, err := parser.ParseFile(fmt.Sprintf("calibrate-comms-p%d.spmd", kp.ranks), []byte(src))
+	if err != nil {
+		return nil, fmt.Errorf("the generated benchmark kernel does not parse (a bug in perfc): %w", err)
+	}
+	k, err := lang.Check(f, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("the generated benchmark kernel does not check (a bug in perfc): %w", err)
+	}
+	p, err := codegen.Generate(k, codegen.Options{})
+	if err != nil {
+		return nil, err
+	}
+	dir, err := p.Prepare(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	var m *spmd.Measurement
+	first := true
+	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
+		if first {
+			built()
+			first = false
+		}
+		m, err = codegen.Measure(ctx, bin, "-reps", "1", "-samples", fmt.Sprint(samples))
+		return err
+	})
+	return m, err
+}
+
+// Point is one measured benchmark: the time of one operation (a one-way
+// message for COMMS1, an exchange for COMMS2, the P(P−1) messages of one
+// COMMS3 step set, one barrier or collective), the median over the
+// measurements, and their spread.
+type Point struct {
+	Bench  Bench   // COMMS1 … or a collective kind
+	Bytes  float64 // message length, B (per block for scatter … alltoall)
+	Ranks  int     // P
+	Time   float64 // s per operation (median)
+	Spread float64 // (max − min)/median of the measurements
+}
+
+// points turns a measurement into one Point per benchmark region.
+func (kp kernelPlan) points(m *spmd.Measurement) ([]Point, error) {
+	byName := map[string]spmd.Timing{}
+	for _, t := range m.Regions {
+		byName[t.Name] = t
+	}
+	var out []Point
+	for _, b := range kp.benches {
+		t, ok := byName[b.name]
+		if !ok {
+			return nil, fmt.Errorf("the measurement has no region %q", b.name)
+		}
+		ops := float64(b.reps * b.per)
+		if !(t.MedianUs > 0) || math.IsInf(t.MedianUs, 0) {
+			return nil, fmt.Errorf("region %q measured %g us; a time must be positive", b.name, t.MedianUs)
+		}
+		out = append(out, Point{
+			Bench: b.kind, Bytes: float64(b.bytes), Ranks: b.ranks,
+			Time:   t.MedianUs * 1e-6 / ops,
+			Spread: (t.MaxUs - t.MinUs) / t.MedianUs,
+		})
+	}
+	return out, nil
+}
