@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// within reports whether got is within tol (relative) of want.
-func within(got, want, tol float64) bool {
+// withinRel reports whether got is within tol (relative) of want.
+func withinRel(got, want, tol float64) bool {
 	if want == 0 {
 		return math.Abs(got) <= tol
 	}
@@ -46,7 +46,7 @@ func TestNNLSRecoversKnownCosts(t *testing.T) {
 				if want == 0 {
 					tol = 1e-12
 				}
-				if !within(l.Coef[j], want, tol) {
+				if !withinRel(l.Coef[j], want, tol) {
 					t.Errorf("%s: got %g, want %g", l.Names[j], l.Coef[j], want)
 				}
 			}
@@ -66,7 +66,7 @@ func TestNNLSClampsNegative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Coef[1] != 0 || !within(l.Coef[0], 3.84, 0.01) {
+	if l.Coef[1] != 0 || !withinRel(l.Coef[0], 3.84, 0.01) {
 		t.Errorf("got %v, want [≈3.84 0]", l.Coef)
 	}
 	if len(l.Residuals) != 4 || l.RelRMS <= 0 {
@@ -102,7 +102,7 @@ func TestFitRinfRecoversRinfAndNHalf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !within(r.Rinf, rinf, 0.01) || !within(r.NHalf, nhalf, 0.01) {
+	if !withinRel(r.Rinf, rinf, 0.01) || !withinRel(r.NHalf, nhalf, 0.01) {
 		t.Errorf("r∞ %g n½ %g, want %g %g", r.Rinf, r.NHalf, rinf, nhalf)
 	}
 	if _, err := FitRinf([]float64{1, 2}, []float64{3, 2}); err == nil {
