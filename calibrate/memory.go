@@ -21,9 +21,11 @@ import (
 //
 // and the regions at least twice the last level give main_bandwidth the
 // same way. Scalar Go loops are often core-bound in the caches
-// (host-baseline: L1, L2 and L3 cost alike), so the rate of the stream
-// kind that moves the most bytes per second is the table's: the others
-// are lower bounds set by their in-core work, and are kept as results.
+// (host-baseline: L1, L2 and L3 cost alike), so a cache level's rate is
+// that of the stream kind that moves the most bytes per second: the
+// others are lower bounds set by their in-core work, and are kept as
+// results. Out of cache every kind is bound by memory, so main_bandwidth
+// is one fit of all three kinds together, its rms their disagreement.
 
 // levelFit is one level's (or main memory's) delivery rate.
 type levelFit struct {
@@ -67,6 +69,12 @@ type stridePoint struct {
 	perAccess   float64 // seconds
 	perLine     float64 // seconds per line counted into L1
 }
+
+// groupAll names the fit of every stream kind together (main memory).
+const groupAll = "load, store and rmw"
+
+// isStream reports whether a group is one of the working-set streams.
+func isStream(g string) bool { return g == groupLoad || g == groupStore || g == groupRMW }
 
 // kneeRatio is the jump in time per element that confirms a level: 10 %.
 const kneeRatio = 1.10
@@ -137,12 +145,18 @@ func fitLevel(pts []point, h cache.Hierarchy, i int) (*levelFit, error) {
 	}
 	var best *levelFit
 	all := map[string]float64{}
-	for _, kind := range []string{groupLoad, groupStore, groupRMW} {
+	kinds := []string{groupLoad, groupStore, groupRMW}
+	if i == len(h) {
+		// Out of cache every stream is bound by memory, not by its
+		// in-core work: one rate fits them all together.
+		kinds = append(kinds, groupAll)
+	}
+	for _, kind := range kinds {
 		var x [][]float64
 		var y []float64
 		var sizes []int64
 		for _, p := range pts {
-			if p.group != kind || !plateau(p.n*8, h, i) {
+			if (p.group != kind && (kind != groupAll || !isStream(p.group))) || !plateau(p.n*8, h, i) {
 				continue
 			}
 			in, wb := linesOf(p.counts, above.Name)
@@ -163,7 +177,7 @@ func fitLevel(pts []point, h cache.Hierarchy, i int) (*levelFit, error) {
 		}
 		bw := 1 / l.Coef[0]
 		all[kind] = bw
-		if best == nil || bw > best.bw {
+		if kind == groupAll || (i < len(h) && (best == nil || bw > best.bw)) {
 			best = &levelFit{level: name, kind: kind, bw: bw, rms: l.RelRMS, sizes: sizes}
 		}
 	}
