@@ -68,7 +68,7 @@ func modeSizes(m Mode, llc int64) sizes {
 	case Quick:
 		all.work, all.tick2Reps = 1<<15, 1000
 		all.loopLens = []int64{1, 4, 16, 64, 256}
-		all.memMax, all.memWork, all.memSteps = 2*llc, 1<<20, 1
+		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<20, 1
 		all.strides = []int64{1, 4, 16}
 		all.samples, all.minTime = 5, "150ms"
 	case Tiny:

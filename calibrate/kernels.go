@@ -208,8 +208,13 @@ func inCoreKernel(sz sizes) kernelSpec {
 			s := fmt.Sprintf("c_%s_%s", op, t)
 			chainVars = append(chainVars, fmt.Sprintf("  var %s: %s = x%s[%d]\n", s, t, t, 5+len(chainVars)%int(n-5)))
 			a := func(name string) string { return name + t + "[i]" }
-			region(bench{name: fmt.Sprintf("latency %s %s", op, t), group: groupLatency, op: op, elem: t, n: n, reps: reps(n)},
-				latencyStmt(op, t, s, a("x"), a("z"), a("v")))
+			// One and two links of the chain per iteration: the fit of
+			// both is overdetermined, so its rms says how well a chain's
+			// time is the sum of its operations' latencies.
+			first := latencyStmt(op, t, s, a("x"), a("z"), a("v"))
+			region(bench{name: fmt.Sprintf("latency %s %s k=1", op, t), group: groupLatency, op: op, elem: t, k: 1, n: n, reps: reps(n)}, first)
+			region(bench{name: fmt.Sprintf("latency %s %s k=2", op, t), group: groupLatency, op: op, elem: t, k: 2, n: n, reps: reps(n)},
+				first, latencyStmt(op, t, s, a("v"), a("u"), a("x")))
 		}
 	}
 	b.WriteString("}\n")

@@ -285,8 +285,9 @@ func levelSource(lf levelFit, above, date string) string {
 			kinds = append(kinds, fmt.Sprintf("%s %s", k, gbs(v)))
 		}
 	}
+	distinct := slices.Compact(slices.Sorted(slices.Values(lf.sizes)))
 	return fmt.Sprintf("perfc calibrate working-set sweep, %s stream at %s..%s (%d sizes), bytes of the lines brought into %s per second (%s), %s, fit rms %s",
-		lf.kind, host.Bytes(slices.Min(lf.sizes)), host.Bytes(slices.Max(lf.sizes)), len(lf.sizes), above, strings.Join(kinds, ", "), date, pct(lf.rms))
+		lf.kind, host.Bytes(distinct[0]), host.Bytes(distinct[len(distinct)-1]), len(distinct), above, strings.Join(kinds, ", "), date, pct(lf.rms))
 }
 
 // results writes the measurements kept for reference: TICK1, TICK2,

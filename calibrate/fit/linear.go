@@ -118,12 +118,7 @@ func lawsonHanson(a *mat.Dense, b []float64) ([]float64, error) {
 	tol := 1e-12 * float64(max(m, n))
 	for iter := 0; iter < 3*n+10; iter++ {
 		w := gradient(as, bv, x)
-		t, best := -1, tol
-		for j := range n {
-			if !passive[j] && scale[j] > 0 && w[j] > best {
-				t, best = j, w[j]
-			}
-		}
+		t := enteringColumn(as, bv, w, passive, scale, tol)
 		if t < 0 {
 			break // Kuhn–Tucker conditions hold
 		}
@@ -162,6 +157,35 @@ func lawsonHanson(a *mat.Dense, b []float64) ([]float64, error) {
 		}
 	}
 	return x, nil
+}
+
+// enteringColumn picks the column that enters the passive set: the one
+// of largest gradient among those whose least-squares coefficient with
+// the passive set is positive. In exact arithmetic the largest gradient
+// always qualifies; in floating point, a column (nearly) dependent on the
+// passive ones may get a coefficient ≤ 0, enter, leave at once and be
+// picked again for ever, so it is passed over (Lawson and Hanson's
+// safeguard, ch. 23 step 6). -1 when none can enter.
+func enteringColumn(a *mat.Dense, b *mat.VecDense, w []float64, passive []bool, scale []float64, tol float64) int {
+	blocked := make([]bool, len(w))
+	for {
+		t, best := -1, tol
+		for j := range w {
+			if !passive[j] && !blocked[j] && scale[j] > 0 && w[j] > best {
+				t, best = j, w[j]
+			}
+		}
+		if t < 0 {
+			return -1
+		}
+		trial := append([]bool(nil), passive...)
+		trial[t] = true
+		z, err := solvePassive(a, b, trial)
+		if err == nil && z[t] > 0 {
+			return t
+		}
+		blocked[t] = true
+	}
 }
 
 // gradient returns Aᵀ(b − A·x), the descent direction of the residual.

@@ -109,3 +109,60 @@ func TestFitRinfRecoversRinfAndNHalf(t *testing.T) {
 		t.Error("a time that falls with the length: no error")
 	}
 }
+
+// A design like the latency benchmarks': many operations, each timed by
+// its own two regions, some chains sharing a second operation.
+func TestNNLSManyColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const cols = 48
+	coef := make([]float64, cols)
+	names := make([]string, cols)
+	for j := range coef {
+		coef[j] = (0.3 + rng.Float64()*90) * 1e-9
+		names[j] = string(rune('A'+j%26)) + string(rune('a'+j/26))
+	}
+	var x [][]float64
+	var y []float64
+	for j := range cols {
+		for k := 1; k <= 2; k++ {
+			row := make([]float64, cols)
+			row[j] = float64(k) * 32768
+			if j%5 == 0 { // a chain with a shared operation in it
+				row[cols-1] += float64(k) * 32768
+			}
+			v := 0.0
+			for i := range row {
+				v += row[i] * coef[i]
+			}
+			x, y = append(x, row), append(y, v)
+		}
+	}
+	l, err := NNLS(x, y, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range coef {
+		if !withinRel(l.Coef[j], coef[j], 0.01) {
+			t.Errorf("%s: got %g, want %g", names[j], l.Coef[j], coef[j])
+		}
+	}
+}
+
+// Two columns that always occur together (exp and the negation in
+// exp(−s)) cannot be told apart; the fit must still converge, give the
+// other columns their costs and the pair its sum.
+func TestNNLSDependentColumns(t *testing.T) {
+	x := [][]float64{{1, 0, 0}, {2, 0, 0}, {0, 1, 1}, {0, 2, 2}, {1, 1, 1}}
+	want := []float64{0.8, 30, 1} // the pair costs 31 together
+	var y []float64
+	for _, r := range x {
+		y = append(y, r[0]*want[0]+r[1]*want[1]+r[2]*want[2])
+	}
+	l, err := NNLS(x, y, []string{"add", "exp", "neg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !withinRel(l.Coef[0], 0.8, 0.01) || !withinRel(l.Coef[1]+l.Coef[2], 31, 0.01) {
+		t.Errorf("got %v, want add 0.8 and exp+neg 31", l.Coef)
+	}
+}
