@@ -116,14 +116,29 @@ func (r *Result) plotCoreFit() (*plot.Plot, error) {
 		{"latency (chains)", r.Core.lat, r.Core.latency.Fitted, r.Core.latency.RelRMS},
 	} {
 		var xys plotter.XYs
+		zero := 0
 		for j, pt := range f.pts {
-			x, y := pt.seconds*1e6, math.Max(f.fit[j]*1e6, 1e-3)
+			x, y := pt.seconds*1e6, f.fit[j]*1e6
+			if y <= 0 {
+				zero++ // no place on a log axis
+				continue
+			}
 			xys = append(xys, plotter.XY{X: x, Y: y})
 			lo, hi = math.Min(lo, math.Min(x, y)), math.Max(hi, math.Max(x, y))
 		}
-		if err := scatter(p, fmt.Sprintf("%s, rms %s", f.name, pct(f.rms)), xys, i); err != nil {
+		name := fmt.Sprintf("%s, rms %s", f.name, pct(f.rms))
+		if zero > 0 {
+			name += fmt.Sprintf(" (%d fitted at 0 not drawn)", zero)
+		}
+		if len(xys) == 0 {
+			continue
+		}
+		if err := scatter(p, name, xys, i); err != nil {
 			return nil, err
 		}
+	}
+	if lo > hi {
+		return p, nil
 	}
 	return p, line(p, "measured = fitted", plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}}, 3, true)
 }
