@@ -11,50 +11,68 @@ import (
 // message length and the rank count.
 type term int
 
-// The terms: a constant, log2(P), P − 1, and bytes times each of them.
-// Binomial trees and recursive doubling cost log2(P) steps; rings,
-// pairwise exchanges and P-block buffers cost P − 1 (shared/reference/
-// models.md §8, the MPICH algorithms the runtime uses).
+// The terms: a constant, log2(P), P − 1, P·log2(P), and bytes times each
+// of them. Binomial trees and recursive doubling cost log2(P) steps;
+// rings, pairwise exchanges and P-block buffers cost P − 1 (shared/
+// reference/models.md §8, the MPICH algorithms the runtime uses); and when
+// P goroutine ranks share a few cores, each of the log2(P) steps waits for
+// P/cores ranks to be scheduled, P·log2(P) (host-baseline.md: allreduce of
+// 8 B in 0.21, 0.85, 2.60, 6.47 us at P = 2, 4, 8, 16 on 2 cores is
+// 0.105 us × P·log2(P) within 4 %).
 const (
 	tConst term = iota
 	tLog
 	tLinear
+	tPLog
 	tBytes
 	tBytesLog
 	tBytesLinear
+	tBytesPLog
 	nTerms
 )
 
 // value is the term at (bytes, P).
-func (t term) value(bytes float64, p int) float64 {
-	lg, lin := math.Log2(float64(p)), float64(p-1)
-	switch t {
-	case tConst:
-		return 1
-	case tLog:
-		return lg
-	case tLinear:
-		return lin
-	case tBytes:
-		return bytes
-	case tBytesLog:
-		return bytes * lg
-	default:
-		return bytes * lin
+func (t term) value(bytes, p float64) float64 {
+	g := t
+	b := 1.0
+	if t >= tBytes {
+		g, b = t-tBytes, bytes
 	}
+	switch g {
+	case tLog:
+		return b * math.Log2(p)
+	case tLinear:
+		return b * (p - 1)
+	case tPLog:
+		return b * p * math.Log2(p)
+	}
+	return b
 }
 
-// forms are the formulas tried, each a set of terms: a + b·log2(P) +
-// bytes·(c + d·log2(P)), the same with P − 1 in either or both places,
-// and all six terms together. Coefficients are non-negative, so a formula
-// never goes negative and grows with P and bytes when it extrapolates.
-var forms = [][]term{
-	{tConst, tLog, tBytes, tBytesLog},
-	{tConst, tLinear, tBytes, tBytesLinear},
-	{tConst, tLog, tBytes, tBytesLinear},
-	{tConst, tLinear, tBytes, tBytesLog},
-	{tConst, tLog, tLinear, tBytes, tBytesLog, tBytesLinear},
-}
+// pTerms are the terms that depend on P alone.
+var pTerms = []term{tLog, tLinear, tPLog}
+
+// forms are the formulas tried, each a set of terms: a + b·g(P) +
+// bytes·(c + d·h(P)) for g and h each one of log2(P), P − 1 and
+// P·log2(P); and, for rank counts that no such pair follows, two of them
+// in both places (on three rank counts, 1, g and h span every function of
+// P, so that form follows any line per rank count). Coefficients are
+// non-negative, so a formula never goes negative and grows with P and
+// bytes when it extrapolates.
+var forms = func() [][]term {
+	var out [][]term
+	for _, g := range pTerms {
+		for _, h := range pTerms {
+			out = append(out, []term{tConst, g, tBytes, h + tBytes})
+		}
+	}
+	for i, g := range pTerms {
+		for _, h := range pTerms[i+1:] {
+			out = append(out, []term{tConst, g, h, tBytes, g + tBytes, h + tBytes})
+		}
+	}
+	return out
+}()
 
 // Formula is a fitted cost formula: Coef[t] multiplies term t (seconds,
 // or seconds per byte for the bytes terms), with the relative residual of
@@ -64,8 +82,11 @@ type Formula struct {
 	Residuals []float64
 }
 
-// Time is the formula's time in seconds.
-func (f Formula) Time(bytes float64, p int) float64 {
+// Time is the formula's time in seconds for bytes on p ranks.
+func (f Formula) Time(bytes float64, p int) float64 { return f.at(bytes, float64(p)) }
+
+// at is Time for a rank count that need not be whole (plots).
+func (f Formula) at(bytes, p float64) float64 {
 	s := 0.0
 	for t := range nTerms {
 		s += f.Coef[t] * t.value(bytes, p)
@@ -189,7 +210,7 @@ func (f *Formula) prune(pts []Point) {
 		}
 		small := true
 		for _, p := range pts {
-			if f.Coef[t]*t.value(p.Bytes, p.Ranks) > negligible*p.Time {
+			if f.Coef[t]*t.value(p.Bytes, float64(p.Ranks)) > negligible*p.Time {
 				small = false
 				break
 			}
@@ -213,7 +234,7 @@ func relativeLS(pts []Point, terms []term) ([]float64, bool) {
 	scale := make([]float64, k)
 	for i, p := range pts {
 		for j, t := range terms {
-			a.Set(i, j, t.value(p.Bytes, p.Ranks)/p.Time)
+			a.Set(i, j, t.value(p.Bytes, float64(p.Ranks))/p.Time)
 		}
 		b.SetVec(i, 1)
 	}

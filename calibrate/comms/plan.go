@@ -48,7 +48,7 @@ type sizes struct {
 	comms1, comms2, comms3, coll []int64
 	ranks                        []int   // rank counts of COMMS3, SYNCH1 and the collectives
 	target                       float64 // seconds one region should last
-	samples                      int     // measurements per kernel (the median is kept)
+	samples                      int     // measurements per kernel (the minimum is kept)
 }
 
 // modeSizes chooses the lengths: the full run measures the pingpong at
@@ -77,7 +77,7 @@ func modeSizes(quick, tiny bool) sizes {
 			comms2: []int64{0, 8, 512, 32 << 10, 1 << 20},
 			comms3: []int64{8, 512, 32 << 10, 1 << 20},
 			coll:   []int64{8, 512, 32 << 10},
-			ranks:  []int{2, 4}, target: 2e-3, samples: 5,
+			ranks:  []int{2, 4}, target: 5e-3, samples: 7,
 		}
 	}
 	c1 := []int64{0}
@@ -96,7 +96,7 @@ func modeSizes(quick, tiny bool) sizes {
 		comms2: append(append([]int64{0}, c2...), 4<<20),
 		comms3: []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 1 << 20},
 		coll:   []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10},
-		ranks:  []int{2, 4, 8}, target: 10e-3, samples: 9,
+		ranks:  []int{2, 4, 8}, target: 20e-3, samples: 9,
 	}
 }
 

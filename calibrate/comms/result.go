@@ -15,6 +15,14 @@ import (
 // when its rms relative residual is at most 10 %.
 const Tolerance = 0.10
 
+// minT0 is the start-up time of a range whose points curve upwards, so
+// that a line through them starts below zero: a table's t0 must be
+// positive, and 1 ns is a tenth of the fastest message measured.
+const minT0 = 1e-9
+
+// maxRanges is the most Hockney ranges of the message law.
+const maxRanges = 5
+
 // partition is the rank count of the message law: COMMS1 runs between two
 // ranks (the table's ranks: key).
 const partition = 2
@@ -25,11 +33,12 @@ type Result struct {
 	samples int
 	points  []Point
 
-	messages   fit.Piecewise // COMMS1
-	messagesOK bool          // every point within Tolerance
-	exchange   *fit.Piecewise
-	saturation map[int]fit.Hockney // COMMS3 by P
-	colls      map[string]collFit  // by kind, barrier included
+	messages    fit.Piecewise // COMMS1
+	messagesOK  bool          // every point within Tolerance
+	messagesErr error         // no Hockney ranges at all: the points are the law
+	exchange    *fit.Piecewise
+	saturation  map[int]fit.Hockney // COMMS3 by P
+	colls       map[string]collFit  // by kind, barrier included
 }
 
 // collFit is a collective kind's fit and the points it came from.
@@ -50,9 +59,9 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		return nil, errors.New("calibrate comms: no COMMS1 pingpong points")
 	}
 	var err error
-	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance})
+	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0})
 	if err != nil {
-		return nil, fmt.Errorf("calibrate comms: COMMS1: %w", err)
+		r.messagesErr = err // the measured points stand in (Messages)
 	}
 	if n, t := series(pts, Comms2, partition); len(n) >= 3 {
 		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance}); err == nil {
@@ -125,27 +134,37 @@ func (r *Result) Points() []Point { return slices.Clone(r.points) }
 func (r *Result) Ranks() int { return partition }
 
 // Messages is the messages: section of a machine table: the COMMS1 law as
-// Hockney ranges of message length, or, when no split into at most four
-// ranges follows every point within 10 %, the measured points as a table
-// over bytes (model: expr).
+// Hockney ranges of message length, the fewest (at most five) that follow
+// every point within 10 %. When none does, the best split into five is
+// written all the same, and its source says by how much it misses: a
+// measured table would follow the points, but t0, r∞ and n½ are what the
+// papers compare machines by, and the MPICH defaults read them. Only when
+// no split has a positive r∞ in every range (times that fall with the
+// length) are the measured points the law (model: expr, a table over
+// bytes).
 func (r *Result) Messages() any {
 	n, _ := series(r.points, Comms1, partition)
-	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
+	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
 		r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
-	if !r.messagesOK {
+	if r.messagesErr != nil {
 		return messagesYAML{
-			Source: src + "; no Hockney ranges fit within 10 % (best: " + describePiecewise(r.messages) + "), so the measured points are the law",
+			Source: src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
 			Model:  "expr",
 			Time:   r.table(Comms1, partition, "bytes"),
 		}
+	}
+	if !r.messagesOK {
+		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
 	m := messagesYAML{Source: src, Model: "hockney"}
 	for i, h := range r.messages.Laws {
 		rg := rangeYAML{T0: fmtTime(h.T0), Rinf: fmtRate(h.Rinf),
 			Source: fmt.Sprintf("perfc calibrate COMMS1 pingpong, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
 				fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
-		if h.T0 > 0 {
+		if h.T0 > minT0 {
 			rg.NHalf = fmtBytes(h.NHalf())
+		} else {
+			rg.Source += "; t0 raised to 1ns: the line through these points starts below zero (they curve upwards)"
 		}
 		if i < len(r.messages.Below) {
 			rg.Below = fmtBytes(r.messages.Below[i])
@@ -175,12 +194,18 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 		}
 		return cmp.Compare(a.Bytes, b.Bytes)
 	})
+	if x == "P" && len(sel) > 0 && sel[0].Ranks > 1 {
+		// One rank waits for no one: without this point the line through
+		// the first two would go negative below them (2 ranks on their
+		// own cores, 4 sharing them, can differ sevenfold).
+		t.Points = append(t.Points, []any{1, "0us"})
+	}
 	for _, pt := range sel {
-		xs := fmtBytes(pt.Bytes)
+		var xv any = fmtBytes(pt.Bytes)
 		if x == "P" {
-			xs = fmt.Sprint(pt.Ranks)
+			xv = pt.Ranks
 		}
-		t.Points = append(t.Points, []string{xs, fmtTime(pt.Time)})
+		t.Points = append(t.Points, []any{xv, fmtTime(pt.Time)})
 	}
 	return t
 }
@@ -190,7 +215,7 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 // measured points (over bytes on the largest rank count measured; the
 // barrier's over P).
 func (r *Result) Collectives() any {
-	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, median of %d measurements, %s", r.samples, r.date)}
+	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, minimum of %d measurements, %s", r.samples, r.date)}
 	for _, kind := range CollectiveKinds() {
 		cf, ok := r.colls[kind]
 		if !ok {
@@ -270,9 +295,11 @@ func formulaText(f Formula) string {
 	add(tConst, fmtTime(f.Coef[tConst]), "")
 	add(tLog, fmtTime(f.Coef[tLog]), " * log2(P)")
 	add(tLinear, fmtTime(f.Coef[tLinear]), " * (P - 1)")
+	add(tPLog, fmtTime(f.Coef[tPLog]), " * P * log2(P)")
 	add(tBytes, fmtPerByte(f.Coef[tBytes]), " * bytes")
 	add(tBytesLog, fmtPerByte(f.Coef[tBytesLog]), " * bytes * log2(P)")
 	add(tBytesLinear, fmtPerByte(f.Coef[tBytesLinear]), " * bytes * (P - 1)")
+	add(tBytesPLog, fmtPerByte(f.Coef[tBytesPLog]), " * bytes * P * log2(P)")
 	if len(parts) == 0 {
 		return "0us"
 	}
@@ -310,7 +337,7 @@ func (r *Result) Results() any {
 	for _, pt := range r.points {
 		if pt.Bench == Synch1 {
 			out = append(out, resultYAML{Name: fmt.Sprintf("SYNCH1 barrier, P=%d", pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, median of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
+				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, minimum of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
 		}
 	}
 	return out
@@ -335,8 +362,8 @@ type rangeYAML struct {
 }
 
 type tableYAML struct {
-	X      string     `yaml:"x"`
-	Points [][]string `yaml:"points,flow"`
+	X      string  `yaml:"x"`
+	Points [][]any `yaml:"points,flow"`
 }
 
 type collectivesYAML struct {

@@ -155,6 +155,12 @@ type PiecewiseOptions struct {
 	// MinPoints is the fewest points per range (default 3: two points
 	// always fit a line and say nothing about its quality).
 	MinPoints int
+	// MinT0 is the least start-up time a law may have (s): a machine
+	// table's Hockney t0 must be positive, and a range whose free fit
+	// starts below zero (points that curve upwards) is fitted through the
+	// origin, so its t0 is raised to MinT0 (a time far below any message's,
+	// such as 1 ns) and its residuals are those of the raised law.
+	MinT0 float64
 }
 
 // FitPiecewise fits the fewest Hockney ranges that describe every point
@@ -162,9 +168,10 @@ type PiecewiseOptions struct {
 // split into two ranges at a boundary between points, then three, and so
 // on up to MaxRanges; among the splits with the fewest ranges that fit, the
 // one with the smallest sum of squared relative residuals wins. When no
-// split fits, the best split with the most ranges is returned with ok =
-// false, so the caller can say that the law misses some points and by how
-// much. Points are (n bytes, t seconds), n strictly increasing.
+// split fits, the split with the most ranges whose worst point is nearest
+// is returned with ok = false (minimax: the smallest sum of squares would
+// refine ranges that already fit and leave the worst one as it is), so
+// the caller can say that the law misses some points and by how much. Points are (n bytes, t seconds), n strictly increasing.
 func FitPiecewise(n, t []float64, o PiecewiseOptions) (p Piecewise, ok bool, err error) {
 	if o.MaxRanges <= 0 {
 		o.MaxRanges = 4
@@ -185,6 +192,12 @@ func FitPiecewise(n, t []float64, o PiecewiseOptions) (p Piecewise, ok bool, err
 		h, err := FitHockney(n[i:j], t[i:j])
 		var hp *Hockney
 		if err == nil {
+			if h.T0 < o.MinT0 {
+				h.T0 = o.MinT0
+				for k := range h.Residuals {
+					h.Residuals[k] = (h.Time(n[i+k]) - t[i+k]) / t[i+k]
+				}
+			}
 			hp = &h
 		}
 		memo[k] = hp
@@ -193,17 +206,18 @@ func FitPiecewise(n, t []float64, o PiecewiseOptions) (p Piecewise, ok bool, err
 	var best []int // boundaries of the best split found so far
 	for ranges := 1; ranges <= o.MaxRanges && ranges*o.MinPoints <= len(n); ranges++ {
 		found := false
-		cost := math.Inf(1)
+		cost, worst := math.Inf(1), math.Inf(1)
 		var split []int
 		hkEachSplit(len(n), ranges, o.MinPoints, func(bounds []int) {
-			c, fits := hkSplitCost(bounds, law, o.Tolerance)
-			if math.IsInf(c, 1) {
-				return
-			}
-			if fits && (!found || c < cost) {
-				found, cost, split = true, c, slices.Clone(bounds)
-			} else if !found && c < cost {
-				cost, split = c, slices.Clone(bounds)
+			c, w := hkSplitCost(bounds, law)
+			switch {
+			case math.IsInf(c, 1):
+			case w <= o.Tolerance:
+				if !found || c < cost {
+					found, cost, worst, split = true, c, w, slices.Clone(bounds)
+				}
+			case !found && (w < worst || w == worst && c < cost):
+				cost, worst, split = c, w, slices.Clone(bounds)
 			}
 		})
 		if split == nil {
@@ -243,23 +257,19 @@ func hkEachSplit(total, ranges, least int, f func(bounds []int)) {
 }
 
 // hkSplitCost is the sum of squared relative residuals of a split and
-// whether every point is within the tolerance (+Inf when a range has no
-// law).
-func hkSplitCost(bounds []int, law func(i, j int) *Hockney, tol float64) (float64, bool) {
-	c, fits := 0.0, true
+// its largest |relative residual| (+Inf when a range has no law).
+func hkSplitCost(bounds []int, law func(i, j int) *Hockney) (ss, worst float64) {
 	for k := 0; k+1 < len(bounds); k++ {
 		h := law(bounds[k], bounds[k+1])
 		if h == nil {
-			return math.Inf(1), false
+			return math.Inf(1), math.Inf(1)
 		}
 		for _, r := range h.Residuals {
-			c += r * r
+			ss += r * r
 		}
-		if h.MaxResidual() > tol {
-			fits = false
-		}
+		worst = max(worst, h.MaxResidual())
 	}
-	return c, fits
+	return ss, worst
 }
 
 // hkAssemble builds the Piecewise law of a split, with its boundaries.

@@ -206,3 +206,30 @@ func TestEachSplitCountsSplits(t *testing.T) {
 		t.Errorf("splits %v", got)
 	}
 }
+
+// TestFitPiecewiseMinT0: a range whose free line starts below zero gets
+// the law through the origin, raised to MinT0, with its residuals.
+func TestFitPiecewiseMinT0(t *testing.T) {
+	n := []float64{1 << 20, 2 << 20, 3 << 20, 4 << 20}
+	ts := make([]float64, len(n))
+	for i := range n {
+		ts[i] = -10e-6 + n[i]/20e9 // a free line starts below zero
+	}
+	free, _, err := FitPiecewise(n, ts, PiecewiseOptions{Tolerance: 0.5, MaxRanges: 1})
+	if err != nil || len(free.Laws) != 1 || free.Laws[0].T0 != 0 {
+		t.Fatalf("without MinT0: %+v, %v; want one law through the origin", free, err)
+	}
+	p, _, err := FitPiecewise(n, ts, PiecewiseOptions{Tolerance: 0.5, MaxRanges: 1, MinT0: 1e-9})
+	if err != nil || len(p.Laws) != 1 {
+		t.Fatalf("with MinT0: %+v, %v", p, err)
+	}
+	h := p.Laws[0]
+	if h.T0 != 1e-9 || h.Rinf != free.Laws[0].Rinf {
+		t.Errorf("with MinT0: t0 %g rinf %g, want 1e-9 and %g", h.T0, h.Rinf, free.Laws[0].Rinf)
+	}
+	for i, r := range h.Residuals {
+		if want := (h.Time(n[i]) - ts[i]) / ts[i]; r != want {
+			t.Errorf("residual %d = %g, want %g", i, r, want)
+		}
+	}
+}
