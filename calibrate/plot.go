@@ -13,7 +13,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"perfc/calibrate/comms"
 	"perfc/calibrate/host"
 )
 
@@ -21,7 +20,8 @@ import (
 // SVG: the in-core fits (measured against fitted region times), the
 // operation costs, the loop-length sweeps with RINF1's line, the
 // working-set curve with the cache sizes marked, the IMH strides and,
-// when measured, the pingpong time against bytes. It returns the files.
+// when measured, calibrate/comms's figures (pingpong time against bytes,
+// the collectives). It returns the files.
 func (r *Result) Plots(dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -36,12 +36,6 @@ func (r *Result) Plots(dir string) ([]string, error) {
 		{"bandwidth", r.plotBandwidth},
 		{"stride", r.plotStride},
 	}
-	if r.Comms != nil {
-		plots = append(plots, struct {
-			name string
-			draw func() (*plot.Plot, error)
-		}{"pingpong", r.plotPingpong})
-	}
 	var files []string
 	for _, pl := range plots {
 		p, err := pl.draw()
@@ -54,6 +48,14 @@ func (r *Result) Plots(dir string) ([]string, error) {
 				return files, err
 			}
 			files = append(files, path)
+		}
+	}
+	if r.Comms != nil {
+		if err := r.Comms.Plot(dir); err != nil {
+			return files, fmt.Errorf("plot comms: %w", err)
+		}
+		for _, name := range []string{"comms-pingpong", "comms-collectives"} {
+			files = append(files, filepath.Join(dir, name+".png"), filepath.Join(dir, name+".svg"))
 		}
 	}
 	return files, nil
@@ -288,23 +290,4 @@ func (r *Result) plotStride() (*plot.Plot, error) {
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	return p, nil
-}
-
-// plotPingpong draws COMMS1: the time of a one-way message against its
-// length.
-func (r *Result) plotPingpong() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = "COMMS1 pingpong between goroutine ranks: one-way time"
-	p.X.Label.Text, p.Y.Label.Text = "bytes (0 drawn at 1)", "µs"
-	logAxes(p)
-	var xys plotter.XYs
-	for _, pt := range r.Comms.Points() {
-		if pt.Bench == comms.Comms1 {
-			xys = append(xys, plotter.XY{X: math.Max(pt.Bytes, 1), Y: pt.Time * 1e6})
-		}
-	}
-	if len(xys) == 0 {
-		return p, nil
-	}
-	return p, scatter(p, "measured (median)", xys, 0)
 }
