@@ -17,7 +17,11 @@ import (
 // counts of its region.
 type point struct {
 	bench
-	seconds float64        // median time per run of the region
+	// seconds is the region's time per run, the minimum over the
+	// measurements (each the mean of its runs): on a busy machine other
+	// work only ever adds time, so the least is the machine's own
+	// (PARKBENCH's rule; calibrate/comms takes the same).
+	seconds float64
 	spread  float64        // (max − min)/median of the measurements
 	counts  analyze.Counts // the analyzer's counts of the region
 }
@@ -110,7 +114,7 @@ func joinCounts(spec kernelSpec, rep *analyze.Report, m *spmd.Measurement) (*mea
 		if t.MedianUs > 0 {
 			spread = (t.MaxUs - t.MinUs) / t.MedianUs
 		}
-		out.points = append(out.points, point{bench: b, seconds: t.MedianUs * 1e-6, spread: spread, counts: c})
+		out.points = append(out.points, point{bench: b, seconds: t.MinUs * 1e-6, spread: spread, counts: c})
 	}
 	return out, nil
 }
