@@ -64,7 +64,7 @@ func modeSizes(m Mode, llc int64) sizes {
 		all.loopLens = []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
 		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<22, 2
 		all.strides = []int64{1, 2, 4, 8, 16, 32}
-		all.samples, all.minTime = 7, "500ms"
+		all.samples, all.minTime = 9, "1s"
 	case Quick:
 		all.work, all.tick2Reps = 1<<15, 1000
 		all.loopLens = []int64{1, 4, 16, 64, 256}
