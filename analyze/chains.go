@@ -227,32 +227,44 @@ type chainFlow struct {
 // planChains finds the chains loop carries and adds a leaf for them; body
 // are the leaves planned for the loop's iterations and body.
 func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, region string, planned []*leaf) {
-	carried := map[location]bool{}
-	written := map[location]bool{}
+	// Maps are made only when needed: most loops carry nothing, and the
+	// analysis of a small kernel is a few dozen microseconds.
+	var carried, written map[location]bool
 	blocked := false
 	fl := &chainFlow{p: p, depth: len(inner) - 1}
 	lang.Inspect(body, func(n lang.Node) bool {
 		switch n := n.(type) {
 		case *lang.ForStmt, *lang.RepeatStmt:
+			// Every nested loop, at any depth, is visited: each holds
+			// only its own carried locations.
 			for l := range p.carriedIn[n.(lang.Stmt)] {
+				if carried == nil {
+					carried = map[location]bool{}
+				}
 				carried[l] = true
 			}
 		case *lang.RegionStmt, *lang.CommStmt:
 			blocked = true
 		case *lang.AssignStmt:
 			if l, ok := fl.target(n.Lhs); ok {
+				if written == nil {
+					written = map[location]bool{}
+				}
 				written[l] = true
 			}
 		}
 		return !blocked
 	})
-	if blocked {
+	if blocked || len(written) == 0 {
 		return
 	}
 	var found []carriedChain
-	own := map[location]bool{}
+	var own map[location]bool
+	reads := p.readsIn(body)
 	for _, l := range sortedLocations(written) {
-		if carried[l] {
+		if carried[l] || !reads[l] {
+			// Carried by a nested loop, or never read: no value crosses
+			// from one iteration to the next.
 			continue
 		}
 		fl.state = chainState{l: emptyPath()}
@@ -261,19 +273,19 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 		if path == nil {
 			continue
 		}
+		if own == nil {
+			own = map[location]bool{}
+		}
 		own[l] = true
 		if len(path.steps) > 0 {
 			found = append(found, carriedChain{name: l.name(), steps: sortedSteps(path)})
 		}
 	}
-	for l := range own {
-		carried[l] = true
-	}
-	if len(carried) > 0 {
+	if own != nil {
 		if p.carriedIn == nil {
 			p.carriedIn = map[lang.Stmt]map[location]bool{}
 		}
-		p.carriedIn[loop] = carried
+		p.carriedIn[loop] = own
 	}
 	if len(found) == 0 {
 		return
@@ -289,6 +301,47 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 	}
 	p.leaves = append(p.leaves, &leaf{kind: leafChain, region: region, chain: inner, stmt: loop, pos: loop.Pos(),
 		carried: found, body: leaves})
+}
+
+// readsIn returns the locations a block may read as values (a superset:
+// every var named outside a plain assignment's target, and every array
+// reference by its text), kept per block.
+func (p *plan) readsIn(body *lang.Block) map[location]bool {
+	if r, ok := p.blockReads[body]; ok {
+		return r
+	}
+	info := p.k.Info
+	reads := map[location]bool{}
+	var visit func(n lang.Node) bool
+	visit = func(n lang.Node) bool {
+		switch n := n.(type) {
+		case *lang.Ident:
+			if obj := info.Uses[n]; obj != nil && obj.Kind == lang.VarObj {
+				reads[location{obj: obj}] = true
+			}
+		case *lang.IndexExpr:
+			if obj := info.Uses[n.Name]; obj != nil {
+				reads[location{obj: obj, text: lang.ExprString(n)}] = true
+			}
+		case *lang.AssignStmt:
+			if _, compound := n.Op.Binary(); compound {
+				lang.Inspect(n.Lhs, visit)
+			} else if ix, ok := lang.Unparen(n.Lhs).(*lang.IndexExpr); ok {
+				for _, x := range ix.Index {
+					lang.Inspect(x, visit)
+				}
+			}
+			lang.Inspect(n.Rhs, visit)
+			return false
+		}
+		return true
+	}
+	lang.Inspect(body, visit)
+	if p.blockReads == nil {
+		p.blockReads = map[*lang.Block]map[location]bool{}
+	}
+	p.blockReads[body] = reads
+	return reads
 }
 
 // sameLevel reports whether two levels are the same loop or repeat.
@@ -450,6 +503,19 @@ func scaleState(s chainState, q *big.Rat, qf float64) chainState {
 // nested passes a nested loop's body until the state no longer changes:
 // the loop may run any number of iterations, none included.
 func (fl *chainFlow) nested(body *lang.Block) {
+	reads := fl.p.readsIn(body)
+	touched := false
+	for l := range fl.state {
+		if reads[l] {
+			touched = true
+			break
+		}
+	}
+	if !touched {
+		// Nothing it reads depends on the carried value, and what it
+		// writes keeps its old path when it runs no iteration: no change.
+		return
+	}
 	fl.quiet++
 	defer func() { fl.quiet-- }()
 	// Every pass adds a location or a step, or ends the search; the bound

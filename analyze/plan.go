@@ -110,12 +110,13 @@ type plan struct {
 	// (chains.go): the counting plan is, a schedule's segment plans are
 	// not (they price no latency). hoistCuts keeps the chain position each
 	// reference is counted at (placeRefs), stmtLeaves the leaf of each
-	// statement that computes, and carriedIn the locations carried by a
-	// loop or a loop nested in it.
+	// statement that computes, carriedIn the locations each loop carries,
+	// and blockReads what a block reads.
 	chains     bool
 	hoistCuts  map[*lang.IndexExpr]int
 	stmtLeaves map[lang.Stmt]*leaf
 	carriedIn  map[lang.Stmt]map[location]bool
+	blockReads map[*lang.Block]map[location]bool
 }
 
 // newPlan walks the kernel once.

@@ -342,6 +342,9 @@ func (c *Compute) Latency(p Pattern, op Op, elem string) (Number, bool) {
 	return c.lookup(c.latency, p, op, elem)
 }
 
+// HasOps reports whether the table has a per-operation cost table.
+func (c *Compute) HasOps() bool { return c != nil && len(c.ops) > 0 }
+
 // HasLatency reports whether the table gives operation latencies.
 func (c *Compute) HasLatency() bool { return c != nil && len(c.latency) > 0 }
 
