@@ -1,0 +1,78 @@
+package machines
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCores checks the keys of ranks that share cores: read with their
+// source (the table's when they have none of their own), absent means
+// every rank has its own core, and bad values are refused with the place
+// and what to do.
+func TestCores(t *testing.T) {
+	type got struct {
+		Cores, CoresSource string
+		HasCores           bool
+		Switch             string
+		HasSwitch          bool
+	}
+	tests := []struct {
+		name, body string
+		want       got
+		err        string
+	}{
+		{"absent", "", got{}, ""},
+		{"cores only", "cores: 2\n", got{Cores: "2", CoresSource: "test", HasCores: true}, ""},
+		{"both", "cores: 2\ncore_switch: 0.05us\n", got{Cores: "2", CoresSource: "test", HasCores: true, Switch: "0.05us", HasSwitch: true}, ""},
+		{"zero cores", "cores: 0\n", got{}, "m.yaml:4:8: 'cores' must be greater than zero (0)"},
+		{"fractional cores", "cores: 1.5\n", got{}, "'cores' must be a whole number"},
+		{"a switch that is no time", "cores: 2\ncore_switch: 5MB/s\n", got{}, "'core_switch' needs a time, got a bandwidth (5MB/s)"},
+		{"a switch without cores", "core_switch: 1us\n", got{}, "m.yaml:4:14: core_switch is the cost of switching between ranks that share cores: give cores too"},
+	}
+	for _, tt := range tests {
+		m, err := Parse("m.yaml", []byte(header+tt.body))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: error %v, want one containing %q", tt.name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		var g got
+		n, ok := m.Cores()
+		g.HasCores = ok
+		if ok {
+			g.Cores, g.CoresSource = n.String(), n.Source
+		}
+		s, ok := m.CoreSwitch()
+		g.HasSwitch = ok
+		if ok {
+			g.Switch = s.String()
+		}
+		if diff := cmp.Diff(tt.want, g); diff != "" {
+			t.Errorf("%s: (-want +got)\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestDescribeCores checks that perfc machines prints the cores.
+func TestDescribeCores(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(header+"cores: 2\ncore_switch: 0.05us\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := m.Describe(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n  cores ", "  0.05us  "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Describe does not print %q:\n%s", want, b.String())
+		}
+	}
+}
