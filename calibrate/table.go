@@ -23,6 +23,7 @@ type tableYAML struct {
 	Name        string      `yaml:"name"`
 	Description string      `yaml:"description"`
 	Source      string      `yaml:"source"`
+	Cores       int         `yaml:"cores"` // the cores goroutine ranks share
 	Host        hostYAML    `yaml:"host"`
 	Compute     computeYAML `yaml:"compute"`
 	Memory      memoryYAML  `yaml:"memory"`
@@ -110,6 +111,7 @@ func (r *Result) Table() ([]byte, error) {
 		Name:        "host",
 		Description: "calibrated by perfc calibrate on " + r.Host.Describe(),
 		Source:      fmt.Sprintf("perfc calibrate %s (%s mode), %s, host %s, took %s", host.Version(), r.Mode, r.Date, r.Host.Describe(), r.Elapsed.Round(1e9)),
+		Cores:       r.Host.Cores,
 		Host: hostYAML{CPU: r.Host.CPU, Cores: r.Host.Cores, Caches: r.Host.CachesString(), Go: r.Host.Go,
 			GOAMD64: r.Host.GOAMD64, Date: r.Date},
 		Compute: r.computeSection(),

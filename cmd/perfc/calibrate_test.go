@@ -37,7 +37,7 @@ func TestCalibrateEndToEnd(t *testing.T) {
 		t.Error("no host: entries")
 	}
 	data, _ := os.ReadFile(table)
-	for _, key := range []string{"\ncompute:", "  loop:", "  access:", "  ops:", "  latency:", "\nmemory:", "compose: ecm",
+	for _, key := range []string{"\ncores:", "\ncompute:", "  loop:", "  access:", "  ops:", "  latency:", "\nmemory:", "compose: ecm",
 		"main_bandwidth:", "write_allocate:", "\nmessages:", "\ncollectives:", "\nresults:"} {
 		if !strings.Contains(string(data), key) {
 			t.Errorf("the table has no %q", strings.TrimSpace(key))
