@@ -3,7 +3,6 @@ package calibrate
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"perfc/analyze"
 	"perfc/analyze/cache"
@@ -46,13 +45,9 @@ type measuredKernel struct {
 // host's caches), and generates, builds and measures it exactly as perfc
 // check does. step reports the phase ("building", "running").
 func runKernel(ctx context.Context, spec kernelSpec, caches cache.Hierarchy, cacheDir string, sz sizes, step func(string)) (*measuredKernel, error) {
-	k, err := checkText(spec)
+	k, rep, err := countKernel(spec, caches)
 	if err != nil {
 		return nil, err
-	}
-	rep, err := analyze.Analyze(k, analyze.Options{Cache: caches})
-	if err != nil {
-		return nil, fmt.Errorf("calibrate: counting kernel %s: %w", spec.name, err)
 	}
 	p, err := codegen.Generate(k, codegen.Options{})
 	if err != nil {
@@ -75,6 +70,20 @@ func runKernel(ctx context.Context, spec kernelSpec, caches cache.Hierarchy, cac
 	return joinCounts(spec, rep, m)
 }
 
+// countKernel checks a generated kernel and counts it with the analyzer
+// on the given caches.
+func countKernel(spec kernelSpec, caches cache.Hierarchy) (*lang.Checked, *analyze.Report, error) {
+	k, err := checkText(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: caches})
+	if err != nil {
+		return nil, nil, fmt.Errorf("calibrate: counting kernel %s: %w", spec.name, err)
+	}
+	return k, rep, nil
+}
+
 // checkText parses and checks a generated kernel; an error here is a bug
 // of the generator, reported with the kernel's text position.
 func checkText(spec kernelSpec) (*lang.Checked, error) {
@@ -95,10 +104,7 @@ func joinCounts(spec kernelSpec, rep *analyze.Report, m *spmd.Measurement) (*mea
 	if len(rep.Classes) != 1 {
 		return nil, fmt.Errorf("calibrate: kernel %s has %d rank classes, want 1", spec.name, len(rep.Classes))
 	}
-	counts := map[string]analyze.Counts{}
-	for _, r := range rep.Classes[0].Regions {
-		counts[r.Name] = r.Counts
-	}
+	counts := regionCounts(rep)
 	times := map[string]spmd.Timing{}
 	for _, t := range m.Regions {
 		times[t.Name] = t
@@ -119,5 +125,11 @@ func joinCounts(spec kernelSpec, rep *analyze.Report, m *spmd.Measurement) (*mea
 	return out, nil
 }
 
-// elapsed is a small helper for durations in reports.
-func elapsed(start time.Time) time.Duration { return time.Since(start).Round(time.Millisecond) }
+// regionCounts maps region names to the counts of the one rank class.
+func regionCounts(rep *analyze.Report) map[string]analyze.Counts {
+	counts := map[string]analyze.Counts{}
+	for _, r := range rep.Classes[0].Regions {
+		counts[r.Name] = r.Counts
+	}
+	return counts
+}
