@@ -52,15 +52,8 @@ type kernelSpec struct {
 	benches []bench
 }
 
-// elemTypes are the language's element types; elemSize their bytes.
+// elemTypes are the language's element types.
 var elemTypes = []string{"f64", "f32", "i64", "i32"}
-
-func elemSize(t string) int64 {
-	if strings.HasSuffix(t, "64") {
-		return 8
-	}
-	return 4
-}
 
 func isFloat(t string) bool { return t[0] == 'f' }
 

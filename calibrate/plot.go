@@ -152,10 +152,7 @@ func (r *Result) plotOpCosts() (*plot.Plot, error) {
 	p.Title.Text = "operation costs: throughput beyond the loop (solid) and latency (light), ns"
 	p.Y.Label.Text = "ns"
 	w := vg.Points(5)
-	var labels []string
-	for _, op := range r.sz.ops {
-		labels = append(labels, op)
-	}
+	labels := r.sz.ops
 	k := 0
 	for ti, t := range r.sz.elems {
 		for _, which := range []string{"throughput", "latency"} {
