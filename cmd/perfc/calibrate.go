@@ -62,6 +62,7 @@ func (c *calibrateCmd) Run(e env) error {
 	if c.Out != "" {
 		where = c.Out
 	}
+	res.Summary(e.stderr)
 	fmt.Fprintf(e.stderr, "calibrate: %s mode took %s; wrote the table of %s to %s\n", mode, res.Elapsed.Round(time.Second), res.Host.Describe(), where)
 	if c.Plot != "" {
 		files, err := res.Plots(c.Plot)
