@@ -55,7 +55,10 @@ type Result struct {
 }
 
 // modeSizes returns the sizes of a mode on a host whose last-level cache
-// holds llc bytes.
+// holds llc bytes. Many short measurements, of which the fits take each
+// region's least, keep the numbers of a busy machine nearer its own than
+// a few long ones would: a long measurement always includes some time
+// when another program had the core.
 func modeSizes(m Mode, llc int64) sizes {
 	all := sizes{ops: opKinds, elems: elemTypes, inner: 256}
 	switch m {
@@ -64,13 +67,13 @@ func modeSizes(m Mode, llc int64) sizes {
 		all.loopLens = []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
 		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<22, 2
 		all.strides = []int64{1, 2, 4, 8, 16, 32}
-		all.samples, all.minTime = 9, "1s"
+		all.samples, all.minTime = 21, "200ms"
 	case Quick:
 		all.work, all.tick2Reps = 1<<15, 1000
 		all.loopLens = []int64{1, 4, 16, 64, 256}
 		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<20, 1
 		all.strides = []int64{1, 4, 16}
-		all.samples, all.minTime = 5, "150ms"
+		all.samples, all.minTime = 9, "50ms"
 	case Tiny:
 		all.inner, all.work, all.tick2Reps = 64, 1<<10, 100
 		all.ops, all.elems = []string{"add", "div", "madd", "sqrt"}, []string{"f64", "i64"}
