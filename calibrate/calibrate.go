@@ -85,6 +85,9 @@ func modeSizes(m Mode, llc int64) sizes {
 	return all
 }
 
+// maxSweep bounds the working-set sweep's array.
+const maxSweep = 1 << 30
+
 // buildSeconds is what one build of a generated program is assumed to
 // cost in the progress estimate (1–2 s on the 2-core host).
 const buildSeconds = 2.0
@@ -110,7 +113,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	info.Date = now().UTC()
-	llc := int64(info.Caches[len(info.Caches)-1].Size)
+	// The sweep's array is about 4× the last level; a last level of
+	// hundreds of MiB (a server's whole L3) is swept to 1 GiB at most.
+	llc := min(int64(info.Caches[len(info.Caches)-1].Size), maxSweep/4)
 	sz := modeSizes(o.Mode, llc)
 	res := &Result{Host: info, Mode: o.Mode, Date: info.Date.Format("2006-01-02"), sz: sz}
 
