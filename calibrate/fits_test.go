@@ -40,6 +40,36 @@ func near(got, want float64) bool { return math.Abs(got-want) <= 0.01*math.Abs(w
 // analyzer's counts of the real benchmark kernel: the benchmarks tell
 // every cost apart.
 func TestFitCoreRecoversKnownCosts(t *testing.T) {
+	cf, tp, lat := syntheticCore(t)
+	for k, want := range tp {
+		if got, _ := cf.throughput.Coefficient(k); !near(got, want) {
+			t.Errorf("throughput %s: got %g, want %g", k, got, want)
+		}
+	}
+	for k, want := range lat {
+		if got, _ := cf.latency.Coefficient(k); !near(got, want) {
+			t.Errorf("latency %s: got %g, want %g", k, got, want)
+		}
+	}
+	if !near(cf.tick2, syntheticTick2) {
+		t.Errorf("TICK2 %g, want %g", cf.tick2, syntheticTick2)
+	}
+	// The empty loop: t per entry = entry + n·iteration (one entry of the
+	// for per repetition; the repeat's own iteration and entry are shared).
+	wantRinf := 1 / tp[featIteration]
+	if !near(cf.loopRinf.Rinf, wantRinf) {
+		t.Errorf("empty loop r∞ %g, want %g", cf.loopRinf.Rinf, wantRinf)
+	}
+}
+
+// syntheticTick2 is the clock-read cost of the synthetic in-core times.
+const syntheticTick2 = 48e-9
+
+// syntheticCore fits in-core times made from known costs on the
+// analyzer's counts of the test-mode kernel, and returns the fit and the
+// costs.
+func syntheticCore(t *testing.T) (*coreFit, map[string]float64, map[string]float64) {
+	t.Helper()
 	sz := modeSizes(Tiny, 0)
 	pts := countedPoints(t, inCoreKernel(sz), testCaches)
 	tp := map[string]float64{featIteration: 0.25e-9, featEntry: 1.9e-9, featLoad: 0.03e-9, featStore: 0.08e-9,
@@ -47,13 +77,12 @@ func TestFitCoreRecoversKnownCosts(t *testing.T) {
 		"add i64": 0.05e-9, "div i64": 1.6e-9, "madd i64": 0.2e-9, "mul f64": 0.01e-9}
 	lat := map[string]float64{"add f64": 0.8e-9, "div f64": 3.5e-9, "madd f64": 1.6e-9, "sqrt f64": 5.6e-9,
 		"add i64": 0.27e-9, "div i64": 2.4e-9, "madd i64": 1.1e-9}
-	const tick2 = 48e-9
 	for i := range pts {
 		p := &pts[i]
 		var f, costs map[string]float64
 		switch p.group {
 		case groupTick2:
-			p.seconds = tick2 * float64(p.reps)
+			p.seconds = syntheticTick2 * float64(p.reps)
 			continue
 		case groupLatency:
 			f, costs = chainFeatures(*p), lat
@@ -72,36 +101,37 @@ func TestFitCoreRecoversKnownCosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range tp {
-		if got, _ := cf.throughput.Coefficient(k); !near(got, want) {
-			t.Errorf("throughput %s: got %g, want %g", k, got, want)
-		}
-	}
-	for k, want := range lat {
-		if got, _ := cf.latency.Coefficient(k); !near(got, want) {
-			t.Errorf("latency %s: got %g, want %g", k, got, want)
-		}
-	}
-	if !near(cf.tick2, tick2) {
-		t.Errorf("TICK2 %g, want %g", cf.tick2, tick2)
-	}
-	// The empty loop: t per entry = entry + n·iteration (one entry of the
-	// for per repetition; the repeat's own iteration and entry are shared).
-	wantRinf := 1 / tp[featIteration]
-	if !near(cf.loopRinf.Rinf, wantRinf) {
-		t.Errorf("empty loop r∞ %g, want %g", cf.loopRinf.Rinf, wantRinf)
-	}
+	return cf, tp, lat
 }
 
 // The memory fits recover each level's delivery rate and main memory's
 // from times made with them on the analyzer's line counts, and the
 // store stream's read share.
 func TestFitMemoryRecoversBandwidths(t *testing.T) {
+	mf, bw := syntheticMemory(t)
+	got := map[string]float64{}
+	for _, l := range mf.levels {
+		got[l.level] = l.bw
+	}
+	for k, want := range bw {
+		if !near(got[k], want) {
+			t.Errorf("%s: got %g B/s, want %g", k, got[k], want)
+		}
+	}
+	const readShare = 1.0 // the cache model counts every store as write-allocate
+	if mf.writeAllocate == nil || math.Abs(*mf.writeAllocate-readShare) > 0.05 {
+		t.Errorf("store read share %v, want about %g", mf.writeAllocate, readShare)
+	}
+}
+
+// syntheticMemory fits memory times made from known delivery rates on
+// the analyzer's line counts of the memory kernel on testCaches.
+func syntheticMemory(t *testing.T) (*memoryFit, map[string]float64) {
+	t.Helper()
 	sz := modeSizes(Tiny, 512<<10)
 	sz.memSteps = 2
 	pts := countedPoints(t, memoryKernel(sz), testCaches)
 	bw := map[string]float64{"L2": 100e9, "L3": 60e9, "main": 25e9}
-	const readShare = 1.0
 	for i := range pts {
 		p := &pts[i]
 		switch {
@@ -127,18 +157,7 @@ func TestFitMemoryRecoversBandwidths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]float64{}
-	for _, l := range mf.levels {
-		got[l.level] = l.bw
-	}
-	for k, want := range bw {
-		if !near(got[k], want) {
-			t.Errorf("%s: got %g B/s, want %g", k, got[k], want)
-		}
-	}
-	if mf.writeAllocate == nil || math.Abs(*mf.writeAllocate-readShare) > 0.05 {
-		t.Errorf("store read share %v, want about %g (the cache model counts every store as write-allocate)", mf.writeAllocate, readShare)
-	}
+	return mf, bw
 }
 
 func TestWorkingSets(t *testing.T) {

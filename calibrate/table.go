@@ -90,7 +90,7 @@ type cacheYAML struct {
 	Line      string `yaml:"line"`
 	Assoc     any    `yaml:"assoc"` // ways, or "full"
 	Bandwidth string `yaml:"bandwidth,omitempty"`
-	Source    string `yaml:"source"`
+	Source    string `yaml:"source,omitempty"` // the memory section's when empty
 }
 
 type numberYAML struct {
@@ -265,7 +265,10 @@ func (r *Result) memorySection() memoryYAML {
 		cy := cacheYAML{Name: c.Name, Size: host.Bytes(int64(c.Size)), Line: fmt.Sprintf("%dB", c.Line), Assoc: assoc, Source: c.Source}
 		if lf, ok := byLevel[c.Name]; ok && i > 0 {
 			cy.Bandwidth = gbs(lf.bw)
-			cy.Source = levelSource(lf, r.Host.Caches[i-1].Name, r.Date) + "; geometry: " + c.Source
+			cy.Source = levelSource(lf, r.Host.Caches[i-1].Name, r.Date)
+			if c.Source != "" {
+				cy.Source += "; geometry: " + c.Source
+			}
 		}
 		m.Caches = append(m.Caches, cy)
 	}
@@ -288,8 +291,8 @@ func levelSource(lf levelFit, above, date string) string {
 		}
 	}
 	distinct := slices.Compact(slices.Sorted(slices.Values(lf.sizes)))
-	return fmt.Sprintf("perfc calibrate working-set sweep, %s stream at %s..%s (%d sizes), bytes of the lines brought into %s per second (%s), %s, fit rms %s",
-		lf.kind, host.Bytes(distinct[0]), host.Bytes(distinct[len(distinct)-1]), len(distinct), above, strings.Join(kinds, ", "), date, pct(lf.rms))
+	return fmt.Sprintf("perfc calibrate working-set sweep, %s stream at %s..%s (%s), bytes of the lines brought into %s per second (%s), %s, fit rms %s",
+		lf.kind, host.Bytes(distinct[0]), host.Bytes(distinct[len(distinct)-1]), plural(len(distinct), "size"), above, strings.Join(kinds, ", "), date, pct(lf.rms))
 }
 
 // results writes the measurements kept for reference: TICK1, TICK2,
@@ -343,6 +346,14 @@ func (r *Result) results() []any {
 		}
 	}
 	return out
+}
+
+// plural writes a count and its noun: "1 size", "3 sizes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // rinfLens is the RINF1 loop lengths (those that fit the inner arrays).
