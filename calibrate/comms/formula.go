@@ -11,14 +11,18 @@ import (
 // message length and the rank count.
 type term int
 
-// The terms: a constant, log2(P), P − 1, P·log2(P), and bytes times each
+// The terms: a constant, log2(P), P − 1 and P·log2(P); bytes times each
+// of them; and the bytes beyond a knee, max(0, bytes − knee), times each
 // of them. Binomial trees and recursive doubling cost log2(P) steps;
 // rings, pairwise exchanges and P-block buffers cost P − 1 (shared/
 // reference/models.md §8, the MPICH algorithms the runtime uses); and when
 // P goroutine ranks share a few cores, each of the log2(P) steps waits for
 // P/cores ranks to be scheduled, P·log2(P) (host-baseline.md: allreduce of
 // 8 B in 0.21, 0.85, 2.60, 6.47 us at P = 2, 4, 8, 16 on 2 cores is
-// 0.105 us × P·log2(P) within 4 %).
+// 0.105 us × P·log2(P) within 4 %). The knee is where the pingpong's first
+// Hockney range ends (the payloads leave the first-level cache): beyond
+// it a byte costs more, and a formula linear in bytes cannot follow both
+// sides within 10 %.
 const (
 	tConst term = iota
 	tLog
@@ -28,17 +32,25 @@ const (
 	tBytesLog
 	tBytesLinear
 	tBytesPLog
+	tKnee
+	tKneeLog
+	tKneeLinear
+	tKneePLog
 	nTerms
 )
 
-// value is the term at (bytes, P).
-func (t term) value(bytes, p float64) float64 {
-	g := t
-	b := 1.0
-	if t >= tBytes {
-		g, b = t-tBytes, bytes
+// value is the term at (bytes, P) with the formula's knee.
+func (t term) value(bytes, p, knee float64) float64 {
+	var b float64
+	switch t / 4 {
+	case 0:
+		b = 1
+	case 1:
+		b = bytes
+	default:
+		b = max(0, bytes-knee)
 	}
-	switch g {
+	switch t % 4 {
 	case tLog:
 		return b * math.Log2(p)
 	case tLinear:
@@ -54,12 +66,13 @@ var pTerms = []term{tLog, tLinear, tPLog}
 
 // forms are the formulas tried, each a set of terms: a + b·g(P) +
 // bytes·(c + d·h(P)) for g and h each one of log2(P), P − 1 and
-// P·log2(P); and, for rank counts that no such pair follows, two of them
-// in both places (on three rank counts, 1, g and h span every function of
-// P, so that form follows any line per rank count). Coefficients are
-// non-negative, so a formula never goes negative and grows with P and
-// bytes when it extrapolates.
-var forms = func() [][]term {
+// P·log2(P); two of them in both places (on three rank counts, 1, g and h
+// span every function of P, so that form follows any line per rank
+// count); and, when a knee is given, a + b·g(P) + bytes·(c + d·h(P)) +
+// max(0, bytes − knee)·(e + f·k(P)). Coefficients are non-negative, so a
+// formula never goes negative and grows with P and bytes when it
+// extrapolates.
+func forms(knee bool) [][]term {
 	var out [][]term
 	for _, g := range pTerms {
 		for _, h := range pTerms {
@@ -71,14 +84,24 @@ var forms = func() [][]term {
 			out = append(out, []term{tConst, g, h, tBytes, g + tBytes, h + tBytes})
 		}
 	}
+	if knee {
+		for _, g := range pTerms {
+			for _, h := range pTerms {
+				for _, k := range pTerms {
+					out = append(out, []term{tConst, g, tBytes, h + tBytes, tKnee, k + tKnee})
+				}
+			}
+		}
+	}
 	return out
-}()
+}
 
 // Formula is a fitted cost formula: Coef[t] multiplies term t (seconds,
 // or seconds per byte for the bytes terms), with the relative residual of
 // every point it was fitted to.
 type Formula struct {
 	Coef      [nTerms]float64
+	Knee      float64 // B; the knee terms' max(0, bytes − Knee)
 	Residuals []float64
 }
 
@@ -89,7 +112,7 @@ func (f Formula) Time(bytes float64, p int) float64 { return f.at(bytes, float64
 func (f Formula) at(bytes, p float64) float64 {
 	s := 0.0
 	for t := range nTerms {
-		s += f.Coef[t] * t.value(bytes, p)
+		s += f.Coef[t] * t.value(bytes, p, f.Knee)
 	}
 	return s
 }
@@ -126,16 +149,30 @@ func (f Formula) MaxResidual() float64 {
 
 // FitFormula fits every form to the points (bytes, P, seconds) by
 // non-negative least squares on relative residuals and returns the best:
-// the smallest rms, except that a form with fewer non-zero terms whose rms
-// is within 10 % of the best (or one percentage point) is preferred, since
-// every extra term is extrapolated to rank counts nobody measured.
-func FitFormula(pts []Point) (Formula, error) {
+// the smallest rms, except that a form with fewer non-zero terms is
+// preferred when its rms is within 10 % of the best, or one percentage
+// point, or half the tolerance (5 %), since every extra term is
+// extrapolated to lengths and rank counts nobody measured. A fit has
+// fewer terms than points (at least one term), so that its rms says
+// something. A knee above zero (bytes) adds the forms with terms beyond
+// it when two lengths or more lie on either side of it: one length cannot
+// show a change of slope.
+func FitFormula(pts []Point, knee float64) (Formula, error) {
 	if len(pts) < 2 {
 		return Formula{}, errors.New("a collective formula needs at least two points")
 	}
+	below, beyond := map[float64]bool{}, map[float64]bool{}
+	for _, p := range pts {
+		if p.Bytes > knee {
+			beyond[p.Bytes] = true
+		} else {
+			below[p.Bytes] = true
+		}
+	}
+	useKnee := knee > 0 && len(below) >= 2 && len(beyond) >= 2
 	var fits []Formula
-	for _, form := range forms {
-		if f, ok := fitForm(pts, form); ok {
+	for _, form := range forms(useKnee) {
+		if f, ok := fitForm(pts, form, knee); ok {
 			fits = append(fits, f)
 		}
 	}
@@ -148,7 +185,7 @@ func FitFormula(pts []Point) (Formula, error) {
 			best = f
 		}
 	}
-	tol := max(best.RMS()*1.1, best.RMS()+0.01)
+	tol := max(best.RMS()*1.1, best.RMS()+0.01, Tolerance/2)
 	simplest := best
 	for _, f := range fits {
 		if f.RMS() <= tol && (f.Terms() < simplest.Terms() || f.Terms() == simplest.Terms() && f.RMS() < simplest.RMS()) {
@@ -163,10 +200,12 @@ func FitFormula(pts []Point) (Formula, error) {
 // the free fit on the set of its non-zero terms, so the best subset whose
 // free fit has no negative coefficient is it (at most 2^6 small solves).
 // Subsets whose columns are dependent on these points (log2(P) and P − 1
-// with two rank counts; bytes terms when every length is 0) are skipped.
-func fitForm(pts []Point, form []term) (Formula, bool) {
+// with two rank counts; bytes terms when every length is 0; knee terms
+// when no length is beyond it) are skipped.
+func fitForm(pts []Point, form []term, knee float64) (Formula, bool) {
 	var best Formula
 	bestSS, found := math.Inf(1), false
+	most := max(1, len(pts)-1)
 	for mask := 1; mask < 1<<len(form); mask++ {
 		var sub []term
 		for i, t := range form {
@@ -174,11 +213,14 @@ func fitForm(pts []Point, form []term) (Formula, bool) {
 				sub = append(sub, t)
 			}
 		}
-		coef, ok := relativeLS(pts, sub)
+		if len(sub) > most {
+			continue
+		}
+		coef, ok := relativeLS(pts, sub, knee)
 		if !ok {
 			continue
 		}
-		f := Formula{}
+		f := Formula{Knee: knee}
 		for i, t := range sub {
 			f.Coef[t] = coef[i]
 		}
@@ -210,7 +252,7 @@ func (f *Formula) prune(pts []Point) {
 		}
 		small := true
 		for _, p := range pts {
-			if f.Coef[t]*t.value(p.Bytes, float64(p.Ranks)) > negligible*p.Time {
+			if f.Coef[t]*t.value(p.Bytes, float64(p.Ranks), f.Knee) > negligible*p.Time {
 				small = false
 				break
 			}
@@ -224,7 +266,7 @@ func (f *Formula) prune(pts []Point) {
 // relativeLS solves min Σ ((Σ c_j term_j(p) − t_p)/t_p)² for the given
 // terms; ok is false when a coefficient is negative or the columns are
 // (numerically) dependent.
-func relativeLS(pts []Point, terms []term) ([]float64, bool) {
+func relativeLS(pts []Point, terms []term, knee float64) ([]float64, bool) {
 	m, k := len(pts), len(terms)
 	if m < k {
 		return nil, false
@@ -234,7 +276,7 @@ func relativeLS(pts []Point, terms []term) ([]float64, bool) {
 	scale := make([]float64, k)
 	for i, p := range pts {
 		for j, t := range terms {
-			a.Set(i, j, t.value(p.Bytes, float64(p.Ranks))/p.Time)
+			a.Set(i, j, t.value(p.Bytes, float64(p.Ranks), knee)/p.Time)
 		}
 		b.SetVec(i, 1)
 	}

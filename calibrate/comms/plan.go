@@ -76,7 +76,7 @@ func modeSizes(quick, tiny bool) sizes {
 			comms1: c1,
 			comms2: []int64{0, 8, 512, 32 << 10, 1 << 20},
 			comms3: []int64{8, 512, 32 << 10, 1 << 20},
-			coll:   []int64{8, 512, 32 << 10},
+			coll:   []int64{8, 512, 4 << 10, 32 << 10, 128 << 10},
 			ranks:  []int{2, 4}, target: 5e-3, samples: 7,
 		}
 	}

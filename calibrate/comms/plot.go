@@ -20,7 +20,7 @@ import (
 // comms-pingpong (COMMS1 half round trip against bytes, log-log, with the
 // fitted ranges and their boundaries) and comms-collectives (one panel per
 // kind: time against bytes per rank count with the formula; the barrier
-// against P). Lengths of 0 B cannot stand on a log axis and are left out
+// against P, with its formula when the table has it). Lengths of 0 B cannot stand on a log axis and are left out
 // of the drawing (not of the fit).
 func (r *Result) Plot(dir string) error {
 	pp, err := r.pingpongPlot()
@@ -162,9 +162,12 @@ func (r *Result) collectivePlots() ([][]*plot.Plot, error) {
 // against bytes; the barrier's against P.
 func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 	p := plot.New()
-	how := "measured points"
-	if cf.fits {
-		how = "rms " + percent(cf.formula.RMS())
+	how := "rms " + percent(cf.formula.RMS())
+	switch {
+	case !cf.fits && kind == "barrier":
+		how = "measured points"
+	case !cf.fits:
+		how += ", misses 10 %"
 	}
 	p.Title.Text = fmt.Sprintf("%s (%s)", kind, how)
 	p.Y.Label.Text = "time (us)"
@@ -172,6 +175,10 @@ func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 	ranks := pointRanks(cf.points)
 	if kind == "barrier" {
 		p.X.Label.Text = "ranks P"
+		p.X.Scale, p.X.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
+		p.Y.Min = 0
+		p.Legend.Top, p.Legend.Left = true, true
 		var pts plotter.XYs
 		for _, pt := range cf.points {
 			pts = append(pts, plotter.XY{X: float64(pt.Ranks), Y: pt.Time * 1e6})
@@ -186,7 +193,7 @@ func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 				pts = append(pts, plotter.XY{X: pt.Bytes, Y: pt.Time * 1e6})
 			}
 		}
-		if err := addSeries(p, pts, i, fmt.Sprintf("P=%d", rk), func(x float64) float64 { return cf.formula.Time(x, rk) * 1e6 }, cf.fits); err != nil {
+		if err := addSeries(p, pts, i, fmt.Sprintf("P=%d", rk), func(x float64) float64 { return cf.formula.Time(x, rk) * 1e6 }, true); err != nil {
 			return nil, err
 		}
 	}
@@ -194,7 +201,8 @@ func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 	return p, nil
 }
 
-// addSeries draws points and, when the formula is the table's, its curve.
+// addSeries draws points and, when the formula is the table's (withCurve),
+// its curve.
 func addSeries(p *plot.Plot, pts plotter.XYs, i int, name string, f func(float64) float64, withCurve bool) error {
 	if len(pts) == 0 {
 		return nil

@@ -2,7 +2,6 @@ package comms
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -55,8 +54,8 @@ type collFit struct {
 func Analyse(pts []Point, samples int, date string) (*Result, error) {
 	r := &Result{date: date, samples: samples, points: slices.Clone(pts), saturation: map[int]fit.Hockney{}, colls: map[string]collFit{}}
 	n, t := series(pts, Comms1, partition)
-	if len(n) == 0 {
-		return nil, errors.New("calibrate comms: no COMMS1 pingpong points")
+	if len(n) < 3 {
+		return nil, fmt.Errorf("calibrate comms: %d COMMS1 pingpong lengths; the message law needs 3 or more", len(n))
 	}
 	var err error
 	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0})
@@ -75,6 +74,7 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 			}
 		}
 	}
+	knee := r.knee(collectiveLengths(pts))
 	for _, kind := range CollectiveKinds() {
 		b := Bench(kind)
 		if kind == "barrier" {
@@ -89,13 +89,56 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		if len(kp) == 0 {
 			continue
 		}
-		f, err := FitFormula(kp)
+		f, err := FitFormula(kp, knee)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms: %s: %w", kind, err)
 		}
 		r.colls[kind] = collFit{formula: f, fits: f.RMS() <= Tolerance, points: kp}
 	}
 	return r, nil
+}
+
+// knee is the boundary of the message law where the bandwidth drops the
+// most, by a fifth at least, among those with two collective lengths or
+// more on either side (0: none): where the payloads leave the first-level
+// cache on the host, the length beyond which a byte costs more in the
+// collective formulas. (The first boundary need not be it: noise among the
+// shortest messages can split them off; and a drop at 1 MiB, out of the
+// second level, says nothing about collectives measured up to 256 KiB.)
+func (r *Result) knee(lengths []float64) float64 {
+	if r.messagesErr != nil {
+		return 0
+	}
+	knee, drop := 0.0, 1.2
+	for i, b := range r.messages.Below {
+		below, beyond := 0, 0
+		for _, n := range lengths {
+			if n > b {
+				beyond++
+			} else {
+				below++
+			}
+		}
+		if below < 2 || beyond < 2 {
+			continue
+		}
+		if d := r.messages.Laws[i].Rinf / r.messages.Laws[i+1].Rinf; d > drop {
+			knee, drop = b, d
+		}
+	}
+	return knee
+}
+
+// collectiveLengths lists the lengths the collectives were measured at.
+func collectiveLengths(pts []Point) []float64 {
+	var out []float64
+	for _, p := range pts {
+		if p.Bench != Comms1 && p.Bench != Comms2 && p.Bench != Comms3 && p.Bench != Synch1 && !slices.Contains(out, p.Bytes) {
+			out = append(out, p.Bytes)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // series returns one benchmark's points on P ranks as (bytes, seconds),
@@ -211,9 +254,12 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 }
 
 // Collectives is the collectives: section: per kind the fitted formula
-// over bytes and P, or, where it misses by more than 10 % rms, the
-// measured points (over bytes on the largest rank count measured; the
-// barrier's over P).
+// over bytes and P. The barrier's measured points over P stand in for its
+// formula when that misses by more than 10 % rms; a kind over bytes and P
+// keeps its best formula even then, and its source says so (its measured
+// points go to Results): a measured table has one variable, so points over
+// bytes would price every rank count as the one they were measured on,
+// three to ten times off on the others (docs/calibrate-comms.md).
 func (r *Result) Collectives() any {
 	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, minimum of %d measurements, %s", r.samples, r.date)}
 	for _, kind := range CollectiveKinds() {
@@ -221,29 +267,31 @@ func (r *Result) Collectives() any {
 		if !ok {
 			continue
 		}
-		ranks := pointRanks(cf.points)
-		bench := "COLL " + kind
-		if kind == "barrier" {
-			bench = "SYNCH1 barrier"
-		}
-		n, _ := bytesRange(cf.points)
-		src := fmt.Sprintf("perfc calibrate %s, %s, P=%s, %s", bench, n, joinInts(ranks), r.date)
-		e := collEntryYAML{Kind: kind}
+		e := collEntryYAML{Kind: kind, Time: formulaText(cf.formula)}
+		src := r.collSource(kind, cf)
 		switch {
 		case cf.fits:
-			e.Time = formulaText(cf.formula)
 			e.Source = fmt.Sprintf("%s, fit rms %s (max %s)", src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
 		case kind == "barrier":
 			e.Time = r.table(Synch1, 0, "P")
 			e.Source = fmt.Sprintf("%s, measured points: no formula fits within 10 %% (best rms %s)", src, percent(cf.formula.RMS()))
 		default:
-			top := ranks[len(ranks)-1]
-			e.Time = r.table(Bench(kind), top, "bytes")
-			e.Source = fmt.Sprintf("%s, measured points on P=%d: no formula over bytes and P fits within 10 %% (best rms %s)", src, top, percent(cf.formula.RMS()))
+			e.Source = fmt.Sprintf("%s, fit rms %s (max %s): no formula over bytes and P fits within 10 %%; the measured points are in results",
+				src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
 		}
 		c.Entries = append(c.Entries, e)
 	}
 	return c
+}
+
+// collSource names a collective's benchmark, lengths, rank counts and date.
+func (r *Result) collSource(kind string, cf collFit) string {
+	bench := "COLL " + kind
+	if kind == "barrier" {
+		bench = "SYNCH1 barrier"
+	}
+	n, _ := bytesRange(cf.points)
+	return fmt.Sprintf("perfc calibrate %s, %s, P=%s, %s", bench, n, joinInts(pointRanks(cf.points)), r.date)
 }
 
 // pointRanks lists the rank counts of points, in order.
@@ -300,6 +348,11 @@ func formulaText(f Formula) string {
 	add(tBytesLog, fmtPerByte(f.Coef[tBytesLog]), " * bytes * log2(P)")
 	add(tBytesLinear, fmtPerByte(f.Coef[tBytesLinear]), " * bytes * (P - 1)")
 	add(tBytesPLog, fmtPerByte(f.Coef[tBytesPLog]), " * bytes * P * log2(P)")
+	beyond := " * max(0B, bytes - " + fmtBytes(f.Knee) + ")"
+	add(tKnee, fmtPerByte(f.Coef[tKnee]), beyond)
+	add(tKneeLog, fmtPerByte(f.Coef[tKneeLog]), beyond+" * log2(P)")
+	add(tKneeLinear, fmtPerByte(f.Coef[tKneeLinear]), beyond+" * (P - 1)")
+	add(tKneePLog, fmtPerByte(f.Coef[tKneePLog]), beyond+" * P * log2(P)")
 	if len(parts) == 0 {
 		return "0us"
 	}
@@ -308,7 +361,8 @@ func formulaText(f Formula) string {
 
 // Results is a results: section (measured results kept for reference;
 // pricing ignores them): the COMMS2 exchange law, the COMMS3 saturation
-// bandwidth per rank count and the SYNCH1 barrier time per rank count.
+// bandwidth per rank count, the measured points of every collective kind
+// whose formula misses 10 %, and the SYNCH1 barrier time per rank count.
 func (r *Result) Results() any {
 	var out []resultYAML
 	if p := r.exchange; p != nil {
@@ -333,6 +387,17 @@ func (r *Result) Results() any {
 		out = append(out,
 			resultYAML{Name: fmt.Sprintf("COMMS3 saturation rinf (total), P=%d", p), Value: fmtRate(h.Rinf * msgs), Source: src},
 			resultYAML{Name: fmt.Sprintf("COMMS3 t0 (all messages), P=%d", p), Value: fmtTime(h.T0), Source: src})
+	}
+	for _, kind := range collectiveKinds {
+		cf, ok := r.colls[kind]
+		if !ok || cf.fits {
+			continue
+		}
+		for _, pt := range cf.points {
+			out = append(out, resultYAML{Name: fmt.Sprintf("COLL %s, %s, P=%d", kind, fmtBytes(pt.Bytes), pt.Ranks), Value: fmtTime(pt.Time),
+				Source: fmt.Sprintf("perfc calibrate COLL %s, %s, P=%d, minimum of %d measurements (spread %s), %s; the formula misses by %s rms",
+					kind, fmtBytes(pt.Bytes), pt.Ranks, r.samples, percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
+		}
 	}
 	for _, pt := range r.points {
 		if pt.Bench == Synch1 {

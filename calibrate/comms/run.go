@@ -4,8 +4,8 @@
 // perfc's language, builds and runs them with the code generator's runtime
 // (the one perfc check runs), and fits what the machine table's messages:
 // and collectives: sections need: a Hockney law t0 + bytes/r∞ in ranges of
-// message length, and per collective kind a formula over bytes and P, or
-// measured points where no formula fits (docs/calibrate-comms.md).
+// message length, and per collective kind a formula over bytes and P
+// (docs/calibrate-comms.md).
 package comms
 
 import (
