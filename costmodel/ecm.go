@@ -240,7 +240,8 @@ func (p *machinePricer) applyWarm(w *workload) {
 		delete(w.lines, c.Name)
 		delete(w.writeBacks, c.Name)
 	}
-	if len(held) > 0 {
+	if len(held) > 0 && !p.warmNoted {
+		p.warmNoted = true
 		p.note(fmt.Sprintf("warm caches: the working set of one rank (%s) fits %s, so in steady state no lines are brought into %s and none are charged "+
 			"(the generated program refills its arrays before each timed run; docs/predict.md, \"Warm caches\")",
 			units.Size(float64(w.footprint)), held[0], strings.Join(held, ", ")))

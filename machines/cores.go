@@ -15,6 +15,9 @@ type coreSharing struct {
 func (d *decoder) cores(f *fields, m *Machine) {
 	m.cores.count = d.optNumber(f, "cores", Dimensionless, wholePositive, m.source)
 	m.cores.switchTime = d.optNumber(f, "core_switch", Time, nonNegative, m.source)
+	if m.cores.count.Given && f.has("cluster") {
+		d.errorf(f.get("cores"), "cores (ranks sharing the cores of one host) and cluster (nodes of ranks, each with its own processor) exclude each other: give one of them")
+	}
 	if m.cores.switchTime.Given && !m.cores.count.Given {
 		d.errorf(f.get("core_switch"), "core_switch is the cost of switching between ranks that share cores: give cores too (the number of cores the ranks share)")
 	}

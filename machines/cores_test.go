@@ -29,6 +29,7 @@ func TestCores(t *testing.T) {
 		{"zero cores", "cores: 0\n", got{}, "m.yaml:4:8: 'cores' must be greater than zero (0)"},
 		{"fractional cores", "cores: 1.5\n", got{}, "'cores' must be a whole number"},
 		{"a switch that is no time", "cores: 2\ncore_switch: 5MB/s\n", got{}, "'core_switch' needs a time, got a bandwidth (5MB/s)"},
+		{"cores and a cluster", "cores: 2\ncluster: {source: s, node: {sx: 2, sy: 2}, links: {lx: 1, ly: 1}}\n", got{}, "m.yaml:4:8: cores (ranks sharing the cores of one host) and cluster (nodes of ranks, each with its own processor) exclude each other"},
 		{"a switch without cores", "core_switch: 1us\n", got{}, "m.yaml:4:14: core_switch is the cost of switching between ranks that share cores: give cores too"},
 	}
 	for _, tt := range tests {

@@ -128,7 +128,7 @@ func Build(rep *analyze.Report, pred *costmodel.Prediction, m *machines.Machine)
 		for i, c := range caches {
 			l := lines[c.Name]
 			bytes := (l.Lines.Float() + l.WriteBacks.Float()) * float64(c.Line)
-			r.Points = append(r.Points, r.point(reg.Name, c.Name, flop, bytes, t, perf, r.Ceilings[i]))
+			r.Points = append(r.Points, r.point(reg.Name, c.Name, flop, bytes, t, perf, r.ceilingOf(m, i)))
 			last = bytes
 		}
 		if caches == nil {
@@ -144,7 +144,7 @@ func Build(rep *analyze.Report, pred *costmodel.Prediction, m *machines.Machine)
 	}
 	for _, p := range r.Points {
 		if p.Bound > 0 && p.Predicted > p.Bound*(1+1e-9) {
-			r.Notes = append(r.Notes, fmt.Sprintf("region %s at %s: the predicted %s is above its ceiling %s (%s): the prediction does not charge this traffic at this bandwidth (costmodel prices each cache level's lines at that level's bandwidth, and main bandwidth only where no cache level is priced)",
+			r.Notes = append(r.Notes, fmt.Sprintf("region %s at %s: the predicted %s is above its ceiling %s (%s): the prediction does not charge this traffic at this bandwidth (costmodel prices each cache level's lines at that level's bandwidth, or with compose: ecm at the next level's, and main bandwidth only where no cache level is priced)",
 				p.Region, p.Level, units.Rate(p.Predicted), units.Rate(p.Bound), p.BoundBy))
 		}
 	}
@@ -155,6 +155,17 @@ func Build(rep *analyze.Report, pred *costmodel.Prediction, m *machines.Machine)
 		r.Notes = append(r.Notes, "the table gives no caches: main-memory traffic is the bytes loaded and stored")
 	}
 	return r, nil
+}
+
+// ceilingOf is the bandwidth ceiling of the traffic of cache level i: the
+// level's own bandwidth, or, with compose: ecm, where a level's bandwidth
+// is the rate at which it delivers lines to the level above it
+// (docs/predict.md), the next level's (main memory's after the last).
+func (r *Roofline) ceilingOf(m *machines.Machine, i int) Ceiling {
+	if m.Compose() == machines.ComposeECM {
+		i++
+	}
+	return r.Ceilings[i] // the caches' ceilings, then main memory's
 }
 
 // peakOf is the table's peak rate for the floating-point type that does
