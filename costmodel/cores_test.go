@@ -2,11 +2,13 @@ package costmodel
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
 	"perfc/analyze"
 	"perfc/costmodel/emulate"
+	"perfc/examples"
 	"perfc/machines"
 )
 
@@ -107,4 +109,58 @@ type freeCollectives struct{ *machinePricer }
 
 func (freeCollectives) Collective(kind, op, elem string, bytes int64, participants int64) float64 {
 	return 0
+}
+
+// TestCoresEveryExample emulates every example on the table whose ranks
+// share two cores and checks what must hold whatever the kernel: each
+// rank's time adds up (compute + communication + waiting + waiting for a
+// core = its end), each rank computes what the region table charges its
+// class on its own, and the critical path runs from 0 to the total
+// without gaps or overlaps.
+func TestCoresEveryExample(t *testing.T) {
+	m := loadCores(t)
+	for _, name := range examples.Names() {
+		t.Run(name, func(t *testing.T) {
+			k := loadKernel(t, "../examples/"+name+".spmd")
+			if k.NumRanks() <= 2 {
+				t.Skip("no more ranks than cores")
+			}
+			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			costs := classCosts(newOptionsPricer(m, k, Options{}), rep)
+			em, err := emulate.Emulate(k, PricerFor(k, rep, m, Options{}), emulate.EmulateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if em.Cores != 2 {
+				t.Errorf("Emulation.Cores = %d, want 2", em.Cores)
+			}
+			for _, r := range em.PerRank {
+				if sum := r.Compute + r.Comm + r.Wait + r.CoreWait; !sameTime(sum, r.End) && math.Abs(sum-r.End) > 1e-15 {
+					t.Errorf("rank %d: %g + %g + %g + %g = %g, but it ends at %g", r.Rank, r.Compute, r.Comm, r.Wait, r.CoreWait, sum, r.End)
+				}
+				if r.Wait < -1e-12 || r.CoreWait < -1e-12 {
+					t.Errorf("rank %d waits a negative time: %+v", r.Rank, r)
+				}
+				if own := costs[classIndex(t, rep, r.Rank)].compute; !sameTime(r.Compute, own) {
+					t.Errorf("rank %d computes %g s, its class's regions %g s", r.Rank, r.Compute, own)
+				}
+			}
+			if em.CriticalCut {
+				return
+			}
+			at := 0.0
+			for i, s := range em.Critical {
+				if math.Abs(s.Start-at) > 1e-9*max(em.Total, 1e-9) {
+					t.Fatalf("critical path step %d (%+v) starts at %g, the previous ended at %g", i, s, s.Start, at)
+				}
+				at = s.End
+			}
+			if tot := em.CriticalTotals; math.Abs(at-em.Total) > 1e-9*em.Total || !sameTime(tot.Compute+tot.Comm, em.Total) {
+				t.Errorf("critical path ends at %g with totals %+v, total %g", at, tot, em.Total)
+			}
+		})
+	}
 }

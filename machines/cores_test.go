@@ -77,3 +77,24 @@ func TestDescribeCores(t *testing.T) {
 		}
 	}
 }
+
+// TestExportCores checks that a copy of a table (-o yaml) keeps its cores.
+func TestExportCores(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(header+"cores: 2\ncore_switch: {value: 0.05us, source: ring}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := m.WriteYAML(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("copy.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := back.Cores()
+	s, sok := back.CoreSwitch()
+	if !ok || n.Value != 2 || !sok || s.String() != "0.05us" || s.Source != "ring" {
+		t.Errorf("the copy has cores %v (%v), core_switch %v %q (%v):\n%s", n, ok, s, s.Source, sok, b.String())
+	}
+}

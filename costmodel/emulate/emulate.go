@@ -151,6 +151,7 @@ type Emulation struct {
 	Nodes       []int64    `json:"nodes,omitempty"`
 	LinkWaits   int64      `json:"link_waits"`          // messages that waited for a node-boundary link
 	LinkWait    float64    `json:"link_wait_s"`         // the time they waited, summed
+	Cores       int        `json:"cores,omitempty"`     // the cores the ranks shared (CoreSharer); 0: each rank had its own
 	Truncated   bool       `json:"truncated,omitempty"` // stopped at EmulateOptions.Until
 	PerRank     []RankTime `json:"per_rank"`
 	// Critical is the critical path from the start of the run (or, when
@@ -314,14 +315,6 @@ type rankCold struct {
 	morePeers []peerEntry     // destinations beyond the first peersInline
 	peerIndex map[int64]int32 // destination → index in morePeers, once there are manyPeers
 	queued    int64           // eager messages delivered to this rank and not yet received (emulator.inboxes)
-	// With ranks sharing cores (coreState): the time the rank was ready
-	// without a core, the part of its current event's wait that was for a
-	// core (moveCoreWait), the core it holds (-1: none), when its time
-	// slice ends, and the copy it made last on its core.
-	coreWait, coreWaitEv float64
-	sliceEnd             float64
-	copyStart, busyUntil float64
-	core                 int32
 }
 
 // half is the send or the receive half of a rank's current event.
@@ -362,7 +355,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	// embeds only Pricer's methods, and would hide them.
 	em.inject, _ = p.(Injector)
 	em.computer, _ = p.(RankComputer)
-	cores, err := newCoreState(p, n)
+	cores, err := newCoreState(k, p, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -373,6 +366,9 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	}
 	em.observe = opts.Timeline != nil || opts.Observe != nil
 	em.res = Emulation{Kernel: k.Kernel.Name.Name, Ranks: n}
+	if cores != nil {
+		em.res.Cores = len(cores.held)
+	}
 	if px, py, ok := k.Grid(); ok {
 		em.res.Grid = []int64{px, py}
 	}
@@ -388,7 +384,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em.evBudget = opts.Limits.events()
 	em.room = float64(opts.Limits.memory()) - emulationMemory(n)
 	if em.cores != nil {
-		em.room -= float64(n) * coreRequestBytes // the run queue holds a request per rank at most
+		em.room -= float64(n * coreRankBytes) // each rank's core state and its request in the run queue (newCoreState)
 	}
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
@@ -399,7 +395,6 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		}
 		rs := &em.ranks[r] // zero from make
 		rs.openID = noNode
-		rs.core = -1
 		if alike >= 0 {
 			rs.cur.StartAlike(s, &em.ranks[alike].cur)
 		} else {
@@ -526,7 +521,9 @@ func (em *emulator) advance(r int64) error {
 			em.res.Truncated = em.res.Truncated || more
 			rs.done = true
 			em.done++
-			em.releaseCore(r, rs)
+			if em.cores != nil {
+				em.releaseCore(r, rs)
+			}
 			return nil
 		}
 		rs.events++
@@ -544,7 +541,7 @@ func (em *emulator) advance(r int64) error {
 		}
 		blocked, err := em.post(r, rs, ev)
 		if err != nil || blocked {
-			if blocked {
+			if blocked && em.cores != nil {
 				em.releaseCore(r, rs) // a rank that waits frees its core
 			}
 			return err
@@ -778,8 +775,8 @@ func (em *emulator) finishEvent(r int64, rs *rankState, start, end float64, prev
 func (em *emulator) finishEventFrom(r int64, rs *rankState, start, end, bound float64, prev *pathRef, via pathVia) {
 	rs.account(start, end)
 	coreWait := 0.0
-	if rs.coreWaitEv > 0 {
-		coreWait = rs.moveCoreWait(start)
+	if em.cores != nil {
+		coreWait = em.cores.ranks[r].moveCoreWait(rs, start)
 	}
 	if via == viaProgram {
 		em.path.extend(rs, r, start, end, rs.kind, rs.stmt)
@@ -825,7 +822,10 @@ func (em *emulator) result() (*Emulation, error) {
 	last := int64(0)
 	for r := range em.ranks {
 		rs := &em.ranks[r]
-		st := RankTime{Rank: int64(r), Compute: rs.compute, Comm: rs.comm, Wait: rs.wait, CoreWait: rs.coreWait, Events: rs.events}
+		st := RankTime{Rank: int64(r), Compute: rs.compute, Comm: rs.comm, Wait: rs.wait, Events: rs.events}
+		if em.cores != nil {
+			st.CoreWait = em.cores.ranks[r].coreWait
+		}
 		if rs.done {
 			st.End = rs.clock
 		}

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"perfc/analyze"
+	"perfc/lang"
 )
 
 // CoreSharer is implemented by a Pricer for a machine whose ranks share
@@ -66,10 +67,29 @@ const TimeSlice = 10e-3
 type coreState struct {
 	free     coreHeap   // the cores no rank holds, by when they are free
 	held     []coreSlot // by core: the state of a core while a rank holds it
+	ranks    []coreRank // by rank
 	queue    requestQueue
 	seq      int64   // the order of requests of the same time
 	switchAt float64 // CoreSwitch: added to every blocking message
 }
+
+// coreRank is what a rank's sharing of the cores needs beside its
+// rankState (kept apart so that an emulation without sharing carries none
+// of it): the time it was ready without a core, the part of its current
+// event's wait that was for a core (moveCoreWait), the core it holds (-1:
+// none), when its time slice ends, and the copy it made last on its core.
+type coreRank struct {
+	coreWait, coreWaitEv float64
+	sliceEnd             float64
+	copyStart, busyUntil float64
+	copyPrev             pathRef // what bound the last copy's start, unless copyVia is viaProgram
+	copyVia              pathVia
+	core                 int32
+}
+
+// coreRankBytes is the memory sharing cores takes per rank beside the
+// rankState: its coreRank and a request in the run queue.
+const coreRankBytes = int64(unsafe.Sizeof(coreRank{}) + unsafe.Sizeof(coreRequest{}))
 
 // coreSlot is one core: when it is free, and the path of the stretch that
 // ended on it then, which a rank that waited for it continues.
@@ -89,13 +109,11 @@ type coreRequest struct {
 	region string // a compute segment's region
 }
 
-// coreRequestBytes is the memory of one waiting request (each rank has at
-// most one; the budget counts them).
-const coreRequestBytes = float64(unsafe.Sizeof(coreRequest{}))
-
-// newCoreState returns the cores of an emulation of n ranks under p, or
-// nil when every rank has a core of its own.
-func newCoreState(p Pricer, n int64) (*coreState, error) {
+// newCoreState returns the cores of an emulation of k's ranks under p, or
+// nil when every rank has a core of its own; past the memory budget of
+// limits (the ranks and their core state together) it is an error.
+func newCoreState(k *lang.Checked, p Pricer, limits EmulateLimits) (*coreState, error) {
+	n := k.NumRanks()
 	cs, ok := p.(CoreSharer)
 	if !ok {
 		return nil, nil
@@ -114,7 +132,13 @@ func newCoreState(p Pricer, n int64) (*coreState, error) {
 	if p.Cluster() != nil {
 		return nil, errors.New("emulate: a machine whose ranks share cores cannot also be a cluster of SMP nodes: give cores or cluster, not both")
 	}
-	st := &coreState{switchAt: sw, free: make(coreHeap, c), held: make([]coreSlot, c)}
+	if emulationMemory(n)+float64(n*coreRankBytes) > float64(limits.memory()) {
+		return nil, coresMemoryError(k, limits)
+	}
+	st := &coreState{switchAt: sw, free: make(coreHeap, c), held: make([]coreSlot, c), ranks: make([]coreRank, n)}
+	for r := range st.ranks {
+		st.ranks[r].core = -1
+	}
 	for i := range st.free {
 		st.free[i] = coreSlot{prev: emptyPath, id: int32(i)}
 	}
@@ -136,7 +160,7 @@ func (st *coreState) take() coreSlot { return heap.Pop(&st.free).(coreSlot) }
 // slice ends with a rank waiting), or it queues for a core. It reports
 // whether the rank must wait.
 func (em *emulator) computeShared(r int64, rs *rankState, cost float64, region string) (waits bool) {
-	if rs.core < 0 {
+	if em.cores.ranks[r].core < 0 {
 		rs.blocked = true
 		em.cores.request(coreRequest{ready: rs.clock, rank: int32(r), dst: -1, left: cost, region: region})
 		return true
@@ -151,13 +175,14 @@ func (em *emulator) computeShared(r int64, rs *rankState, cost float64, region s
 // must wait.
 func (em *emulator) runOnCore(r int64, rs *rankState, q coreRequest, start float64, prev *pathRef, via pathVia) (waits bool) {
 	st := em.cores
+	cr := &st.ranks[r]
 	end := start + q.left
 	cut := false
-	if st.queue.Len() > 0 && end > rs.sliceEnd {
+	if st.queue.Len() > 0 && end > cr.sliceEnd {
 		// The slice ends at the first slice boundary at which a rank waits
 		// for a core.
-		if at, ok := em.firstWait(max(start, rs.sliceEnd), end); ok {
-			rs.sliceEnd = at
+		if at, ok := em.firstWait(max(start, cr.sliceEnd), end); ok {
+			cr.sliceEnd = at
 			end, cut = at, true
 		}
 	}
@@ -338,7 +363,7 @@ func (em *emulator) grantCore() error {
 	r := int64(q.rank)
 	if q.dst < 0 {
 		rs := &em.ranks[r]
-		em.hold(r, rs, c, start)
+		em.hold(r, c, start)
 		if !em.runOnCore(r, rs, q, start, prev, via) {
 			rs.blocked = false
 			em.wakeOther(r)
@@ -348,7 +373,7 @@ func (em *emulator) grantCore() error {
 	d := int64(q.dst)
 	copier := em.copier(r, d)
 	cs := &em.ranks[copier]
-	em.hold(copier, cs, c, start)
+	em.hold(copier, c, start)
 	em.copyOnCore(r, d, q.ready, start, prev, via)
 	if cs.blocked { // a sendrecv whose other half still waits
 		em.releaseCore(copier, cs)
@@ -357,11 +382,12 @@ func (em *emulator) grantCore() error {
 }
 
 // hold gives core c to rank r from start, for a time slice.
-func (em *emulator) hold(r int64, rs *rankState, c coreSlot, start float64) {
+func (em *emulator) hold(r int64, c coreSlot, start float64) {
 	em.cores.held[c.id] = c
-	rs.core = c.id
-	rs.sliceEnd = start + TimeSlice
-	rs.busyUntil = start
+	cr := &em.cores.ranks[r]
+	cr.core = c.id
+	cr.sliceEnd = start + TimeSlice
+	cr.busyUntil = start
 }
 
 // releaseCore gives up the core rank r holds (if any) when it waits or
@@ -369,18 +395,19 @@ func (em *emulator) hold(r int64, rs *rankState, c coreSlot, start float64) {
 // that its clock has not reached (a sendrecv still waiting for its other
 // half), with the rank's path up to then.
 func (em *emulator) releaseCore(r int64, rs *rankState) {
-	if em.cores == nil || rs.core < 0 {
+	if em.cores.ranks[r].core < 0 {
 		return
 	}
-	c := em.cores.held[rs.core]
-	rs.core = -1
-	c.free = max(rs.clock, rs.busyUntil)
-	head := em.path.takeHead(rs, r)
-	if rs.busyUntil > rs.clock {
+	cr := &em.cores.ranks[r]
+	c := em.cores.held[cr.core]
+	cr.core = -1
+	c.free = max(rs.clock, cr.busyUntil)
+	if cr.busyUntil > rs.clock {
 		// The copy is on the path beyond the rank's own events.
-		head = em.path.message(&head, viaProgram, r, rs.copyStart, rs.busyUntil, rs.stmt)
+		c.prev = em.lastCopy(r, rs)
+	} else {
+		c.prev = em.path.takeHead(rs, r)
 	}
-	c.prev = head
 	heap.Push(&em.cores.free, c)
 }
 
@@ -388,8 +415,7 @@ func (em *emulator) releaseCore(r int64, rs *rankState) {
 // at ready, when ranks share cores: the side that arrived second copies
 // it, at once if it holds a core, or after queueing for one.
 func (em *emulator) transferShared(s, d int64, ready float64) {
-	cs := &em.ranks[em.copier(s, d)]
-	if cs.core < 0 {
+	if em.cores.ranks[em.copier(s, d)].core < 0 {
 		em.cores.request(coreRequest{ready: ready, rank: int32(s), dst: int32(d)})
 		return
 	}
@@ -404,7 +430,7 @@ func (em *emulator) copier(s, d int64) int64 {
 	switch {
 	case ds.posted > ss.posted:
 		return d
-	case ds.posted == ss.posted && ds.core >= 0 && ss.core < 0:
+	case ds.posted == ss.posted && em.cores.ranks[d].core >= 0 && em.cores.ranks[s].core < 0:
 		return d
 	}
 	return s
@@ -415,31 +441,48 @@ func (em *emulator) copier(s, d int64) int64 {
 // waited for the core), or after a copy it made before on it, and
 // delivers it: its price and the switch.
 func (em *emulator) copyOnCore(s, d int64, ready, start float64, prev *pathRef, via pathVia) {
-	ss, ds := &em.ranks[s], &em.ranks[d]
+	ss := &em.ranks[s]
 	c := em.copier(s, d)
-	cs := &em.ranks[c]
+	cr := &em.cores.ranks[c]
 	var own pathRef
-	if cs.busyUntil > start {
+	if cr.busyUntil > start {
 		// The copier's core is busy with its other copy (the other half of
 		// a sendrecv): this one follows it on the path.
-		head := em.path.takeHead(cs, c)
-		own = em.path.message(&head, viaProgram, c, cs.copyStart, cs.busyUntil, cs.stmt)
-		start, prev, via = cs.busyUntil, &own, viaCore
+		own = em.lastCopy(c, &em.ranks[c])
+		start, prev, via = cr.busyUntil, &own, viaCore
 	}
 	end := start + ss.send.cost + em.cores.switchAt
-	cs.copyStart, cs.busyUntil = start, end
+	cr.copyStart, cr.busyUntil = start, end
+	cr.copyVia = via
+	if via != viaProgram {
+		cr.copyPrev = *prev
+	}
 	if wait := start - ready; wait > 0 {
-		ss.coreWaitEv = max(ss.coreWaitEv, wait)
-		ds.coreWaitEv = max(ds.coreWaitEv, wait)
+		sr, dr := &em.cores.ranks[s], &em.cores.ranks[d]
+		sr.coreWaitEv = max(sr.coreWaitEv, wait)
+		dr.coreWaitEv = max(dr.coreWaitEv, wait)
 	}
 	em.deliver(s, d, start, end, prev, via)
+}
+
+// lastCopy returns the path that ends with the last copy rank r made on
+// its core, while its event is still open (a sendrecv waiting for its
+// other half): the copy after what bound its start, the core's last
+// holder or the rank's own events.
+func (em *emulator) lastCopy(r int64, rs *rankState) pathRef {
+	cr := &em.cores.ranks[r]
+	base, via := cr.copyPrev, cr.copyVia
+	if via == viaProgram {
+		base = em.path.takeHead(rs, r)
+	}
+	return em.path.message(&base, via, r, cr.copyStart, cr.busyUntil, rs.stmt)
 }
 
 // computeOnCore records rank r's compute segment (or a slice of it) from
 // start to end on a core it waited for since q.ready.
 func (em *emulator) computeOnCore(r int64, rs *rankState, q coreRequest, start, end float64, prev *pathRef, via pathVia) {
 	rs.compute += end - start
-	rs.coreWait += start - q.ready
+	em.cores.ranks[r].coreWait += start - q.ready
 	em.path.follow(rs, r, start, end, ActCompute, nil, prev, via)
 	rs.clock = end
 	if em.observe {
@@ -452,14 +495,14 @@ func (em *emulator) computeOnCore(r int64, rs *rankState, q coreRequest, start, 
 // moveCoreWait moves the part of rank rs's event wait that was a wait for
 // a core (its message ready, no core free) from its waiting to its
 // waiting for a core, and returns it: at most the event's own wait.
-func (rs *rankState) moveCoreWait(start float64) float64 {
-	x := min(rs.coreWaitEv, start-rs.posted)
-	rs.coreWaitEv = 0
+func (cr *coreRank) moveCoreWait(rs *rankState, start float64) float64 {
+	x := min(cr.coreWaitEv, start-rs.posted)
+	cr.coreWaitEv = 0
 	if x <= 0 {
 		return 0
 	}
 	rs.wait -= x
-	rs.coreWait += x
+	cr.coreWait += x
 	return x
 }
 

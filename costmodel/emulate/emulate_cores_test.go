@@ -331,3 +331,24 @@ func TestSharedMakespan(t *testing.T) {
 		}
 	}
 }
+
+// TestCoresMemoryBudget checks that the ranks' core state counts against
+// the memory budget: a budget that admits the ranks alone but not their
+// sharing of cores is an error that says so.
+func TestCoresMemoryBudget(t *testing.T) {
+	const src = `kernel r() on P = 1000 ranks {
+  array a[8]: f64
+  sendrecv a to (rank + 1) % P from (rank + P - 1) % P
+}`
+	k := checkSource(t, "k.spmd", src)
+	budget := int64(emulationMemory(1000)) + 1000*coreRankBytes/2
+	p := sharedPricer{unitPricer: unitPricer{msg: 1, eager: -1}, cores: 2}
+	if _, err := Emulate(k, p.unitPricer, EmulateOptions{Limits: EmulateLimits{MaxMemory: budget}}); err != nil {
+		t.Fatalf("without sharing: %v", err)
+	}
+	_, err := Emulate(k, p, EmulateOptions{Limits: EmulateLimits{MaxMemory: budget}})
+	var be *BudgetError
+	if !errors.As(err, &be) || be.Limit != "memory" || !strings.Contains(err.Error(), "emulating 1,000 ranks on shared cores needs about") {
+		t.Fatalf("error %v, want a memory budget error for shared cores", err)
+	}
+}
