@@ -195,8 +195,8 @@ func (r *Result) computeSection() computeYAML {
 		Access: accessYAML{Load: ns(coef(featLoad)), Store: ns(coef(featStore)),
 			Source: fmt.Sprintf("perfc calibrate copy, copy2, store and every in-core region, %s", fitSrc)},
 	}
-	c.Ops = opTable(tp, cf.tp, groupOps, r.sz, fmt.Sprintf("perfc calibrate independent operations (y[i] = x[i] OP z[i], one and two statements per iteration), cost beyond the loop and the accesses, %s", fitSrc))
-	c.Latency = opTable(cf.latency, cf.lat, groupLatency, r.sz, fmt.Sprintf("perfc calibrate chains through a var (s = s OP x[i]), NNLS of %d region times on the chains' operations, %d iterations each, %s, fit rms %s",
+	c.Ops = opTable(tp, cf.tp, groupOps, r.sz, r.Date, fmt.Sprintf("perfc calibrate independent operations (y[i] = x[i] OP z[i], one and two statements per iteration), cost beyond the loop and the accesses, %s", fitSrc))
+	c.Latency = opTable(cf.latency, cf.lat, groupLatency, r.sz, r.Date, fmt.Sprintf("perfc calibrate chains through a var (s = s OP x[i]), NNLS of %d region times on the chains' operations, %d iterations each, %s, fit rms %s",
 		len(cf.lat), r.sz.work, r.Date, pct(cf.latency.RelRMS)))
 	return c
 }
@@ -206,7 +206,7 @@ func (r *Result) computeSection() computeYAML {
 // fit puts at 0 (the operation hides behind the loop and the accesses)
 // are left out: a table's operation costs must be positive, and an
 // operation without a cost is priced at 0 with a note (docs/calibrate.md).
-func opTable(l *fit.Linear, pts []point, group string, sz sizes, src string) opTableYAML {
+func opTable(l *fit.Linear, pts []point, group string, sz sizes, date, src string) opTableYAML {
 	out := opTableYAML{Source: src}
 	for _, op := range sz.ops {
 		e := opEntryYAML{Op: op}
@@ -232,8 +232,15 @@ func opTable(l *fit.Linear, pts []point, group string, sz sizes, src string) opT
 				e.I32 = s
 			}
 		}
-		rms := rmsOf(l, pts, func(p point) bool { return p.group == group && p.op == op })
-		e.Source = fmt.Sprintf("%s benchmarks of %s, rms %s over them", group, op, pct(rms))
+		mine := func(p point) bool { return p.group == group && p.op == op }
+		n := 0
+		for _, p := range pts {
+			if mine(p) {
+				n++
+			}
+		}
+		e.Source = fmt.Sprintf("perfc calibrate %s %s, %d regions of %d iterations over %d-element arrays in L1, %s, rms %s over them (whole fit %s)",
+			group, op, n, sz.work, sz.inner, date, pct(rmsOf(l, pts, mine)), pct(l.RelRMS))
 		if len(zero) > 0 {
 			e.Source += fmt.Sprintf("; %s fitted at 0 (hidden by the loop and accesses), left out", strings.Join(zero, " "))
 		}
