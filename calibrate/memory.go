@@ -34,7 +34,14 @@ type levelFit struct {
 	bw    float64            // bytes per second
 	rms   float64            // relative rms of the chosen fit
 	sizes []int64            // working sets of the chosen fit's points
-	all   map[string]float64 // rate of every kind, bytes per second
+	all   map[string]kindFit // the fit of every kind
+}
+
+// kindFit is one stream kind's fit on a level's plateau.
+type kindFit struct {
+	bw    float64 // bytes per second
+	rms   float64
+	sizes int // distinct working sets
 }
 
 // sweepPoint is one working-set point of the curve.
@@ -144,7 +151,7 @@ func fitLevel(pts []point, h cache.Hierarchy, i int) (*levelFit, error) {
 		name = h[i].Name
 	}
 	var best *levelFit
-	all := map[string]float64{}
+	all := map[string]kindFit{}
 	kinds := []string{groupLoad, groupStore, groupRMW}
 	if i == len(h) {
 		// Out of cache every stream is bound by memory, not by its
@@ -176,7 +183,7 @@ func fitLevel(pts []point, h cache.Hierarchy, i int) (*levelFit, error) {
 			continue
 		}
 		bw := 1 / l.Coef[0]
-		all[kind] = bw
+		all[kind] = kindFit{bw: bw, rms: l.RelRMS, sizes: len(slices.Compact(slices.Sorted(slices.Values(sizes))))}
 		if kind == groupAll || (i < len(h) && (best == nil || bw > best.bw)) {
 			best = &levelFit{level: name, kind: kind, bw: bw, rms: l.RelRMS, sizes: sizes}
 		}

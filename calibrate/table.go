@@ -294,7 +294,7 @@ func levelSource(lf levelFit, above, date string) string {
 	var kinds []string
 	for _, k := range []string{groupLoad, groupStore, groupRMW} {
 		if v, ok := lf.all[k]; ok {
-			kinds = append(kinds, fmt.Sprintf("%s %s", k, gbs(v)))
+			kinds = append(kinds, fmt.Sprintf("%s %s", k, gbs(v.bw)))
 		}
 	}
 	distinct := slices.Compact(slices.Sorted(slices.Values(lf.sizes)))
@@ -341,7 +341,8 @@ func (r *Result) results() []any {
 	for _, l := range mf.levels {
 		for _, k := range []string{groupLoad, groupStore, groupRMW} {
 			if v, ok := l.all[k]; ok && k != l.kind {
-				add(fmt.Sprintf("%s delivery rate, %s stream", l.level, k), gbs(v), fmt.Sprintf("perfc calibrate working-set sweep, %s", r.Date))
+				add(fmt.Sprintf("%s delivery rate, %s stream", l.level, k), gbs(v.bw),
+					fmt.Sprintf("perfc calibrate working-set sweep, %s stream on %s's plateau (%s), %s, fit rms %s", k, l.level, plural(v.sizes, "size"), r.Date, pct(v.rms)))
 			}
 		}
 	}
