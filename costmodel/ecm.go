@@ -247,3 +247,17 @@ func (p *machinePricer) applyWarm(w *workload) {
 			units.Size(float64(w.footprint)), held[0], strings.Join(held, ", ")))
 	}
 }
+
+// ecmKeysNote says that the table's loop, access and latency costs price
+// nothing because it does not compose with ecm (a -M compose=max, or a
+// table written so): a key that is read and never charged would be a trap,
+// as main_bandwidth with an operation table was. It is "" otherwise.
+func (p *machinePricer) ecmKeysNote() string {
+	c := p.m.Compute()
+	_, loop := c.Loop()
+	_, access := c.Access()
+	if p.isECM() || !loop && !access && !c.HasLatency() {
+		return ""
+	}
+	return fmt.Sprintf("the table's compute.loop, compute.access and compute.latency are priced only with compose: ecm; with compose: %s they are not charged", p.m.Compose())
+}

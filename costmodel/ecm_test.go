@@ -323,3 +323,27 @@ func triadRegion(t *testing.T, p *Prediction) RegionPrediction {
 	t.Fatalf("no region triad in %+v", p.Regions)
 	return RegionPrediction{}
 }
+
+// TestECMKeysNoted checks that an ecm table composed otherwise (-M
+// compose=max) says that its loop, access and latency costs are not
+// charged, and that the ecm composition does not.
+func TestECMKeysNoted(t *testing.T) {
+	k := loadKernel(t, "../examples/triad.spmd", "N", "1000")
+	for _, compose := range []string{"ecm", "max"} {
+		m, err := ecmTable(t).With(machines.Assignment{Name: "compose", Value: compose})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := Predict(k, rep, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := has(pred.Notes, "are priced only with compose: ecm"), compose != "ecm"; got != want {
+			t.Errorf("compose %s: note %v, want %v (notes %q)", compose, got, want, pred.Notes)
+		}
+	}
+}

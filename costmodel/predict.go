@@ -142,6 +142,9 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	if n := p.vectorNote(rep); n != "" {
 		p.note(n)
 	}
+	if n := p.ecmKeysNote(); n != "" {
+		p.note(n)
+	}
 	if u := usesOf(rep); u.messages || u.collectives {
 		if n := partitionNote(p.m, k.NumRanks()); n != "" {
 			p.note(n)

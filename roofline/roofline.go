@@ -144,7 +144,7 @@ func Build(rep *analyze.Report, pred *costmodel.Prediction, m *machines.Machine)
 	}
 	for _, p := range r.Points {
 		if p.Bound > 0 && p.Predicted > p.Bound*(1+1e-9) {
-			r.Notes = append(r.Notes, fmt.Sprintf("region %s at %s: the predicted %s is above its ceiling %s (%s): the prediction does not charge this traffic at this bandwidth (costmodel prices each cache level's lines at that level's bandwidth, or with compose: ecm at the next level's, and main bandwidth only where no cache level is priced)",
+			r.Notes = append(r.Notes, fmt.Sprintf("region %s at %s: the predicted %s is above its ceiling %s (%s): the prediction does not charge this traffic at this bandwidth (costmodel prices each cache level's lines at that level's bandwidth, and main bandwidth only where no cache level is priced)",
 				p.Region, p.Level, units.Rate(p.Predicted), units.Rate(p.Bound), p.BoundBy))
 		}
 	}
