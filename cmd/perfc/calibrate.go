@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -28,6 +30,9 @@ type calibrateCmd struct {
 func (c *calibrateCmd) Run(e env) error {
 	if c.Plot != "" && c.Plot == c.Out {
 		return errors.New("calibrate: --plot names a directory, -o a file; give them different paths")
+	}
+	if err := c.checkPaths(); err != nil {
+		return err
 	}
 	mode := calibrate.Full
 	switch {
@@ -73,6 +78,23 @@ func (c *calibrateCmd) Run(e env) error {
 	}
 	if c.Out != "" {
 		fmt.Fprintf(e.stderr, "use it: perfc predict -m %s KERNEL, perfc check -m %s KERNEL\n", c.Out, c.Out)
+	}
+	return nil
+}
+
+// checkPaths refuses, before minutes of benchmarks, an -o whose directory
+// does not exist and a --plot directory that cannot be made.
+func (c *calibrateCmd) checkPaths() error {
+	if c.Out != "" {
+		dir := filepath.Dir(c.Out)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("calibrate: -o %s: the directory %s does not exist; create it or write the table elsewhere", c.Out, dir)
+		}
+	}
+	if c.Plot != "" {
+		if err := os.MkdirAll(c.Plot, 0o755); err != nil {
+			return fmt.Errorf("calibrate: --plot %s: %w", c.Plot, err)
+		}
 	}
 	return nil
 }

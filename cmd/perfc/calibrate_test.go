@@ -56,3 +56,26 @@ func TestCalibrateEndToEnd(t *testing.T) {
 		t.Errorf("perfc predict -m %s triad: exit %d: %s", table, code, stderr.String())
 	}
 }
+
+// Paths that cannot be written are refused before any benchmark runs.
+func TestCalibrateBadPaths(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", filepath.Join(dir, "nosuch", "host.yaml")}, "does not exist"},
+		{[]string{"--plot", filepath.Join(file, "plots")}, "--plot"},
+		{[]string{"-o", file, "--plot", file}, "different paths"},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"calibrate", "--test-mode"}, tc.args...)
+		if code := run(args, env{stdout: &stdout, stderr: &stderr}); code == 0 || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("perfc %v: exit %d, stderr %q; want an error saying %q", args, code, stderr.String(), tc.want)
+		}
+	}
+}
