@@ -35,6 +35,9 @@ type levelFit struct {
 	rms   float64            // relative rms of the chosen fit
 	sizes []int64            // working sets of the chosen fit's points
 	all   map[string]kindFit // the fit of every kind
+	// relaxed says that no working set lay on the plateau, so the fit
+	// took every working set between the level above and this one.
+	relaxed bool
 }
 
 // kindFit is one stream kind's fit on a level's plateau.
@@ -145,6 +148,27 @@ func plateau(ws int64, h cache.Hierarchy, i int) bool {
 // every stream kind and keeps the fastest; nil when no point lies on the
 // level's plateau.
 func fitLevel(pts []point, h cache.Hierarchy, i int) (*levelFit, error) {
+	lf, err := fitLevelOn(pts, h, i, plateau)
+	if lf != nil || err != nil {
+		return lf, err
+	}
+	// No working set on the plateau (levels of near sizes, or a last
+	// level too large to sweep four times over): any working set beyond
+	// the level above, with the source saying so.
+	lf, err = fitLevelOn(pts, h, i, beyond)
+	if lf != nil {
+		lf.relaxed = true
+	}
+	return lf, err
+}
+
+// beyond reports whether a working set exceeds the level above level i.
+func beyond(ws int64, h cache.Hierarchy, i int) bool {
+	return ws > int64(h[i-1].Size) && (i == len(h) || ws <= int64(h[i].Size))
+}
+
+// fitLevelOn is fitLevel on the working sets that on accepts.
+func fitLevelOn(pts []point, h cache.Hierarchy, i int, on func(int64, cache.Hierarchy, int) bool) (*levelFit, error) {
 	above := h[i-1]
 	name := "main"
 	if i < len(h) {
@@ -163,7 +187,7 @@ func fitLevel(pts []point, h cache.Hierarchy, i int) (*levelFit, error) {
 		var y []float64
 		var sizes []int64
 		for _, p := range pts {
-			if (p.group != kind && (kind != groupAll || !isStream(p.group))) || !plateau(p.n*8, h, i) {
+			if (p.group != kind && (kind != groupAll || !isStream(p.group))) || !on(p.n*8, h, i) {
 				continue
 			}
 			in, wb := linesOf(p.counts, above.Name)

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"perfc/analyze/cache"
 	"perfc/calibrate/fit"
 	"perfc/calibrate/host"
 )
@@ -270,9 +271,16 @@ func (r *Result) memorySection() memoryYAML {
 			assoc = "full"
 		}
 		cy := cacheYAML{Name: c.Name, Size: host.Bytes(int64(c.Size)), Line: fmt.Sprintf("%dB", c.Line), Assoc: assoc, Source: c.Source}
+		if _, ok := byLevel[c.Name]; !ok && i > 0 {
+			if d, ok := deeperFit(r.Host.Caches, byLevel, i); ok {
+				cy.Bandwidth = gbs(d.bw)
+				cy.Source = fmt.Sprintf("[derived] no working set of the sweep lay between %s and %s: taken as %s's rate (%s)",
+					r.Host.Caches[i-1].Name, c.Name, d.level, levelSource(d, r.Host.Caches, r.Date))
+			}
+		}
 		if lf, ok := byLevel[c.Name]; ok && i > 0 {
 			cy.Bandwidth = gbs(lf.bw)
-			cy.Source = levelSource(lf, r.Host.Caches[i-1].Name, r.Date)
+			cy.Source = levelSource(lf, r.Host.Caches, r.Date)
 			if c.Source != "" {
 				cy.Source += "; geometry: " + c.Source
 			}
@@ -280,7 +288,7 @@ func (r *Result) memorySection() memoryYAML {
 		m.Caches = append(m.Caches, cy)
 	}
 	if lf, ok := byLevel["main"]; ok {
-		m.MainBandwidth = &numberYAML{Value: gbs(lf.bw), Source: levelSource(lf, r.Host.Caches[len(r.Host.Caches)-1].Name, r.Date)}
+		m.MainBandwidth = &numberYAML{Value: gbs(lf.bw), Source: levelSource(lf, r.Host.Caches, r.Date)}
 	}
 	if mf.writeAllocate != nil {
 		wa := *mf.writeAllocate >= 0.5
@@ -289,8 +297,27 @@ func (r *Result) memorySection() memoryYAML {
 	return m
 }
 
+// deeperFit is the fit of the first level after level i that has one
+// (main memory last): an ecm table needs a rate for every level, and a
+// deeper level's rate bounds an unmeasured one from below.
+func deeperFit(h cache.Hierarchy, byLevel map[string]levelFit, i int) (levelFit, bool) {
+	for j := i + 1; j < len(h); j++ {
+		if lf, ok := byLevel[h[j].Name]; ok {
+			return lf, true
+		}
+	}
+	lf, ok := byLevel["main"]
+	return lf, ok
+}
+
 // levelSource says how a level's rate was fitted.
-func levelSource(lf levelFit, above, date string) string {
+func levelSource(lf levelFit, h cache.Hierarchy, date string) string {
+	above := h[len(h)-1].Name // main memory delivers to the last level
+	for i := 1; i < len(h); i++ {
+		if h[i].Name == lf.level {
+			above = h[i-1].Name
+		}
+	}
 	var kinds []string
 	for _, k := range []string{groupLoad, groupStore, groupRMW} {
 		if v, ok := lf.all[k]; ok {
@@ -298,8 +325,12 @@ func levelSource(lf levelFit, above, date string) string {
 		}
 	}
 	distinct := slices.Compact(slices.Sorted(slices.Values(lf.sizes)))
-	return fmt.Sprintf("perfc calibrate working-set sweep, %s stream at %s..%s (%s), bytes of the lines brought into %s per second (%s), %s, fit rms %s",
-		lf.kind, host.Bytes(distinct[0]), host.Bytes(distinct[len(distinct)-1]), plural(len(distinct), "size"), above, strings.Join(kinds, ", "), date, pct(lf.rms))
+	where := ""
+	if lf.relaxed {
+		where = ", no working set on the level's plateau (2× the level above to half the level): the sizes between the two levels instead"
+	}
+	return fmt.Sprintf("perfc calibrate working-set sweep, %s stream at %s..%s (%s%s), bytes of the lines brought into %s per second (%s), %s, fit rms %s",
+		lf.kind, host.Bytes(distinct[0]), host.Bytes(distinct[len(distinct)-1]), plural(len(distinct), "size"), where, above, strings.Join(kinds, ", "), date, pct(lf.rms))
 }
 
 // results writes the measurements kept for reference: TICK1, TICK2,
