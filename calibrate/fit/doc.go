@@ -3,5 +3,3 @@
 // t0 + n/r∞ (and piecewise laws where one does not fit), each with its
 // residuals kept, so that a table can say how well its numbers fit.
 package fit
-
-import _ "gonum.org/v1/gonum/mat" // the fits are written on gonum's matrices

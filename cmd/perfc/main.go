@@ -16,19 +16,20 @@ import (
 // cli is the command line. Each verb is a struct with a Run method; kong
 // generates --help for every one of them.
 type cli struct {
-	Version  kong.VersionFlag `help:"Print the version of perfc and of the Go it was built with."`
-	Parse    parseCmd         `cmd:"" help:"Check a kernel and print a summary or its AST as JSON."`
-	Fmt      fmtCmd           `cmd:"" help:"Print a kernel in canonical form."`
-	Predict  predictCmd       `cmd:"" help:"Predict how long a kernel takes on a machine, and why."`
-	Emulate  emulateCmd       `cmd:"" help:"Emulate every rank's schedule: critical path, idle time, timeline."`
-	Sweep    sweepCmd         `cmd:"" help:"Predict over lists of parameter values, one row per point."`
-	Roofline rooflineCmd      `cmd:"" help:"Place each region on the machine's roofline: intensity, ceilings."`
-	Count    countCmd         `cmd:"" help:"Count exactly what every rank does, per region."`
-	Gen      genCmd           `cmd:"" help:"Write a kernel as a Go program that runs and times it."`
-	Check    checkCmd         `cmd:"" help:"Run a kernel's generated program; measured against predicted."`
-	Machines machinesCmd      `cmd:"" help:"List the built-in machine tables, or print one with its sources."`
-	Examples examplesCmd      `cmd:"" help:"List the built-in example kernels, or print one."`
-	Help     helpCmd          `cmd:"" help:"List the verbs, or show the help of one."`
+	Version   kong.VersionFlag `help:"Print the version of perfc and of the Go it was built with."`
+	Parse     parseCmd         `cmd:"" help:"Check a kernel and print a summary or its AST as JSON."`
+	Fmt       fmtCmd           `cmd:"" help:"Print a kernel in canonical form."`
+	Predict   predictCmd       `cmd:"" help:"Predict how long a kernel takes on a machine, and why."`
+	Emulate   emulateCmd       `cmd:"" help:"Emulate each rank's schedule: critical path, idle time, timeline."`
+	Sweep     sweepCmd         `cmd:"" help:"Predict over lists of parameter values, one row per point."`
+	Roofline  rooflineCmd      `cmd:"" help:"Place each region on the machine's roofline: intensity, ceilings."`
+	Count     countCmd         `cmd:"" help:"Count exactly what every rank does, per region."`
+	Gen       genCmd           `cmd:"" help:"Write a kernel as a Go program that runs and times it."`
+	Check     checkCmd         `cmd:"" help:"Run a kernel's generated program; measured against predicted."`
+	Calibrate calibrateCmd     `cmd:"" help:"Benchmark this machine into a machine table for -m."`
+	Machines  machinesCmd      `cmd:"" help:"List the built-in machine tables, or print one with its sources."`
+	Examples  examplesCmd      `cmd:"" help:"List the built-in example kernels, or print one."`
+	Help      helpCmd          `cmd:"" help:"List the verbs, or show the help of one."`
 }
 
 // env carries the streams a verb writes to, so tests can run verbs in

@@ -1,0 +1,176 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"perfc/calibrate/comms"
+	"perfc/calibrate/host"
+)
+
+// Mode is how much a calibration measures.
+type Mode int
+
+const (
+	// Full is perfc calibrate: every size and repetition (minutes).
+	Full Mode = iota
+	// Quick is perfc calibrate --quick: fewer sizes and shorter
+	// measurements (under a minute on a 2-core host).
+	Quick
+	// Tiny is for tests: every benchmark kind and fit once, on a few
+	// operations and sizes, in seconds. Its numbers are not a calibration.
+	Tiny
+)
+
+func (m Mode) String() string { return [...]string{"full", "quick", "tiny (test)"}[m] }
+
+// Options choose what Run measures and where it builds.
+type Options struct {
+	Mode Mode
+	// CacheDir is where generated programs are built ("" = the user cache
+	// directory's perfc/, as perfc check).
+	CacheDir string
+	// Progress, when set, is told the benchmark that runs and the share
+	// done, in estimated seconds (done of total).
+	Progress func(name string, done, total float64)
+	// NoComms leaves out the communication benchmarks (messages and
+	// collectives sections).
+	NoComms bool
+	// Now dates the sources (nil: time.Now).
+	Now func() time.Time
+}
+
+// Result is a calibration: the host, every fit with its points, and what
+// the communication benchmarks found.
+type Result struct {
+	Host    host.Info
+	Mode    Mode
+	Date    string // YYYY-MM-DD (UTC), in every source
+	Core    *coreFit
+	Memory  *memoryFit
+	Comms   *comms.Result // nil with NoComms
+	Elapsed time.Duration
+	sz      sizes
+}
+
+// modeSizes returns the sizes of a mode on a host whose last-level cache
+// holds llc bytes. Many short measurements, of which the fits take each
+// region's least, keep the numbers of a busy machine nearer its own than
+// a few long ones would: a long measurement always includes some time
+// when another program had the core.
+func modeSizes(m Mode, llc int64) sizes {
+	all := sizes{ops: opKinds, elems: elemTypes, inner: 256}
+	switch m {
+	case Full:
+		all.work, all.tick2Reps = 1<<17, 4000
+		all.loopLens = []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
+		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<22, 2
+		all.strides = []int64{1, 2, 4, 8, 16, 32}
+		all.samples, all.minTime = 21, "200ms"
+	case Quick:
+		all.work, all.tick2Reps = 1<<15, 1000
+		all.loopLens = []int64{1, 4, 16, 64, 256}
+		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<20, 1
+		all.strides = []int64{1, 4, 16}
+		all.samples, all.minTime = 9, "50ms"
+	case Tiny:
+		all.inner, all.work, all.tick2Reps = 64, 1<<10, 100
+		all.ops, all.elems = []string{"add", "div", "madd", "sqrt"}, []string{"f64", "i64"}
+		all.loopLens = []int64{1, 8, 64}
+		all.memMax, all.memWork, all.memSteps = 2*llc, 1<<14, 1
+		all.strides = []int64{1, 16}
+		all.samples, all.minTime = 1, "1ms"
+	}
+	return all
+}
+
+// maxSweep bounds the working-set sweep's array.
+const maxSweep = 1 << 30
+
+// buildSeconds is what one build of a generated program is assumed to
+// cost in the progress estimate (1–2 s on the 2-core host).
+const buildSeconds = 2.0
+
+// runSeconds estimates one kernel's measurement: a warm-up and the
+// measurements of at least minTime each.
+func (s sizes) runSeconds() float64 {
+	d, _ := time.ParseDuration(s.minTime)
+	return float64(s.samples+2) * max(d.Seconds(), 0.05)
+}
+
+// Run benchmarks this host: the in-core kernel, the memory kernel and,
+// unless NoComms, the communication benchmarks of calibrate/comms; and
+// fits every benchmark's parameters.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	start := time.Now()
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	info, err := host.Read()
+	if err != nil {
+		return nil, err
+	}
+	info.Date = now().UTC()
+	// The sweep's array is about 4× the last level; a last level of
+	// hundreds of MiB (a server's whole L3) is swept to 1 GiB at most.
+	llc := min(int64(info.Caches[len(info.Caches)-1].Size), maxSweep/4)
+	sz := modeSizes(o.Mode, llc)
+	res := &Result{Host: info, Mode: o.Mode, Date: info.Date.Format("2006-01-02"), sz: sz}
+
+	mine := 2 * (buildSeconds + sz.runSeconds())
+	commsTotal := 0.0
+	if !o.NoComms {
+		commsTotal = 20 // until comms says
+	}
+	done := 0.0
+	report := func(name string, extra float64) {
+		if o.Progress != nil {
+			o.Progress(name, done+extra, mine+commsTotal)
+		}
+	}
+	run := func(spec kernelSpec, what string) (*measuredKernel, error) {
+		report(what+": counting", 0)
+		mk, err := runKernel(ctx, spec, info.Caches, o.CacheDir, sz, func(step string) {
+			if step == "running" {
+				done += buildSeconds
+			}
+			report(what+": "+step, 0)
+		})
+		if err != nil {
+			return nil, err
+		}
+		done += sz.runSeconds()
+		return mk, nil
+	}
+	core, err := run(inCoreKernel(sz), "in-core benchmarks")
+	if err != nil {
+		return nil, err
+	}
+	if res.Core, err = fitCore(core); err != nil {
+		return nil, err
+	}
+	mem, err := run(memoryKernel(sz), "working-set sweep and strides")
+	if err != nil {
+		return nil, err
+	}
+	if res.Memory, err = fitMemory(mem, info.Caches); err != nil {
+		return nil, err
+	}
+	if !o.NoComms {
+		base := done
+		res.Comms, err = comms.Run(ctx, comms.Options{
+			Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, CacheDir: o.CacheDir, Now: o.Now,
+			Progress: func(name string, d, total float64) {
+				commsTotal, done = total, base+d
+				report(name, 0)
+			},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}

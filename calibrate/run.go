@@ -1,0 +1,135 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+
+	"perfc/analyze"
+	"perfc/analyze/cache"
+	"perfc/codegen"
+	"perfc/codegen/spmd"
+	"perfc/lang"
+	"perfc/parser"
+)
+
+// point is one benchmark measured: its time per run and the analyzer's
+// counts of its region.
+type point struct {
+	bench
+	// seconds is the region's time per run, the minimum over the
+	// measurements (each the mean of its runs): on a busy machine other
+	// work only ever adds time, so the least is the machine's own
+	// (PARKBENCH's rule; calibrate/comms takes the same).
+	seconds float64
+	spread  float64        // (max − min)/median of the measurements
+	counts  analyze.Counts // the analyzer's counts of the region
+}
+
+// entries is the region's loop entries: the analyzer's count when it
+// gives one, otherwise the generator's (the kernel's structure is known).
+func (p point) entries() float64 {
+	if e := p.counts.LoopEntries.Float(); e > 0 {
+		return e
+	}
+	return p.bench.entries
+}
+
+// measuredKernel is the outcome of running one generated kernel.
+type measuredKernel struct {
+	points []point
+	tick1  float64 // seconds, as the runtime measured TICK1
+	m      *spmd.Measurement
+}
+
+// runKernel checks the kernel text, counts it with the analyzer (on the
+// host's caches), and generates, builds and measures it exactly as perfc
+// check does. step reports the phase ("building", "running").
+func runKernel(ctx context.Context, spec kernelSpec, caches cache.Hierarchy, cacheDir string, sz sizes, step func(string)) (*measuredKernel, error) {
+	k, rep, err := countKernel(spec, caches)
+	if err != nil {
+		return nil, err
+	}
+	p, err := codegen.Generate(k, codegen.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: generating kernel %s: %w", spec.name, err)
+	}
+	dir, err := p.Prepare(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	step("building")
+	var m *spmd.Measurement
+	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
+		step("running")
+		m, err = codegen.Measure(ctx, bin, "-samples", fmt.Sprint(sz.samples), "-min-time", sz.minTime)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: running kernel %s: %w", spec.name, err)
+	}
+	return joinCounts(spec, rep, m)
+}
+
+// countKernel checks a generated kernel and counts it with the analyzer
+// on the given caches.
+func countKernel(spec kernelSpec, caches cache.Hierarchy) (*lang.Checked, *analyze.Report, error) {
+	k, err := checkText(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: caches})
+	if err != nil {
+		return nil, nil, fmt.Errorf("calibrate: counting kernel %s: %w", spec.name, err)
+	}
+	return k, rep, nil
+}
+
+// checkText parses and checks a generated kernel; an error here is a bug
+// of the generator, reported with the kernel's text position.
+func checkText(spec kernelSpec) (*lang.Checked, error) {
+	name := spec.name + ".spmd"
+	f, err := parser.ParseFile(name, []byte(spec.text))
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: generated kernel %s does not parse (a bug of perfc calibrate): %w", spec.name, err)
+	}
+	k, err := lang.Check(f, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: generated kernel %s does not check (a bug of perfc calibrate): %w", spec.name, err)
+	}
+	return k, nil
+}
+
+// joinCounts pairs every benchmark with its measured time and counts.
+func joinCounts(spec kernelSpec, rep *analyze.Report, m *spmd.Measurement) (*measuredKernel, error) {
+	if len(rep.Classes) != 1 {
+		return nil, fmt.Errorf("calibrate: kernel %s has %d rank classes, want 1", spec.name, len(rep.Classes))
+	}
+	counts := regionCounts(rep)
+	times := map[string]spmd.Timing{}
+	for _, t := range m.Regions {
+		times[t.Name] = t
+	}
+	out := &measuredKernel{tick1: m.Tick1Us * 1e-6, m: m}
+	for _, b := range spec.benches {
+		t, ok := times[b.name]
+		c, okc := counts[b.name]
+		if !ok || !okc {
+			return nil, fmt.Errorf("calibrate: region %q of kernel %s was not measured or not counted", b.name, spec.name)
+		}
+		spread := 0.0
+		if t.MedianUs > 0 {
+			spread = (t.MaxUs - t.MinUs) / t.MedianUs
+		}
+		out.points = append(out.points, point{bench: b, seconds: t.MinUs * 1e-6, spread: spread, counts: c})
+	}
+	return out, nil
+}
+
+// regionCounts maps region names to the counts of the one rank class.
+func regionCounts(rep *analyze.Report) map[string]analyze.Counts {
+	counts := map[string]analyze.Counts{}
+	for _, r := range rep.Classes[0].Regions {
+		counts[r.Name] = r.Counts
+	}
+	return counts
+}

@@ -1,0 +1,35 @@
+package calibrate
+
+import (
+	"fmt"
+	"io"
+
+	"perfc/calibrate/host"
+)
+
+// Summary writes what a person checks after a calibration: each fit's
+// quality, the levels' rates and whether the curve showed each sysfs
+// level, so that a disagreement is seen without reading the table.
+func (r *Result) Summary(w io.Writer) {
+	cf, mf := r.Core, r.Memory
+	it, _ := cf.throughput.Coefficient(featIteration)
+	en, _ := cf.throughput.Coefficient(featEntry)
+	fmt.Fprintf(w, "in core: loop %s per iteration, %s per entry; throughput fit of %d regions rms %s, latency fit of %d regions rms %s; TICK2 %s\n",
+		ns(it), ns(en), len(cf.tp), pct(cf.throughput.RelRMS), len(cf.lat), pct(cf.latency.RelRMS), ns(cf.tick2))
+	for _, l := range mf.levels {
+		fmt.Fprintf(w, "memory: %s delivers %s (%s stream, rms %s)\n", l.level, gbs(l.bw), l.kind, pct(l.rms))
+	}
+	for _, k := range mf.knees {
+		verdict := "confirmed by the curve"
+		if !k.confirmed {
+			verdict = "not seen in the curve (the scalar streams are core-bound on both sides)"
+		}
+		fmt.Fprintf(w, "memory: sysfs level %s %s %s (time per element ×%s across it)\n", k.level, host.Bytes(k.size), verdict, sig4(k.ratio))
+	}
+	for _, s := range mf.extraKnees {
+		fmt.Fprintf(w, "memory: the curve jumps at %s where sysfs lists no cache\n", host.Bytes(s))
+	}
+	if wa := mf.writeAllocate; wa != nil {
+		fmt.Fprintf(w, "memory: a store-only stream reads %s of its lines first (write_allocate: %t)\n", pct(*wa), *wa >= 0.5)
+	}
+}
