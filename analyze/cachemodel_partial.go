@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"slices"
@@ -18,26 +19,28 @@ import (
 // between the two touches), so only the lines the previous iteration
 // touched can hit. The long-range stencil at N = 220 touches 514 lines per
 // iteration of j against the 512 of a 32 KiB L1; its rows reused one
-// iteration later are 498 to 516 distinct lines apart, depending on which
+// iteration later are 492 to 521 distinct lines apart, depending on which
 // references touch them and where in the row, so about half of them hit.
 //
 // It is counted for a two-loop nest, x and the innermost loop y directly in
 // it (nothing else in x), rectangular, whose references move through
 // consecutive lines with y (a step of at most a line): the lines a
 // reference touches over a range of y's iterations are then a range of
-// lines, and the lines between two touches are a union of ranges. Every
-// line one iteration of x touches is examined, over the iterations of x
-// after which its lines repeat their alignment (windowPeriod), so it is
-// done only while an iteration touches at most twice the level's lines and
-// at most maxPartialLines lines in all; beyond, an iteration's lines are
-// all brought in again (every reuse of a row is then at least an
-// iteration's footprint apart, but for the lines consecutive iterations
-// share at their ends, which boundary counts).
+// lines. Every line one iteration of x touches is examined (its first
+// touch, its last touch in the previous iteration, and the reuse distance
+// between them, reuseDistances), over the iterations of x after which its
+// lines repeat their alignment (windowPeriod) and the offsets the outer
+// loops place x at (outerShifts), so it is done only while an iteration
+// touches at most twice the level's lines and at most maxPartialLines
+// lines are examined; beyond, an iteration's lines are all brought in
+// again but for the lines consecutive iterations share at their ends,
+// which boundary counts.
 
 // maxPartialLines bounds the lines partialReuse examines for one loop and
-// level (the lines of an iteration times its alignment period), so that the
-// model stays cheap.
-const maxPartialLines = 1 << 16
+// level (the lines of an iteration times its alignment period and the
+// outer offsets), so that the model stays cheap: about 1.4 µs a line, 23 ms
+// at most.
+const maxPartialLines = 1 << 14
 
 // partialMember is one reference of a nest partialReuse counts.
 type partialMember struct {
@@ -50,6 +53,7 @@ type partialMember struct {
 	elem  int64
 	store bool
 	ny    int64 // iterations of y
+	rank  int   // its group's place among its array's groups
 }
 
 // bytesAt is the byte range a member touches in iteration t of x over
@@ -97,7 +101,7 @@ func (m *cacheModel) partialNest(x *cacheNode, line, capacity int64) ([]partialM
 	}
 	var out []partialMember
 	for ai, gs := range x.arrays {
-		for _, g := range gs {
+		for gi, g := range gs {
 			if g.irregular || g.empty || underProb(g, x) || g.node != y {
 				return nil, 0, 0, false
 			}
@@ -115,7 +119,7 @@ func (m *cacheModel) partialNest(x *cacheNode, line, capacity int64) ([]partialM
 					return nil, 0, 0, false
 				}
 				out = append(out, partialMember{g: g, array: ai, order: o, base: mem.base.v, step: g.dims[kx].stride.v,
-					inner: inner, elem: g.elem, store: mem.store, ny: ny})
+					inner: inner, elem: g.elem, store: mem.store, ny: ny, rank: gi})
 			}
 		}
 	}
@@ -138,64 +142,22 @@ type lineRange struct {
 	lo, hi int64
 }
 
-// touchRange is the lines member p touches in iteration t of x over the
-// accesses strictly after from and strictly before to (points within the
-// iteration), or false when there are none.
-func (p partialMember) touchRange(t int64, from, to partialPoint, shift, line int64) (lineRange, bool) {
-	lo, hi := from.i, to.i
-	if from.order >= int64(p.order) {
-		lo++
-	}
-	if to.order <= int64(p.order) {
-		hi--
-	}
-	lo, hi = max(lo, 0), min(hi, p.ny-1)
-	if lo > hi {
-		return lineRange{}, false
-	}
-	a, b := p.bytesAt(t, lo, hi, shift)
-	return lineRange{p.array, floorQuo(a, line), floorQuo(b, line)}, true
-}
-
-// distinctLines counts the lines of a union of ranges.
-func distinctLines(rs []lineRange) int64 {
-	slices.SortFunc(rs, func(a, b lineRange) int {
-		if a.array != b.array {
-			return a.array - b.array
-		}
-		return int(max(-1, min(1, a.lo-b.lo)))
-	})
-	var n int64
-	for i := 0; i < len(rs); {
-		cur := rs[i]
-		j := i + 1
-		for ; j < len(rs) && rs[j].array == cur.array && rs[j].lo <= cur.hi+1; j++ {
-			cur.hi = max(cur.hi, rs[j].hi)
-		}
-		n += cur.hi - cur.lo + 1
-		i = j
-	}
-	return n
-}
-
 // partialTouch is the first or last touch of a line in one iteration of x.
 type partialTouch struct {
+	array  int
+	line   int64
 	at     partialPoint
 	g      *refGroup // the first group (in x.arrays order) that touches it
+	rank   int       // g's place among its array's groups
 	stored bool
 }
 
-// iterationTouches maps every line iteration t of x touches, per array, to
-// its first touch (last false) or last touch (last true), the group that
-// compulsory charged with it, and whether a member stores to it.
-func iterationTouches(mems []partialMember, groups [][]*refGroup, t, shift, line int64, last bool) map[lineRange]*partialTouch {
-	out := map[lineRange]*partialTouch{}
-	rank := map[*refGroup]int{}
-	for _, gs := range groups {
-		for i, g := range gs {
-			rank[g] = i
-		}
-	}
+// iterationTouches lists every line iteration t of x touches, by array and
+// line, with its first touch (last false) or last touch (last true), the
+// group that compulsory charged with it, and whether a member stores to
+// it. buf is reused.
+func iterationTouches(mems []partialMember, t, shift, line int64, last bool, buf []partialTouch) []partialTouch {
+	out := buf[:0]
 	for _, p := range mems {
 		a, b := p.bytesAt(t, 0, p.ny-1, shift)
 		for l := floorQuo(a, line); l <= floorQuo(b, line); l++ {
@@ -208,22 +170,30 @@ func iterationTouches(mems []partialMember, groups [][]*refGroup, t, shift, line
 			if last {
 				at = partialPoint{i1, int64(p.order)}
 			}
-			key := lineRange{p.array, l, l}
-			cur := out[key]
-			if cur == nil {
-				out[key] = &partialTouch{at: at, g: p.g, stored: p.store}
-				continue
-			}
-			if (last && cur.at.before(at)) || (!last && at.before(cur.at)) {
-				cur.at = at
-			}
-			if rank[p.g] < rank[cur.g] {
-				cur.g = p.g
-			}
-			cur.stored = cur.stored || p.store
+			out = append(out, partialTouch{array: p.array, line: l, at: at, g: p.g, rank: p.rank, stored: p.store})
 		}
 	}
-	return out
+	slices.SortFunc(out, func(a, b partialTouch) int {
+		return cmp.Or(cmp.Compare(a.array, b.array), cmp.Compare(a.line, b.line))
+	})
+	// Fold the touches of each line into one.
+	n := 0
+	for _, c := range out {
+		if n > 0 && out[n-1].array == c.array && out[n-1].line == c.line {
+			cur := &out[n-1]
+			if (last && cur.at.before(c.at)) || (!last && c.at.before(cur.at)) {
+				cur.at = c.at
+			}
+			if c.rank < cur.rank {
+				cur.g, cur.rank = c.g, c.rank
+			}
+			cur.stored = cur.stored || c.stored
+			continue
+		}
+		out[n] = c
+		n++
+	}
+	return out[:n]
 }
 
 // iterationsIn is the first and last iteration of y at which p touches
@@ -258,6 +228,12 @@ func (p partialMember) iterationsIn(l, t, shift, line int64) (int64, int64) {
 // does not apply; then boundary counts x's shared end lines as before.
 func (m *cacheModel) partialReuse(x *cacheNode, st *levelState) (string, bool, error) {
 	capacity := int64(st.lv.Size) / st.line
+	// An iteration's footprint (memoised: visitNode asked for it) bounds
+	// the work before anything is enumerated.
+	body := m.nodeFootprint(x, st.line, true).val
+	if body.Cmp(big.NewRat(2*capacity, 1)) > 0 {
+		return "", false, nil
+	}
 	mems, n, _, ok := m.partialNest(x, st.line, capacity)
 	if !ok {
 		return "", false, nil
@@ -268,32 +244,26 @@ func (m *cacheModel) partialReuse(x *cacheNode, st *levelState) (string, bool, e
 	}
 	period := min(windowPeriod(groups, x, st.line), n-1)
 	shifts := outerShifts(groups, x, st.line)
-	one := len(iterationTouches(mems, x.arrays, 0, 0, st.line, false))
-	if int64(one) > 2*capacity || int64(one)*period*int64(len(shifts)) > maxPartialLines {
+	one := new(big.Rat).Mul(body, big.NewRat(period*int64(len(shifts)), 1))
+	if one.Cmp(big.NewRat(maxPartialLines, 1)) > 0 {
 		return "", false, nil
 	}
 	hits, wbs := map[*refGroup]*big.Rat{}, map[*refGroup]*big.Rat{}
-	var total, seen int64
+	var total int64
 	lo, hi := int64(-1), int64(-1)
+	orders := int64(mems[len(mems)-1].order) + 1
+	var prev, cur []partialTouch
 	for _, sh := range shifts {
 		for t := int64(1); t <= period; t++ {
 			// Iterations t, t+period, ... up to n-1 share t's alignment.
-			times := (n - 1 - t) / period
-			if t <= n-1 {
-				times++
-			}
-			if times == 0 {
-				continue
-			}
-			prev := iterationTouches(mems, x.arrays, t-1, sh, st.line, true)
-			cur := iterationTouches(mems, x.arrays, t, sh, st.line, false)
-			for key, c := range cur {
-				seen++
-				p := prev[key]
-				if p == nil {
+			times := (n-1-t)/period + 1
+			prev = iterationTouches(mems, t-1, sh, st.line, true, prev)
+			cur = iterationTouches(mems, t, sh, st.line, false, cur)
+			dist, from := reuseDistances(prev, cur, orders)
+			for ci, d := range dist {
+				if d < 0 {
 					continue
 				}
-				d := m.partialDistance(mems, t, p.at, c.at, sh, st.line)
 				if lo < 0 || d < lo {
 					lo = d
 				}
@@ -303,8 +273,9 @@ func (m *cacheModel) partialReuse(x *cacheNode, st *levelState) (string, bool, e
 				}
 				w := big.NewRat(times, int64(len(shifts)))
 				total += times
+				c := cur[ci]
 				addRat(hits, c.g, w)
-				if p.stored && c.stored {
+				if prev[from[ci]].stored && c.stored {
 					addRat(wbs, c.g, w)
 				}
 			}
@@ -332,22 +303,75 @@ func (m *cacheModel) partialReuse(x *cacheNode, st *levelState) (string, bool, e
 	return m.partialCondition(x, st, lo, hi, total, (n-1)*int64(len(shifts)), capacity), true, nil
 }
 
-// partialDistance is the number of distinct lines touched strictly
-// between a touch at from in iteration t-1 of x and one at to in iteration
-// t: what an LRU cache holds besides the line between its two touches.
-func (m *cacheModel) partialDistance(mems []partialMember, t int64, from, to partialPoint, shift, line int64) int64 {
-	var rs []lineRange
-	end := partialPoint{mems[0].ny, -1}
-	begin := partialPoint{-1, 1 << 30}
-	for _, p := range mems {
-		if r, ok := p.touchRange(t-1, from, end, shift, line); ok {
-			rs = append(rs, r)
+// reuseDistances returns, for every line of cur (first touches, by array
+// and line) that prev (the previous iteration's last touches) also holds,
+// its reuse distance and its place in prev; -1 for the others. The reuse
+// distance is the distinct lines touched after its last touch in the
+// previous iteration and before its first in the current one: the lines
+// whose last touch in the previous iteration comes after its, plus those
+// whose first touch in the current one comes before its, less those
+// counted in both (a dominance count over the lines both touch, with a
+// Fenwick tree): O(L log L) for L lines, where a union of ranges per line
+// would be O(L·R log R) for R references. orders is one more than the
+// largest order of an access in the body.
+func reuseDistances(prev, cur []partialTouch, orders int64) (dist []int64, from []int) {
+	key := func(p partialPoint) int64 { return p.i*orders + p.order }
+	lasts := make([]int64, len(prev))
+	for i, p := range prev {
+		lasts[i] = key(p.at)
+	}
+	firsts := make([]int64, len(cur))
+	dist, from = make([]int64, len(cur)), make([]int, len(cur))
+	type pair struct {
+		c    int   // index in cur
+		p, q int64 // last touch before, first touch now
+	}
+	var both []pair
+	j := 0
+	for i, c := range cur {
+		firsts[i] = key(c.at)
+		dist[i], from[i] = -1, -1
+		for j < len(prev) && (prev[j].array < c.array || (prev[j].array == c.array && prev[j].line < c.line)) {
+			j++
 		}
-		if r, ok := p.touchRange(t, begin, to, shift, line); ok {
-			rs = append(rs, r)
+		if j < len(prev) && prev[j].array == c.array && prev[j].line == c.line {
+			from[i] = j
+			both = append(both, pair{i, lasts[j], firsts[i]})
 		}
 	}
-	return distinctLines(rs)
+	slices.Sort(lasts)
+	slices.Sort(firsts)
+	qs := make([]int64, len(both))
+	for i, b := range both {
+		qs[i] = b.q
+	}
+	slices.Sort(qs)
+	// Queries by decreasing last touch; the tree holds the first touches
+	// of the lines whose last touch comes later.
+	slices.SortFunc(both, func(a, b pair) int { return cmp.Compare(b.p, a.p) })
+	tree := make([]int64, len(qs)+1)
+	j = 0
+	for _, b := range both {
+		for ; j < len(both) && both[j].p > b.p; j++ {
+			r, _ := slices.BinarySearch(qs, both[j].q)
+			for k := r + 1; k < len(tree); k += k & -k {
+				tree[k]++
+			}
+		}
+		r, _ := slices.BinarySearch(qs, b.q) // qs[:r] come before b.q
+		var in int64
+		for k := r; k > 0; k -= k & -k {
+			in += tree[k]
+		}
+		i, found := slices.BinarySearch(lasts, b.p)
+		after := int64(len(lasts) - i)
+		if found {
+			after--
+		}
+		before, _ := slices.BinarySearch(firsts, b.q)
+		dist[b.c] = after + int64(before) - in
+	}
+	return dist, from
 }
 
 // outerShifts is alignShifts for all the groups of x at once: the offsets
