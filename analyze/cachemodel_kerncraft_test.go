@@ -48,6 +48,15 @@ func kerncraftCases() []kerncraftCase {
 		{"3d-long-range.spmd", []string{"M=12", "N=40"}, "rows fit L1, planes L2"},
 		{"3d-long-range.spmd", []string{"M=10", "N=100"}, "rows fit L1, planes L3 only"},
 		{"3d-long-range.spmd", []string{"M=9", "N=240"}, "rows fit L2, planes no level"},
+		// The j condition fails by a few lines: rows reused one j iteration
+		// later are 498 to 521 lines apart, and hit or miss line by line.
+		{"3d-long-range.spmd", []string{"M=10", "N=210"}, "rows of one j iteration fit L1"},
+		{"3d-long-range.spmd", []string{"M=10", "N=216"}, "rows of one j iteration just miss L1: some reuses hit"},
+		{"3d-long-range.spmd", []string{"M=10", "N=218"}, "rows of one j iteration just miss L1: some reuses hit"},
+		{"3d-long-range.spmd", []string{"M=10", "N=220"}, "rows of one j iteration just miss L1: half the reuses hit"},
+		{"3d-long-range.spmd", []string{"M=10", "N=222"}, "rows of one j iteration just miss L1: some reuses hit"},
+		{"3d-long-range.spmd", []string{"M=10", "N=224"}, "rows of one j iteration just miss L1: some reuses hit"},
+		{"3d-long-range.spmd", []string{"M=10", "N=230"}, "rows of one j iteration miss L1: every reuse misses"},
 		{"uxx.spmd", []string{"M=6", "N=150"}, "rows of three j iterations fit L1"},
 		{"uxx.spmd", []string{"M=5", "N=200"}, "rows of one j iteration fit L1, of three not"},
 		{"uxx.spmd", []string{"M=5", "N=300"}, "rows of one j iteration fit L1, of three not"},

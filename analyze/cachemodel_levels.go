@@ -139,7 +139,17 @@ func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) erro
 			st.note(g, failed)
 		}
 	}
-	return m.boundary(x, st)
+	partial, ok, err := m.partialReuse(x, st)
+	if err != nil || !ok {
+		if err != nil {
+			return err
+		}
+		return m.boundary(x, st)
+	}
+	for _, g := range x.under {
+		st.note(g, partial)
+	}
+	return nil
 }
 
 // nodeFootprint is the number of lines the groups under x touch while the

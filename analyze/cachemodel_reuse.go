@@ -59,11 +59,11 @@ func loopTrip(x *cacheNode) (int64, bool) {
 
 // reuseGap bounds, per array of x, in iterations of x, the distance at
 // which an iteration of x can touch a line an earlier one touched (within
-// the first n): for
-// every pair of members of an array, the steps g at which member b's bytes
-// of iteration t+g come within a line of member a's of iteration t. It is
-// false when an array's groups move by different steps or do not move
-// (their reuse is not a matter of distance), or a group is irregular.
+// the first n): for every pair of members of an array, the steps g at which
+// member b's bytes of iteration t+g come within a line of member a's of
+// iteration t; 1 for an array that does not move with x (matvec's b and c
+// under j: every iteration touches the same lines again). It is false when
+// an array's groups move by different steps, or a group is irregular.
 func (m *cacheModel) reuseGap(x *cacheNode, n, line int64) ([]int64, bool) {
 	gaps := make([]int64, len(x.arrays))
 	type span struct{ lo, hi int64 }
@@ -76,7 +76,7 @@ func (m *cacheModel) reuseGap(x *cacheNode, n, line int64) ([]int64, bool) {
 				return nil, false
 			}
 			s := g.dims[xDim(g, x)].stride.v
-			if s == 0 || (i > 0 && s != step) {
+			if i > 0 && s != step {
 				return nil, false
 			}
 			step = s
@@ -84,6 +84,12 @@ func (m *cacheModel) reuseGap(x *cacheNode, n, line int64) ([]int64, bool) {
 			for _, mem := range g.members {
 				spans = append(spans, span{mem.base.v + down, mem.base.v + g.elem + up})
 			}
+		}
+		if step == 0 {
+			// The array stays put: every iteration touches the same
+			// lines, reused one iteration later.
+			gaps[ai] = 1
+			continue
 		}
 		for _, a := range spans {
 			for _, b := range spans {
@@ -283,9 +289,10 @@ func (m *cacheModel) windowLines(groups []*refGroup, x *cacheNode, d, n int64, s
 	period := windowPeriod(groups, x, line)
 	// When x's own steps reach every offset the outer loops do, the
 	// increments over a period are the same at every offset, and a part of
-	// a period is taken at the period's average rate.
+	// a period is taken at the period's average rate; fewer steps than a
+	// period are counted at every offset (they differ between offsets).
 	outer := shifts
-	if len(shifts) == 1 || shifts[1]%(line/period) == 0 {
+	if len(shifts) == 1 || (shifts[1]%(line/period) == 0 && steps >= period) {
 		outer = shifts[:1]
 	}
 	total := first

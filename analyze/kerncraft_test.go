@@ -15,17 +15,21 @@ import (
 // TestKerncraftTable makes the side-by-side table of docs/counts.md
 // ("Beside Kerncraft"): for Kerncraft's example kernels (testdata/kerncraft)
 // at three sizes, the lines per cache line of work each level brings in by
-// perfc's analytic model, by the exact simulation of `perfc count
-// --simulate` (both over the whole run), perfc's steady state (SteadyState)
+// perfc's analytic model, the exact simulation of a fully associative LRU
+// hierarchy of the same capacities (the judge of issue 15), the exact
+// simulation of `perfc count --simulate` (set-associative, the program's
+// layout; all three over the whole run), perfc's steady state (SteadyState)
 // and Kerncraft's layer-condition predictor (a steady state), computed here
-// by its published rule (kerncraftLC). `go test ./analyze -run
-// TestKerncraftTable -update` rewrites testdata/kerncraft/table.md, which
-// the docs quote.
+// by its published rule (kerncraftLC). It checks that perfc's whole-run
+// lines are within 1 % of the fully associative simulation at every level
+// of every row. `go test ./analyze -run TestKerncraftTable -update`
+// rewrites testdata/kerncraft/table.md, which the docs quote.
 func TestKerncraftTable(t *testing.T) {
 	h, err := cache.ParseHierarchy(conflictHierarchy)
 	if err != nil {
 		t.Fatal(err)
 	}
+	full := fullyAssociative(h)
 	cases := []struct {
 		kernel string
 		sizes  [][]string
@@ -44,8 +48,8 @@ func TestKerncraftTable(t *testing.T) {
 		{"kc_matvec_trans", [][]string{{"M=100", "N=100"}, {"M=100", "N=5000"}, {"M=10", "N=200000"}}},
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| kernel | sizes | L1: perfc | simulated | perfc steady | Kerncraft LC | L2: perfc | simulated | perfc steady | Kerncraft LC |\n")
-	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(&b, "| kernel | sizes | L1: perfc | FA LRU | set-assoc. | perfc steady | Kerncraft LC | L2: perfc | FA LRU | set-assoc. | perfc steady | Kerncraft LC |\n")
+	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, tc := range cases {
 		for _, defs := range tc.sizes {
 			k := loadKerncraft(t, tc.kernel, defs...)
@@ -54,6 +58,10 @@ func TestKerncraftTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			sim, err := Simulate(k, h, SimOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fa, err := Simulate(k, full, SimOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,6 +75,10 @@ func TestKerncraftTable(t *testing.T) {
 			for i, lv := range rep.Classes[0].Total.Cache {
 				model := lv.Lines.Float() / work
 				simulated := float64(sim.Total[i].Lines) / work
+				exact := float64(fa.Total[i].Lines) / work
+				if math.Abs(lv.Lines.Float()-float64(fa.Total[i].Lines)) > 0.01*float64(fa.Total[i].Lines) {
+					t.Errorf("%s %v %s: perfc %.0f lines, fully associative LRU %d: more than 1 %% apart", tc.kernel, defs, lv.Level, lv.Lines.Float(), fa.Total[i].Lines)
+				}
 				kc := why
 				if lc != nil {
 					kc = fmt.Sprintf("%d", lc[i])
@@ -75,12 +87,22 @@ func TestKerncraftTable(t *testing.T) {
 				if v := steady[0].Levels[i].SteadyLines; v != nil {
 					st = fmt.Sprintf("%.2f", *v)
 				}
-				row = append(row, fmt.Sprintf("%.2f", model), fmt.Sprintf("%.2f", simulated), st, kc)
+				row = append(row, fmt.Sprintf("%.2f", model), fmt.Sprintf("%.2f", exact), fmt.Sprintf("%.2f", simulated), st, kc)
 			}
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
 	golden.Check(t, "testdata/kerncraft/table.md", b.String())
+}
+
+// fullyAssociative is h with every level fully associative (Assoc 0), its
+// capacity and line kept.
+func fullyAssociative(h cache.Hierarchy) cache.Hierarchy {
+	out := slices.Clone(h)
+	for i := range out {
+		out[i].Assoc = 0
+	}
+	return out
 }
 
 // workLines is the work of a kernel in cache lines, Kerncraft's unit: the
