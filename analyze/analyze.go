@@ -295,7 +295,7 @@ func (c *Counts) forEachCount(f func(Count)) {
 // forEachCountPtr calls f on a pointer to every Count of c, in a fixed
 // order, so that two Counts of the same shape can be walked side by side.
 func (c *Counts) forEachCountPtr(f func(*Count)) {
-	for _, n := range []*Count{&c.Iterations, &c.Flop, &c.IntOps, &c.MaddPairs, &c.Loads, &c.Stores, &c.LoadBytes, &c.StoreBytes, &c.Barriers} {
+	for _, n := range []*Count{&c.Iterations, &c.Flop, &c.IntOps, &c.MaddPairs, &c.Loads, &c.Stores, &c.LoadBytes, &c.StoreBytes, &c.Barriers, &c.LoopEntries} {
 		f(n)
 	}
 	for i := range c.Ops {
@@ -323,6 +323,22 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 		f(&c.Cache[i].Lines)
 		f(&c.Cache[i].WriteBacks)
 	}
+	for i := range c.Chains {
+		c.Chains[i].forEachCountPtr(f)
+	}
+}
+
+// forEachCountPtr calls f on a pointer to every Count of a chain, in a
+// fixed order (as Counts.forEachCountPtr).
+func (ch *Chain) forEachCountPtr(f func(*Count)) {
+	for _, n := range []*Count{&ch.Iterations, &ch.Body.Iterations, &ch.Body.Loads, &ch.Body.Stores} {
+		f(n)
+	}
+	for _, list := range [...][]OpCount{ch.Ops, ch.Body.Ops, ch.Body.Madds} {
+		for i := range list {
+			f(&list[i].Count)
+		}
+	}
 }
 
 // forEachCountPair calls f on the counts of a and b side by side, in
@@ -332,7 +348,8 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
 	fixed := [...][2]*Count{{&a.Iterations, &b.Iterations}, {&a.Flop, &b.Flop}, {&a.IntOps, &b.IntOps},
 		{&a.MaddPairs, &b.MaddPairs}, {&a.Loads, &b.Loads}, {&a.Stores, &b.Stores},
-		{&a.LoadBytes, &b.LoadBytes}, {&a.StoreBytes, &b.StoreBytes}, {&a.Barriers, &b.Barriers}}
+		{&a.LoadBytes, &b.LoadBytes}, {&a.StoreBytes, &b.StoreBytes}, {&a.Barriers, &b.Barriers},
+		{&a.LoopEntries, &b.LoopEntries}}
 	for _, p := range fixed {
 		if !f(p[0], p[1]) {
 			return
@@ -373,6 +390,32 @@ func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
 			return
 		}
 	}
+	for i := range min(len(a.Chains), len(b.Chains)) {
+		if !chainCountPair(&a.Chains[i], &b.Chains[i], f) {
+			return
+		}
+	}
+}
+
+// chainCountPair calls f on the counts of two chains of the same shape side
+// by side, in Chain.forEachCountPtr's order, while f returns true; it
+// reports whether f always did.
+func chainCountPair(a, b *Chain, f func(x, y *Count) bool) bool {
+	fixed := [...][2]*Count{{&a.Iterations, &b.Iterations}, {&a.Body.Iterations, &b.Body.Iterations},
+		{&a.Body.Loads, &b.Body.Loads}, {&a.Body.Stores, &b.Body.Stores}}
+	for _, p := range fixed {
+		if !f(p[0], p[1]) {
+			return false
+		}
+	}
+	for _, lists := range [...][2][]OpCount{{a.Ops, b.Ops}, {a.Body.Ops, b.Body.Ops}, {a.Body.Madds, b.Body.Madds}} {
+		for i := range min(len(lists[0]), len(lists[1])) {
+			if !f(&lists[0][i].Count, &lists[1][i].Count) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // mergeClasses turns the classes into the report's, merging classes whose
@@ -472,7 +515,8 @@ func sameCounts(a, b *Counts) bool {
 			return x.Kind == y.Kind && x.Op == y.Op && x.Elem == y.Elem && x.Stmt == y.Stmt && x.Root == y.Root
 		}) ||
 		!slices.EqualFunc(a.Vectors, b.Vectors, func(x, y VectorLoop) bool { return x.Stmt == y.Stmt && x.Form == y.Form }) ||
-		!slices.EqualFunc(a.Cache, b.Cache, func(x, y CacheLines) bool { return x.Level == y.Level }) {
+		!slices.EqualFunc(a.Cache, b.Cache, func(x, y CacheLines) bool { return x.Level == y.Level }) ||
+		!slices.EqualFunc(a.Chains, b.Chains, sameChainShape) {
 		return false
 	}
 	same := true
@@ -481,6 +525,13 @@ func sameCounts(a, b *Counts) bool {
 		return same
 	})
 	return same
+}
+
+// sameChainShape reports whether two chains are of one loop and location
+// with the same kinds of operations on them and in their bodies.
+func sameChainShape(x, y Chain) bool {
+	return x.Loop == y.Loop && x.Var == y.Var && slices.EqualFunc(x.Ops, y.Ops, sameOpKind) &&
+		slices.EqualFunc(x.Body.Ops, y.Body.Ops, sameOpKind) && slices.EqualFunc(x.Body.Madds, y.Body.Madds, sameOpKind)
 }
 
 // sameOpKind reports whether two operation counts are of one kind, type and
@@ -517,6 +568,7 @@ func (c *Counts) accumulate(d *Counts) {
 	c.LoadBytes = c.LoadBytes.add(d.LoadBytes)
 	c.StoreBytes = c.StoreBytes.add(d.StoreBytes)
 	c.Barriers = c.Barriers.add(d.Barriers)
+	c.LoopEntries = c.LoopEntries.add(d.LoopEntries)
 	for _, o := range d.Ops {
 		c.Ops = addOpCount(c.Ops, o)
 	}
@@ -528,6 +580,9 @@ func (c *Counts) accumulate(d *Counts) {
 	c.Messages = append(c.Messages, d.Messages...)
 	c.Collectives = append(c.Collectives, d.Collectives...)
 	c.Cache = sumCacheLines(c.Cache, d.Cache)
+	for _, ch := range d.Chains {
+		c.Chains = insertChain(c.Chains, ch.clone())
+	}
 }
 
 // totalOf returns the sum of every region's counts, its lists allocated

@@ -183,5 +183,9 @@ func (c *Counts) clone() Counts {
 		out.Vectors[i].Madds = slices.Clone(out.Vectors[i].Madds)
 	}
 	out.Cache = slices.Clone(c.Cache)
+	out.Chains = slices.Clone(c.Chains)
+	for i := range out.Chains {
+		out.Chains[i] = out.Chains[i].clone()
+	}
 	return out
 }

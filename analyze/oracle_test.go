@@ -39,6 +39,8 @@ type flatCounts struct {
 	Refs                                 map[string]*big.Rat       // "k.spmd:3:5 A[i] load hoisted(k)"
 	Messages                             map[string]flatMessage    // "send k.spmd:4:3 to (rank + 1) % P"
 	Collectives                          map[string]flatCollective // "allreduce k.spmd:5:3"
+	LoopEntries                          *big.Rat
+	Chains                               map[string]flatChain // "k.spmd:4:5 s" (oracle_chains_test.go)
 }
 
 // flatMessage is the traffic of one direction of one point-to-point
@@ -65,6 +67,7 @@ func newFlatCounts() *flatCounts {
 		Loads: z(), Stores: z(), LoadBytes: z(), StoreBytes: z(), Barriers: z(),
 		Ops: map[string]*big.Rat{}, Refs: map[string]*big.Rat{},
 		Messages: map[string]flatMessage{}, Collectives: map[string]flatCollective{},
+		LoopEntries: z(), Chains: map[string]flatChain{},
 	}
 }
 
@@ -116,7 +119,7 @@ func (f *flatCounts) plus(g *flatCounts) *flatCounts {
 		for _, p := range [][2]*big.Rat{
 			{out.Iterations, x.Iterations}, {out.Flop, x.Flop}, {out.IntOps, x.IntOps}, {out.MaddPairs, x.MaddPairs},
 			{out.Loads, x.Loads}, {out.Stores, x.Stores}, {out.LoadBytes, x.LoadBytes}, {out.StoreBytes, x.StoreBytes},
-			{out.Barriers, x.Barriers},
+			{out.Barriers, x.Barriers}, {out.LoopEntries, x.LoopEntries},
 		} {
 			p[0].Add(p[0], p[1])
 		}
@@ -131,6 +134,9 @@ func (f *flatCounts) plus(g *flatCounts) *flatCounts {
 		}
 		for k, v := range x.Collectives {
 			out.Collectives[k] = v
+		}
+		for k, v := range x.Chains {
+			out.Chains[k] = v
 		}
 	}
 	return out
@@ -172,6 +178,10 @@ func flatten(c *Counts, keepPeers bool) *flatCounts {
 	f.LoadBytes.Set(ratOrZero(c.LoadBytes.Value))
 	f.StoreBytes.Set(ratOrZero(c.StoreBytes.Value))
 	f.Barriers.Set(ratOrZero(c.Barriers.Value))
+	f.LoopEntries.Set(ratOrZero(c.LoopEntries.Value))
+	for _, ch := range c.Chains {
+		f.Chains[ch.Loop+" "+ch.Var] = flattenChain(ch)
+	}
 	for _, o := range c.Ops {
 		addTo(f.Ops, o.Op.String()+" "+string(o.Type), ratOrZero(o.Count.Value))
 	}
@@ -220,10 +230,11 @@ type oracleRef struct {
 // oracleLocal is what one execution of an assignment, a var initialisation
 // or a data condition does, apart from its hoisted references.
 type oracleLocal struct {
-	region string
-	ops    []opTally
-	madd   []opTally
-	refs   []oracleRef
+	region    string
+	enclosing []lang.Stmt // the loops, repeats and ifs around it, outermost first
+	ops       []opTally
+	madd      []opTally
+	refs      []oracleRef
 }
 
 // oracleProgram is a checked kernel prepared for concrete walks: the local
@@ -234,12 +245,18 @@ type oracleProgram struct {
 	local   map[lang.Node]*oracleLocal
 	hoisted map[*lang.ForStmt][]oracleRef
 	regions []string // in order of first appearance, "" first
+	// loops holds every for and repeat with what encloses it and its
+	// region; chains the analyzer's chain leaves (oracle_chains_test.go).
+	loops  map[lang.Stmt]oracleLoop
+	chains []*leaf
 }
 
 // newOracleProgram prepares k.
 func newOracleProgram(k *lang.Checked) *oracleProgram {
-	pr := &oracleProgram{k: k, local: map[lang.Node]*oracleLocal{}, hoisted: map[*lang.ForStmt][]oracleRef{}, regions: []string{""}}
+	pr := &oracleProgram{k: k, local: map[lang.Node]*oracleLocal{}, hoisted: map[*lang.ForStmt][]oracleRef{}, regions: []string{""},
+		loops: map[lang.Stmt]oracleLoop{}}
 	pr.prepareBlock(k.Kernel.Body, nil, "")
+	pr.chains = chainLeaves(k)
 	return pr
 }
 
@@ -263,8 +280,10 @@ func (pr *oracleProgram) prepareStmt(s lang.Stmt, enclosing []lang.Stmt, region 
 		}
 		pr.prepareBlock(s.Body, enclosing, s.Name)
 	case *lang.ForStmt:
+		pr.loops[s] = oracleLoop{enclosing: enclosing, region: region}
 		pr.prepareBlock(s.Body, inner, region)
 	case *lang.RepeatStmt:
+		pr.loops[s] = oracleLoop{enclosing: enclosing, region: region}
 		pr.prepareBlock(s.Body, inner, region)
 	case *lang.IfStmt:
 		if s.Prob != nil {
@@ -307,7 +326,7 @@ func (pr *oracleProgram) prepareLocal(s lang.Stmt, lhs, rhs lang.Expr, op lang.A
 		}
 		refs = append(refs, &refInfo{ref: ix, array: info.Uses[ix.Name], store: true})
 	}
-	loc := &oracleLocal{region: region}
+	loc := &oracleLocal{region: region, enclosing: enclosing}
 	for _, o := range t.ops {
 		loc.ops = append(loc.ops, opTally{op: o.op, typ: o.typ, n: o.n * times})
 	}
@@ -440,9 +459,13 @@ type oracleRun struct {
 	execs map[*oracleLocal]*big.Rat
 	hoist map[*lang.ForStmt]*big.Rat // entries of each loop with hoisted refs
 	iters map[string]*big.Rat        // loop body executions by region
-	msgs  map[string]*oracleMessage
-	cols  map[string]*oracleCollective
-	barrs map[string]*big.Rat
+	// entries counts loop starts by region, loopIters the body
+	// executions of each loop.
+	entries   map[string]*big.Rat
+	loopIters map[lang.Stmt]*big.Rat
+	msgs      map[string]*oracleMessage
+	cols      map[string]*oracleCollective
+	barrs     map[string]*big.Rat
 }
 
 // run walks rank's execution and returns its counts by region name (as the
@@ -454,6 +477,7 @@ func (pr *oracleProgram) run(rank int64) (map[string]*flatCounts, []string, erro
 		execs: map[*oracleLocal]*big.Rat{}, hoist: map[*lang.ForStmt]*big.Rat{},
 		iters: map[string]*big.Rat{}, msgs: map[string]*oracleMessage{},
 		cols: map[string]*oracleCollective{}, barrs: map[string]*big.Rat{},
+		entries: map[string]*big.Rat{}, loopIters: map[lang.Stmt]*big.Rat{},
 	}
 	if err := w.block(pr.k.Kernel.Body, big.NewRat(1, 1), ""); err != nil {
 		return nil, nil, err
@@ -490,8 +514,9 @@ func (w *oracleRun) stmt(s lang.Stmt, mult *big.Rat, region string) error {
 		if err != nil {
 			return err
 		}
+		addTo(w.entries, region, mult)
 		for range n {
-			if err := w.iterate(mult, region); err != nil {
+			if err := w.iterate(s, mult, region); err != nil {
 				return err
 			}
 			if err := w.block(s.Body, mult, region); err != nil {
@@ -531,8 +556,9 @@ func (w *oracleRun) forLoop(s *lang.ForStmt, mult *big.Rat, region string) error
 		w.hoist[s].Add(w.hoist[s], mult)
 	}
 	slot := k.Info.Defs[s.Var].Slot
+	addTo(w.entries, region, mult)
 	for x := lo; x < hi; x += step {
-		if err := w.iterate(mult, region); err != nil {
+		if err := w.iterate(s, mult, region); err != nil {
 			return err
 		}
 		w.env.Index[slot] = x
@@ -544,7 +570,8 @@ func (w *oracleRun) forLoop(s *lang.ForStmt, mult *big.Rat, region string) error
 }
 
 // iterate counts one execution of a loop body.
-func (w *oracleRun) iterate(mult *big.Rat, region string) error {
+func (w *oracleRun) iterate(loop lang.Stmt, mult *big.Rat, region string) error {
+	addTo2(w.loopIters, loop, mult)
 	w.steps++
 	if w.steps > maxOracleSteps {
 		return fmt.Errorf("oracle: more than %d loop iterations on rank %d; choose smaller parameters", maxOracleSteps, w.env.Rank)
@@ -726,6 +753,10 @@ func (w *oracleRun) tally() (map[string]*flatCounts, []string, error) {
 	for region, n := range w.barrs {
 		at(region).Barriers.Add(at(region).Barriers, n)
 	}
+	for region, n := range w.entries {
+		at(region).LoopEntries.Add(at(region).LoopEntries, n)
+	}
+	w.tallyChains(at)
 	for loc, n := range w.execs {
 		f := at(loc.region)
 		for _, o := range loc.ops {

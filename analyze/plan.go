@@ -22,6 +22,8 @@ const (
 	leafHoist                  // a reference hoisted out of the loops where it is invariant
 	leafComm                   // a communication statement
 	leafVector                 // an innermost loop a vector unit could run (vector.go)
+	leafEntry                  // one start of a for or repeat loop (chain encloses the loop)
+	leafChain                  // the dependency chains a loop carries (chains.go)
 )
 
 // leaf is one counted thing at one place.
@@ -29,16 +31,18 @@ type leaf struct {
 	kind       leafKind
 	region     string
 	chain      []level
-	stmt       lang.Stmt     // leafExec, leafComm, leafIter (the loop)
-	expr       lang.Expr     // leafCond: the condition
-	ops        []opTally     // leafExec, leafCond: ops of one execution
-	madd       []opTally     // multiply-add pairs of one execution, by additive op and type
-	pattern    string        // the statement's operand pattern (CM-5 Table 1)
-	refs       []*refInfo    // leafExec, leafCond: refs that are not hoisted; leafHoist: the one ref
-	pos        lang.Pos      // position for messages
-	times      int64         // leafExec of a var declaration: the initialiser runs once per name
-	vectorForm string        // leafVector: the form, as in a=s*b+c
-	vectorElem lang.ElemType // leafVector: the element type
+	stmt       lang.Stmt      // leafExec, leafComm, leafIter (the loop)
+	expr       lang.Expr      // leafCond: the condition
+	ops        []opTally      // leafExec, leafCond: ops of one execution
+	madd       []opTally      // multiply-add pairs of one execution, by additive op and type
+	pattern    string         // the statement's operand pattern (CM-5 Table 1)
+	refs       []*refInfo     // leafExec, leafCond: refs that are not hoisted; leafHoist: the one ref
+	pos        lang.Pos       // position for messages
+	times      int64          // leafExec of a var declaration: the initialiser runs once per name
+	vectorForm string         // leafVector: the form, as in a=s*b+c
+	vectorElem lang.ElemType  // leafVector: the element type
+	carried    []carriedChain // leafChain: the chains, in order of the carried location's name
+	body       []*leaf        // leafChain: the leaves of the loop's body (its iterations, ops and refs)
 }
 
 // opTally is a count of one operation kind in one type per execution.
@@ -102,11 +106,22 @@ type plan struct {
 	// against maxEnumerated (Options.MaxEnumerated; 0 is the default).
 	enumerated    int64
 	maxEnumerated int64
+	// chains says whether loops are searched for dependency chains
+	// (chains.go): the counting plan is, a schedule's segment plans are
+	// not (they price no latency). hoistCuts keeps the chain position each
+	// reference is counted at (placeRefs), stmtLeaves the leaf of each
+	// statement that computes, carriedIn the locations each loop carries,
+	// and blockReads what a block reads.
+	chains     bool
+	hoistCuts  map[*lang.IndexExpr]int
+	stmtLeaves map[lang.Stmt]*leaf
+	carriedIn  map[lang.Stmt]map[location]bool
+	blockReads map[*lang.Block]map[location]bool
 }
 
 // newPlan walks the kernel once.
 func newPlan(k *lang.Checked) *plan {
-	p := &plan{k: k, specs: map[*lang.Object]*lang.ArraySpec{}}
+	p := &plan{k: k, specs: map[*lang.Object]*lang.ArraySpec{}, chains: true}
 	p.region("")
 	p.block(k.Kernel.Body, nil, "")
 	p.runs = p.leafRuns()
@@ -151,13 +166,11 @@ func (p *plan) stmt(s lang.Stmt, chain []level, region string) {
 	case *lang.ForStmt:
 		obj := info.Defs[s.Var]
 		inner := appendLevel(chain, level{kind: loopLevel, loop: s, index: obj})
-		p.leaves = append(p.leaves, &leaf{kind: leafIter, region: region, chain: inner, stmt: s, pos: s.Pos()})
-		p.block(s.Body, inner, region)
+		p.loop(s, s.Body, chain, inner, region)
 		p.planVector(s, chain, region)
 	case *lang.RepeatStmt:
 		inner := appendLevel(chain, level{kind: repeatLevel, repeat: s})
-		p.leaves = append(p.leaves, &leaf{kind: leafIter, region: region, chain: inner, stmt: s, pos: s.Pos()})
-		p.block(s.Body, inner, region)
+		p.loop(s, s.Body, chain, inner, region)
 	case *lang.IfStmt:
 		p.ifStmt(s, chain, region)
 	case *lang.RegionStmt:
@@ -170,6 +183,19 @@ func (p *plan) stmt(s lang.Stmt, chain []level, region string) {
 		// Info; it costs nothing.
 	default:
 		panic(lang.Unhandled("analyze: plan", s))
+	}
+}
+
+// loop plans a for or repeat loop: its entry (counted over chain, the
+// levels around it), its iterations (over inner, which adds the loop), its
+// body and the dependency chains it carries.
+func (p *plan) loop(s lang.Stmt, body *lang.Block, chain, inner []level, region string) {
+	p.leaves = append(p.leaves, &leaf{kind: leafEntry, region: region, chain: chain, stmt: s, pos: s.Pos()})
+	first := len(p.leaves)
+	p.leaves = append(p.leaves, &leaf{kind: leafIter, region: region, chain: inner, stmt: s, pos: s.Pos()})
+	p.block(body, inner, region)
+	if p.chains {
+		p.planChains(s, body, inner, region, p.leaves[first:])
 	}
 }
 
@@ -229,6 +255,12 @@ func (p *plan) exec(s lang.Stmt, lhs, rhs lang.Expr, chain []level, region strin
 	l.ops, l.madd, l.times = t.ops, t.madd, times
 	p.placeRefs(l, refs, chain, region)
 	p.leaves = append(p.leaves, l)
+	if p.chains {
+		if p.stmtLeaves == nil {
+			p.stmtLeaves = map[lang.Stmt]*leaf{}
+		}
+		p.stmtLeaves[s] = l
+	}
 }
 
 // placeRefs decides for every reference whether it is hoisted out of the
@@ -241,6 +273,12 @@ func (p *plan) placeRefs(l *leaf, refs []*refInfo, chain []level, region string)
 	for _, r := range refs {
 		r.stmtChain = chain
 		cut := p.hoistLevel(r, chain)
+		if p.chains {
+			if p.hoistCuts == nil {
+				p.hoistCuts = map[*lang.IndexExpr]int{}
+			}
+			p.hoistCuts[r.ref] = cut
+		}
 		if cut < len(chain) {
 			r.hoisted = chain[lastLoop(chain[:cut+1])].index.Name
 			r.chain = chain[:cut]

@@ -203,6 +203,15 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 		}
 		c.Iterations = c.Iterations.add(n)
 		return nil
+	case leafEntry:
+		n, err := ra.exec(l, l.chain)
+		if err != nil {
+			return err
+		}
+		c.LoopEntries = c.LoopEntries.add(n)
+		return nil
+	case leafChain:
+		return ra.chainLeaf(l, c)
 	case leafComm:
 		return ra.comm(l, c)
 	case leafVector:

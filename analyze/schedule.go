@@ -38,15 +38,18 @@ type SNode struct {
 type Work struct {
 	Region     string
 	Iterations float64
-	Flop       float64
-	IntOps     float64
-	MaddPairs  float64
-	Loads      float64
-	Stores     float64
-	LoadBytes  float64
-	StoreBytes float64
-	Ops        []OpWork
-	Madds      []OpWork // multiply-add pairs by additive op, type and pattern
+	// LoopEntries counts the starts of for and repeat loops, as
+	// Counts.LoopEntries does.
+	LoopEntries float64
+	Flop        float64
+	IntOps      float64
+	MaddPairs   float64
+	Loads       float64
+	Stores      float64
+	LoadBytes   float64
+	StoreBytes  float64
+	Ops         []OpWork
+	Madds       []OpWork // multiply-add pairs by additive op, type and pattern
 }
 
 // OpWork is the count of one operation kind and type in a segment.
@@ -393,7 +396,10 @@ func (w *Work) add(l *leaf, n float64) {
 	case leafIter:
 		w.Iterations += n
 		return
-	case leafComm, leafVector:
+	case leafEntry:
+		w.LoopEntries += n
+		return
+	case leafComm, leafVector, leafChain:
 		return
 	}
 	if l.times > 1 {

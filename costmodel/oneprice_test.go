@@ -15,8 +15,10 @@ import (
 
 // oneTables returns every built-in table, the host-style test table
 // (caches with bandwidths, main-memory bandwidth) with both compositions,
-// and an operation table whose memory is priced only by cache lines: the tables on which the emulator must charge what the
-// region table charges.
+// an operation table whose memory is priced only by cache lines, and a
+// compose: ecm table (loop, access and operation costs, latencies, lines
+// per level): the tables on which the emulator must charge what the region
+// table charges.
 func oneTables(t *testing.T) map[string]*machines.Machine {
 	t.Helper()
 	out := map[string]*machines.Machine{}
@@ -32,6 +34,10 @@ func oneTables(t *testing.T) map[string]*machines.Machine {
 		t.Fatal(err)
 	}
 	out["opcache"] = m
+	if m, err = machines.Load("testdata/ecm.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	out["ecm"] = m
 	for _, compose := range []string{"max", "sum"} {
 		m, err := machines.Load("testdata/host.yaml")
 		if err != nil {
@@ -84,7 +90,8 @@ func TestEmulationChargesRegionCosts(t *testing.T) {
 			}
 			for oname, opts := range oneOptions {
 				if opts.VectorUnits && len(m.Compute().Vectors()) == 0 ||
-					opts.PaperRules && newOptionsPricer(m, k, opts).rules == (paperRules{}) {
+					opts.PaperRules && newOptionsPricer(m, k, opts).rules == (paperRules{}) ||
+					opts.Warm && m.CacheHierarchy() == nil {
 					continue // priced as without the option
 				}
 				t.Run(name+"/"+mname+oname, func(t *testing.T) {
@@ -96,8 +103,8 @@ func TestEmulationChargesRegionCosts(t *testing.T) {
 }
 
 // oneOptions are the pricing options the emulation must follow: the exact
-// counts, vector units, and the source papers' rules.
-var oneOptions = map[string]Options{"": {}, "/vector-units": {VectorUnits: true}, "/paper-rules": {PaperRules: true}}
+// counts, vector units, the source papers' rules, and warm caches.
+var oneOptions = map[string]Options{"": {}, "/vector-units": {VectorUnits: true}, "/paper-rules": {PaperRules: true}, "/warm": {Warm: true}}
 
 // emulationChargesRegionCosts checks one kernel on one table with one set
 // of options (TestEmulationChargesRegionCosts).

@@ -81,6 +81,12 @@ type Options struct {
 	// vector units (Hockney's r∞, n½) when their mean length is at least
 	// N_v, and on the scalar processor otherwise.
 	VectorUnits bool
+	// Warm prices steady-state repetitions with warm caches: a cache level
+	// that holds the rank's working set brings no lines in, so the lines
+	// the cache-line model counts for it (first touches) are not charged
+	// (docs/predict.md, "Warm caches"). perfc check sets it: the generated
+	// program refills its arrays before each timed run.
+	Warm bool
 	// Limits bound the emulation of a kernel whose ranks wait on each
 	// other (zero: the defaults), and Progress follows it
 	// (emulate.EmulateOptions).
@@ -180,6 +186,7 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 	walked := p.walkMessages(cl)
 	for _, r := range cl.Regions {
 		w := fromCounts(r.Counts, rep.Footprint.Bytes)
+		p.applyWarm(w)
 		rp := RegionPrediction{Name: r.Name}
 		compute := p.vectorTerms(w, r.Counts.Vectors)
 		compute = append(compute, p.computeTerms(w)...)

@@ -7,6 +7,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/costmodel/emulate"
+	"perfc/internal/units"
 	"perfc/lang"
 	"perfc/machines"
 )
@@ -45,6 +46,9 @@ type machinePricer struct {
 	// schedules are the schedules walkMessages built, by rank, for the
 	// emulation to use rather than build again (Schedule, for emulate.Scheduler).
 	schedules map[int64]*analyze.Schedule
+	// warm drops the lines of the cache levels that hold the working set
+	// (Options.Warm, applyWarm).
+	warm bool
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -65,6 +69,7 @@ func newMachinePricer(m *machines.Machine, k *lang.Checked) *machinePricer {
 func newOptionsPricer(m *machines.Machine, k *lang.Checked, opts Options) *machinePricer {
 	p := newMachinePricer(m, k)
 	p.vectorUnits = opts.VectorUnits
+	p.warm = opts.Warm
 	p.rules = p.paperRulesFor(opts)
 	return p
 }
@@ -79,11 +84,15 @@ type workload struct {
 	loads, stores         float64
 	loadBytes, storeBytes float64
 	lines                 map[string]float64 // lines brought in per cache level (from the cache model)
+	writeBacks            map[string]float64 // dirty lines written back from each cache level to the next
 	maxStride             float64            // largest stride in elements of a reference that moves in its innermost loop
 	footprint             int64
 	vectorRefs            float64 // array references (mrefs) for the bottleneck laws
-	iterations            float64 // loop iterations, for a segment's share of its region (shares.go)
+	iterations            float64 // loop iterations: ecm's loop term, and a segment's share of its region (shares.go)
+	loopEntries           float64 // loop entries (ecm's loop start-up term)
+	chains                []analyze.Chain
 	hasCache              bool
+	region                bool // built from a region's counts (fromCounts), not a segment's work
 }
 
 // opN is a count of one operation kind, type and pattern.
@@ -98,7 +107,8 @@ type opN struct {
 func fromCounts(c analyze.Counts, footprint int64) *workload {
 	w := &workload{flop: c.Flop.Float(), loads: c.Loads.Float(), stores: c.Stores.Float(),
 		loadBytes: c.LoadBytes.Float(), storeBytes: c.StoreBytes.Float(), footprint: footprint,
-		lines: map[string]float64{}}
+		lines: map[string]float64{}, writeBacks: map[string]float64{}, iterations: c.Iterations.Float(),
+		loopEntries: c.LoopEntries.Float(), chains: c.Chains, region: true}
 	for _, o := range c.Ops {
 		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.Count.Float()})
 	}
@@ -107,6 +117,7 @@ func fromCounts(c analyze.Counts, footprint int64) *workload {
 	}
 	for _, l := range c.Cache {
 		w.lines[l.Level] = l.Lines.Float()
+		w.writeBacks[l.Level] = l.WriteBacks.Float()
 		w.hasCache = true
 	}
 	for _, r := range c.Refs {
@@ -126,7 +137,7 @@ func fromCounts(c analyze.Counts, footprint int64) *workload {
 // fromWork builds a workload from a schedule's compute segment.
 func fromWork(x *analyze.Work) *workload {
 	w := &workload{flop: x.Flop, loads: x.Loads, stores: x.Stores, loadBytes: x.LoadBytes, storeBytes: x.StoreBytes,
-		vectorRefs: x.Loads + x.Stores, iterations: x.Iterations}
+		vectorRefs: x.Loads + x.Stores, iterations: x.Iterations, loopEntries: x.LoopEntries}
 	for _, o := range x.Ops {
 		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.N})
 	}
@@ -189,6 +200,9 @@ func (p *machinePricer) computeTerms(w *workload) []Term {
 	c := p.m.Compute()
 	if c == nil || c.Free() {
 		return nil
+	}
+	if p.isECM() {
+		return p.coreTerms(w)
 	}
 	if p.hasOpTable() {
 		return p.opTableTerms(w)
@@ -292,6 +306,10 @@ func (p *machinePricer) opTableTerms(w *workload) []Term {
 		}
 		cost, ok := c.OpCost(pattern, op, elemOf(key.typ))
 		if !ok {
+			if p.isECM() {
+				p.note(fmt.Sprintf("the operation table has no %s %s: with compose: ecm it costs nothing beyond its loop iteration and its accesses", op, elemOf(key.typ)))
+				continue
+			}
 			p.note(fmt.Sprintf("the operation table has no %s %s %s", op, elemOf(key.typ), pattern))
 			continue
 		}
@@ -306,6 +324,9 @@ func (p *machinePricer) memoryTerms(w *workload) []Term {
 	mem := p.m.Memory()
 	if mem == nil || p.m.Compute().Free() {
 		return nil
+	}
+	if p.isECM() {
+		return p.dataTerms(w)
 	}
 	caches := mem.Caches()
 	if cost, ok := mem.Cost(); ok {
@@ -349,6 +370,9 @@ func (p *machinePricer) memoryTerms(w *workload) []Term {
 			}
 		}
 	}
+	if len(terms) == 0 && p.hasOpTable() {
+		p.noteMainBandwidthUnused(w, caches)
+	}
 	if len(terms) == 0 && !p.hasOpTable() {
 		if bw, ok := mem.MainBandwidth(); ok {
 			bytes := w.loadBytes + w.storeBytes
@@ -362,6 +386,21 @@ func (p *machinePricer) memoryTerms(w *workload) []Term {
 		}
 	}
 	return terms
+}
+
+// noteMainBandwidthUnused says, for a working set beyond the last cache
+// level, that a per-operation table's main_bandwidth is not charged: its
+// operation costs are measured with operands in cache (CM-5 Table 1), and
+// charging every byte at main_bandwidth on top would count the accesses
+// twice. A table whose levels have bandwidths or line costs prices the
+// lines instead; compose: ecm prices every level's transfers.
+func (p *machinePricer) noteMainBandwidthUnused(w *workload, caches []machines.Cache) {
+	bw, ok := p.m.Memory().MainBandwidth()
+	if !ok || w.footprint <= 0 || len(caches) > 0 && int64(caches[len(caches)-1].Size) >= w.footprint {
+		return
+	}
+	p.note(fmt.Sprintf("main_bandwidth (%s) is not charged: the operation table's costs include their operands' accesses, measured in cache, so the memory traffic of a working set (%s) beyond the last cache level is not priced (docs/predict.md, \"Memory\")",
+		bw.String(), units.Size(float64(w.footprint))))
 }
 
 // lines returns the cache lines the IMH cost charges: the first level's
@@ -525,7 +564,7 @@ func (p *machinePricer) Cluster() *emulate.Cluster {
 
 // composeTime combines compute and memory as the machine declares.
 func composeTime(c machines.Compose, compute, memory float64) float64 {
-	if c == machines.ComposeMax {
+	if c == machines.ComposeMax || c == machines.ComposeECM {
 		return math.Max(compute, memory)
 	}
 	return compute + memory

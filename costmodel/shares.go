@@ -23,7 +23,8 @@ import (
 //	cost(segment) = cost(region) × weight(segment) / weight(region)
 //
 // where weight is the segment's own price, compute and memory terms priced
-// by the same rules and added (sum composition, no cache model), or, where
+// by the same rules and added (sum composition, no cache model, no loop
+// iterations: weightOf says why), or, where
 // that is 0 for the whole region, the bytes it moves or its iterations. The
 // weight is linear in the counts, and a rank's segments in a region add up to the
 // region's counts, so a rank's segments in a region cost exactly what the
@@ -108,6 +109,10 @@ func (s *regionShares) classOf(rank int64) int {
 // terms added), the bytes it loads and stores, or its iterations. Only
 // what a compute segment carries is read, and each is linear in it, so the
 // weight of a region's counts is the sum of the weights of its segments.
+// The price leaves loop iterations and entries out (compose: ecm prices
+// them): the iterations of a loop that communicates are in the region's
+// counts but in no segment's work (the schedule keeps such a loop as a
+// loop), so they would make the region's weight exceed its segments' sum.
 func (p *machinePricer) weightOf(kind weightKind, w *workload) float64 {
 	switch kind {
 	case weightBytes:
@@ -115,7 +120,9 @@ func (p *machinePricer) weightOf(kind weightKind, w *workload) float64 {
 	case weightIterations:
 		return w.iterations
 	}
-	return sumTerms(p.computeTerms(w)) + sumTerms(p.memoryTerms(w))
+	priced := *w
+	priced.iterations, priced.loopEntries = 0, 0
+	return sumTerms(p.computeTerms(&priced)) + sumTerms(p.memoryTerms(&priced))
 }
 
 // workOfCounts is the workload of a region's counts as a compute segment

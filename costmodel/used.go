@@ -52,6 +52,13 @@ func hasComputeModel(m *machines.Machine) bool {
 		if _, ok := c.IMH(); ok {
 			return true
 		}
+		if m.Compose() == machines.ComposeECM {
+			_, loop := c.Loop()
+			_, access := c.Access()
+			if loop || access || c.HasOps() {
+				return true
+			}
+		}
 	}
 	return len(m.Memory().Bottlenecks()) > 0
 }

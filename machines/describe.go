@@ -15,6 +15,7 @@ func (m *Machine) Describe(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	d := &describer{w: tw}
 	d.header(m)
+	d.host(m.host)
 	d.params(m.params)
 	d.compute(m.compute)
 	d.memory(m.memory)
@@ -85,6 +86,17 @@ func (d *describer) header(m *Machine) {
 	d.line(`(a " in the source column repeats the source above it)`)
 }
 
+// host writes where the numbers were measured.
+func (d *describer) host(host []HostField) {
+	if len(host) == 0 {
+		return
+	}
+	d.section("host (where the numbers were measured)")
+	for _, h := range host {
+		d.line("  %s\t%s", h.Key, h.Value)
+	}
+}
+
 func (d *describer) params(params []Param) {
 	if len(params) == 0 {
 		return
@@ -114,11 +126,18 @@ func (d *describer) compute(c *Compute) {
 	}
 	d.optional("register rate", c.registerRate)
 	d.optional("register multiply-add rate", c.registerMadd)
+	d.optional("loop per iteration", c.loop.Iteration)
+	d.optional("loop per entry", c.loop.Entry)
+	d.optional("access per element loaded", c.access.Load)
+	d.optional("access per element stored", c.access.Store)
 	for _, k := range c.opOrder {
-		d.number(fmt.Sprintf("op %s %s %s", k.pattern, k.op, k.elem), c.ops[k])
+		d.number(opLabel("op", k), c.ops[k])
 	}
 	for _, f := range c.fallbacks {
 		d.row("op "+f.op, fmt.Sprintf("priced as %s x %s", formatNumber(f.times, 10), f.as), f.source)
+	}
+	for _, k := range c.latencyOrder {
+		d.number(opLabel("latency", k), c.latency[k])
 	}
 	for _, v := range c.vectors {
 		label := strings.TrimSpace("vector " + v.Form + " " + v.Elem)
@@ -132,6 +151,12 @@ func (d *describer) compute(c *Compute) {
 		d.number("imh T_c (per cache line)", c.imh.Tc)
 		d.number("imh T_e (per unit of stride)", c.imh.Te)
 	}
+}
+
+// opLabel names an operation entry: "op a&b&c div f64", "latency add f64"
+// for an entry of every pattern.
+func opLabel(table string, k opKey) string {
+	return strings.Join(strings.Fields(table+" "+k.pattern+" "+k.op+" "+k.elem), " ")
 }
 
 func (d *describer) memory(m *Memory) {
@@ -152,6 +177,9 @@ func (d *describer) memory(m *Memory) {
 		d.optional("cache "+c.Name+" line cost", c.LineCost)
 	}
 	d.optional("main bandwidth", m.main)
+	if m.writeAllocateGiven {
+		d.row("write allocate", fmt.Sprint(m.writeAllocate), m.source)
+	}
 	for _, b := range m.bottlenecks {
 		d.number("bottleneck "+b.Name+" rhat", b.Rhat)
 		d.number("bottleneck "+b.Name+" fhalf", b.Fhalf)

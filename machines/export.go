@@ -98,6 +98,13 @@ func jsonOf(n *yaml.Node) ([]byte, error) {
 		}
 		buf.WriteByte(']')
 	default:
+		if n.ShortTag() == "!!timestamp" {
+			// A date (host: {date: 2026-11-25}) stays as written, not a
+			// time of day in UTC.
+			b, _ := json.Marshal(n.Value)
+			buf.Write(b)
+			break
+		}
 		var v any
 		if err := n.Decode(&v); err != nil {
 			return nil, fmt.Errorf("machines: line %d: %w", n.Line, err)

@@ -3,6 +3,7 @@ package machines
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -106,6 +107,42 @@ func TestWriteJSON(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s: JSON differs from the YAML (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// TestECMRoundTrip checks that the YAML and the JSON of a calibrated
+// host's table, with and without a compose switch, load back to an equal
+// machine: host, loop, access, operations of every pattern, latencies,
+// compose and write_allocate included.
+func TestECMRoundTrip(t *testing.T) {
+	for _, overrides := range [][]string{nil, {"compose=max"}} {
+		m, err := Load(filepath.Join("testdata", "ecm.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err = override(m, overrides...); err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range []string{"yaml", "json"} {
+			var text bytes.Buffer
+			write := m.WriteYAML
+			if format == "json" {
+				write = m.WriteJSON
+			}
+			if err := write(&text); err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse("ecm."+format, text.Bytes())
+			if err != nil {
+				t.Fatalf("%s %v: does not load back: %v\n%s", format, overrides, err, text.String())
+			}
+			if diff := cmp.Diff(describe(t, m), describe(t, back)); diff != "" {
+				t.Errorf("%s %v: loaded back to a different machine (-want +got):\n%s", format, overrides, diff)
+			}
+			if !strings.Contains(describe(t, back), "write allocate      true") || len(back.Host()) != 6 {
+				t.Errorf("%s %v: write_allocate or host lost", format, overrides)
+			}
 		}
 	}
 }

@@ -397,10 +397,18 @@ func (f *fields) choice(key, def string, words ...string) string {
 	}
 	s := f.str(key)
 	if !slices.Contains(words, s) {
-		f.d.errorf(f.get(key), "'%s' must be %s, got '%s'", key, strings.Join(words, " or "), s)
+		f.d.errorf(f.get(key), "'%s' must be %s, got '%s'", key, orList(words), s)
 		return def
 	}
 	return s
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // source is the section's own source if it has one, else the inherited one.

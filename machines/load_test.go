@@ -42,7 +42,7 @@ messages:
 		}},
 		{"unknown top-level key", `
 machine: x
-`, []string{`m.yaml:5:1: unknown key 'machine' in the machine table (known: name, description, source, conventions, missing, ranks, params, compute, memory, messages, collectives, cluster, disk, results)`}},
+`, []string{`m.yaml:5:1: unknown key 'machine' in the machine table (known: schema, name, description, source, conventions, missing, ranks, host, params, compute, memory, messages, collectives, cluster, disk, results)`}},
 		{"missing source", `
 compute:
   peak: 5Mflop/s
@@ -204,7 +204,7 @@ memory:
     - {name: L1, size: 100B, line: 64B, assoc: two}
     - {name: L1, size: 1000.5B}
 `, []string{
-			`m.yaml:7:12: 'compose' must be sum or max, got 'overlap'`,
+			`m.yaml:7:12: 'compose' must be sum, max or ecm, got 'overlap'`,
 			`m.yaml:9:24: cache L1: size 100B is not a multiple of the line 64B`,
 			`m.yaml:9:48: assoc must be a whole number of ways or full, got 'two'`,
 			`m.yaml:10:14: duplicate cache level 'L1'`,
@@ -220,10 +220,44 @@ compute:
     fallback:
       - {op: sqrt, as: exp}
 `, []string{
-			`m.yaml:9:19: unknown operand pattern 'a&x&y' (want a&s&s, a&b&c or a&b&s)`,
+			`m.yaml:9:19: unknown operand pattern 'a&x&y' (want a&s&s, a&b&c or a&b&s; leave pattern out for every pattern)`,
 			`m.yaml:10:30: unknown operation 'fma' (want add, sub, mul, div, madd, cmp, sqrt, exp, log, sin, cos, abs, min, max)`,
 			`m.yaml:12:24: fallback 'sqrt' must name an operation the table measures, not 'exp'`,
 		}},
+		{"modern-core keys", `
+host: {cpu: [a, b], cores: 2}
+compute:
+  source: s
+  loop: {iteration: 1GB/s, entry: -1ns}
+  access: {source: s}
+  ops:
+    entries:
+      - {op: add, f64: 1ns}
+      - {op: add, f64: 2ns}
+      - {pattern: a&b&c, op: add, f64: 1ns}
+  latency:
+    entries:
+      - {op: add, f64: 4, pattern: ""}
+      - {op: fma, f64: 1ns}
+    fallback: []
+memory:
+  source: s
+  write_allocate: maybe
+`, []string{
+			`m.yaml:5:13: host 'cpu' must be a plain value such as "AMD EPYC 9B45" or 2, got a list`,
+			`m.yaml:8:21: 'iteration' needs a time, got a bandwidth (1GB/s)`,
+			`m.yaml:8:35: 'entry' is a negative time (-1ns)`,
+			`m.yaml:9:11: access needs load or store`,
+			`m.yaml:13:19: duplicate ops for add (every pattern) f64`,
+			`m.yaml:17:24: 'f64' needs a time, got a number (4)`,
+			`m.yaml:17:36: unknown operand pattern '' (want a&s&s, a&b&c or a&b&s; leave pattern out for every pattern)`,
+			`m.yaml:18:14: unknown operation 'fma' (want add, sub, mul, div, madd, cmp, sqrt, exp, log, sin, cos, abs, min, max)`,
+			`m.yaml:19:5: unknown key 'fallback' in latency (known: source, entries)`,
+			`m.yaml:22:19: 'write_allocate' must be true or false, got 'maybe'`,
+		}},
+		{"a JSON table's schema", `
+schema: perfc.machine/v2
+`, []string{`m.yaml:5:9: schema must be perfc.machine/v1 (the JSON form of a table, perfc machines NAME -o json), got 'perfc.machine/v2'`}},
 		{"a cluster without messages", `
 cluster:
   source: s

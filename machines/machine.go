@@ -19,6 +19,7 @@ type Machine struct {
 	conventions string
 	missing     []string
 	ranks       Number // the partition the numbers were measured on; zero when the table does not say
+	host        []HostField
 	params      []Param
 	compute     *Compute
 	memory      *Memory
@@ -71,6 +72,16 @@ type Result struct {
 	Name string
 	Number
 }
+
+// HostField is one entry of a table's host: mapping, which says where its
+// numbers were measured (CPU model, cores, caches, Go version, date), as
+// `perfc calibrate` writes it. Pricing does not read it.
+type HostField struct {
+	Key, Value string
+}
+
+// Host lists the table's host: entries in file order; nil when it has none.
+func (m *Machine) Host() []HostField { return slices.Clone(m.host) }
 
 // Name is the machine's name, as in `perfc predict -m NAME`.
 func (m *Machine) Name() string { return m.name }
@@ -236,11 +247,34 @@ type Compute struct {
 	ops          map[opKey]Number
 	opOrder      []opKey // file order, for Describe
 	fallbacks    []fallback
+	latency      map[opKey]Number // per-operation latency, for loop-carried chains
+	latencyOrder []opKey
+	loop         LoopCost
+	access       AccessCost
 	vectors      []VectorUnit
 	imh          *IMH
 }
 
+// opKey keys an operation cost; pattern "" is an entry for every pattern.
 type opKey struct{ pattern, op, elem string }
+
+// LoopCost is the in-core cost of running a loop (for or repeat), beside
+// what its body does: per iteration (the increment, compare and branch) and
+// per entry (its start-up, RINF1's n½ term). A cost the table does not give
+// is the zero Number (Given false).
+type LoopCost struct {
+	Iteration Number
+	Entry     Number
+}
+
+// AccessCost is the in-core cost of one element loaded or stored with its
+// line in L1 (the load and store ports); transfers between levels are
+// priced from the cache levels' bandwidths. A cost the table does not give
+// is the zero Number.
+type AccessCost struct {
+	Load  Number
+	Store Number
+}
 
 // fallback prices an operation the table does not measure as a multiple of
 // one it does.
@@ -284,24 +318,48 @@ func (c *Compute) RegisterMaddRate() (Number, bool) {
 }
 
 // OpCost is the time of one operation with operands in cache, from the
-// per-operation table. An operation the table does not measure (cmp, sqrt,
-// exp …) is priced by the table's fallback rule, and the returned Source says
-// so. Element types follow docs/machines.md: the CM-5's short, long, single
-// and double are i32, i64, f32 and f64.
+// per-operation table: the entry for the pattern, else the entry without a
+// pattern (every pattern). An operation the table does not measure (cmp,
+// sqrt, exp …) is priced by the table's fallback rules, tried in file order
+// until one's base operation has a cost for this pattern and type, and the
+// returned Source says so. Element types follow docs/machines.md: the CM-5's
+// short, long, single and double are i32, i64, f32 and f64.
 func (c *Compute) OpCost(p Pattern, op Op, elem string) (Number, bool) {
 	if c == nil {
 		return Number{}, false
 	}
-	if n, ok := c.ops[opKey{string(p), string(op), elem}]; ok {
+	return c.lookup(c.ops, p, op, elem)
+}
+
+// Latency is the latency of one operation (the time from its operands to
+// its result), which bounds a loop-carried dependency chain, from the
+// table's latency entries: by pattern, then for every pattern, then by the
+// ops fallback rules applied to the latency entries.
+func (c *Compute) Latency(p Pattern, op Op, elem string) (Number, bool) {
+	if c == nil || c.latency == nil {
+		return Number{}, false
+	}
+	return c.lookup(c.latency, p, op, elem)
+}
+
+// HasOps reports whether the table has a per-operation cost table.
+func (c *Compute) HasOps() bool { return c != nil && len(c.ops) > 0 }
+
+// HasLatency reports whether the table gives operation latencies.
+func (c *Compute) HasLatency() bool { return c != nil && len(c.latency) > 0 }
+
+// lookup finds an operation's cost in one of the per-operation tables.
+func (c *Compute) lookup(table map[opKey]Number, p Pattern, op Op, elem string) (Number, bool) {
+	if n, ok := direct(table, p, string(op), elem); ok {
 		return n, true
 	}
 	for _, f := range c.fallbacks {
 		if f.op != string(op) {
 			continue
 		}
-		base, ok := c.ops[opKey{string(p), f.as, elem}]
+		base, ok := direct(table, p, f.as, elem)
 		if !ok {
-			return Number{}, false
+			continue // a later rule for the operation may apply
 		}
 		n := base
 		n.Value *= f.times
@@ -310,6 +368,32 @@ func (c *Compute) OpCost(p Pattern, op Op, elem string) (Number, bool) {
 		return n, true
 	}
 	return Number{}, false
+}
+
+// direct is the entry for the pattern, else the one for every pattern.
+func direct(table map[opKey]Number, p Pattern, op, elem string) (Number, bool) {
+	if n, ok := table[opKey{string(p), op, elem}]; ok {
+		return n, true
+	}
+	n, ok := table[opKey{"", op, elem}]
+	return n, ok
+}
+
+// Loop is the table's loop cost; ok is false when it gives none.
+func (c *Compute) Loop() (LoopCost, bool) {
+	if c == nil {
+		return LoopCost{}, false
+	}
+	return c.loop, c.loop.Iteration.Given || c.loop.Entry.Given
+}
+
+// Access is the table's in-core cost per element loaded and stored; ok is
+// false when it gives none.
+func (c *Compute) Access() (AccessCost, bool) {
+	if c == nil {
+		return AccessCost{}, false
+	}
+	return c.access, c.access.Load.Given || c.access.Store.Given
 }
 
 // VectorUnit is the Hockney (r∞, n½) description of one vector kernel form
@@ -385,24 +469,50 @@ type Compose uint8
 const (
 	ComposeSum Compose = iota // no overlap: add (the IMH and CM-5 papers)
 	ComposeMax                // full overlap: the larger one
+	// ComposeECM is the Execution-Cache-Memory model (Hager, Treibig,
+	// Wellein): in-core time (loop, accesses, operations, the latency of
+	// loop-carried chains) and the transfers between cache levels, each
+	// level's lines at the bandwidth of the level they come from, overlap
+	// fully (docs/predict.md, "Pricing a modern core").
+	ComposeECM
 )
 
 func (c Compose) String() string {
-	if c == ComposeMax {
+	switch c {
+	case ComposeMax:
 		return "max"
+	case ComposeECM:
+		return "ecm"
 	}
 	return "sum"
 }
 
+// composeNamed reads a compose switch.
+func composeNamed(s string) (Compose, bool) {
+	switch s {
+	case "sum":
+		return ComposeSum, true
+	case "max":
+		return ComposeMax, true
+	case "ecm":
+		return ComposeECM, true
+	}
+	return ComposeSum, false
+}
+
 // Memory holds the memory hierarchy.
 type Memory struct {
-	source      string
-	compose     Compose
-	caches      []Cache
-	main        Number
-	bottlenecks []Bottleneck
-	cost        *Cost
-	global      *Cost
+	source  string
+	compose Compose
+	caches  []Cache
+	main    Number
+	// writeAllocate is the table's write_allocate: whether a store that
+	// misses brings its line in first; writeAllocateGiven says the table
+	// gave it.
+	writeAllocate, writeAllocateGiven bool
+	bottlenecks                       []Bottleneck
+	cost                              *Cost
+	global                            *Cost
 }
 
 // Cache is one level of the cache hierarchy, L1 first. Its geometry is the
@@ -458,6 +568,16 @@ func (m *Memory) MainBandwidth() (Number, bool) {
 		return Number{}, false
 	}
 	return m.main, true
+}
+
+// WriteAllocate reports whether a store that misses brings its line in
+// first (write_allocate); given is false when the table does not say. The
+// cache-line model always counts stores as write-allocate.
+func (m *Memory) WriteAllocate() (on, given bool) {
+	if m == nil {
+		return false, false
+	}
+	return m.writeAllocate, m.writeAllocateGiven
 }
 
 // Bottleneck returns the bottleneck entry called name.

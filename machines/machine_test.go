@@ -525,7 +525,7 @@ func TestOverrideErrors(t *testing.T) {
 		{[]string{"bw=bw/0"}, `-M bw=bw/0: 'bw' must be a finite value not below zero (bw/0)`},
 		{[]string{"bw=2 * 5 MB/s"}, `-M bw=2 * 5 MB/s: write the unit directly after the number, without a blank: 5MB`},
 		{[]string{"bw=T_e"}, `-M bw=T_e: unknown name T_e: not a variable available here (none) nor a parameter (T_s, bw)`},
-		{[]string{"compose=min"}, `-M compose=min: compose must be sum or max`},
+		{[]string{"compose=min"}, `-M compose=min: compose must be sum, max or ecm`},
 		{[]string{"startup=never"}, `-M startup=never: startup must be per_step or per_pattern`},
 		{[]string{"T_s=1us", "bw=1s"}, `-M bw=1s: 'bw' needs a bandwidth, got a time (1s)`},
 	}
@@ -604,5 +604,103 @@ func TestCacheAnySetCount(t *testing.T) {
 	}
 	if len(h) == 2 && h[1].Sets() != 20480 {
 		t.Errorf("L3 has %d sets, want 20480", h[1].Sets())
+	}
+}
+
+// TestECMTable checks the keys of a calibrated host's table: host, loop,
+// access, operations without a pattern, latencies, compose ecm and
+// write_allocate.
+func TestECMTable(t *testing.T) {
+	m, err := Load(filepath.Join("testdata", "ecm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := 1e-9
+	c := m.Compute()
+	loop, okLoop := c.Loop()
+	access, okAccess := c.Access()
+	checks := []struct {
+		what      string
+		got, want float64
+	}{
+		{"loop iteration", loop.Iteration.Value, 0.25 * ns},
+		{"loop entry", loop.Entry.Value, 2 * ns},
+		{"access load", access.Load.Value, 0.03 * ns},
+		{"access store", access.Store.Value, 0.08 * ns},
+		{"div f64, any pattern", get(c.OpCost(TwoArraysScalar, OpDiv, "f64")), 0.68 * ns},
+		{"div f64 a&b&c (its own entry wins)", get(c.OpCost(ThreeArrays, OpDiv, "f64")), 0.7 * ns},
+		{"div i32 a&b&c (the entry for every pattern)", get(c.OpCost(ThreeArrays, OpDiv, "i32")), 3 * ns},
+		{"exp f64: the first rule applies", get(c.OpCost(ArrayScalarScalar, OpExp, "f64")), 0.5 * ns},
+		{"exp f32: madd f32 missing, the second rule applies", get(c.OpCost(ArrayScalarScalar, OpExp, "f32")), 1.4 * ns},
+		{"latency add f64", get(c.Latency(ThreeArrays, OpAdd, "f64")), 1 * ns},
+		{"latency div f64", get(c.Latency(ArrayScalarScalar, OpDiv, "f64")), 3.25 * ns},
+		{"latency exp f64 by the second ops rule (no madd latency)", get(c.Latency(ArrayScalarScalar, OpExp, "f64")), 13 * ns},
+		{"main bandwidth", get(m.Memory().MainBandwidth()), 32e9},
+		{"L3 bandwidth", m.Memory().Caches()[2].Bandwidth.Value, 64e9},
+	}
+	for _, ck := range checks {
+		if !near(ck.got, ck.want, 1e-12) {
+			t.Errorf("%s = %g, want %g", ck.what, ck.got, ck.want)
+		}
+	}
+	if !okLoop || !okAccess || !c.HasLatency() {
+		t.Errorf("Loop ok %v, Access ok %v, HasLatency %v; want all true", okLoop, okAccess, c.HasLatency())
+	}
+	if _, ok := c.OpCost(ThreeArrays, OpAdd, "f64"); ok {
+		t.Error("add has no ops entry and no fallback; OpCost must report absence")
+	}
+	if _, ok := c.Latency(ThreeArrays, OpSqrt, "f64"); ok {
+		t.Error("sqrt has no latency entry and no fallback; Latency must report absence")
+	}
+	if n, _ := c.OpCost(ArrayScalarScalar, OpExp, "f32"); n.Given || !strings.Contains(n.Source, "div: test RINF1") {
+		t.Errorf("a fallback's cost is computed and says from what; got %+v", n)
+	}
+	if wa, given := m.Memory().WriteAllocate(); !wa || !given {
+		t.Errorf("WriteAllocate = %v, %v; want true, true", wa, given)
+	}
+	if m.Compose() != ComposeECM || m.Compose().String() != "ecm" {
+		t.Errorf("compose = %v, want ecm", m.Compose())
+	}
+	wantHost := []HostField{{"cpu", "AMD EPYC (test)"}, {"cores", "2"}, {"caches", "L1d 48KiB, L2 1MiB, L3 32MiB"},
+		{"go", "go1.26.0"}, {"goamd64", "v1"}, {"date", "2026-11-25"}}
+	if diff := cmp.Diff(wantHost, m.Host()); diff != "" {
+		t.Errorf("Host (-want +got):\n%s", diff)
+	}
+	var buf bytes.Buffer
+	if err := m.Describe(&buf); err != nil {
+		t.Fatal(err)
+	}
+	goldenfile.Check(t, filepath.Join("testdata", "describe-ecm.txt"), buf.String())
+}
+
+// TestECMNeeds checks that compose: ecm refuses a memory section it cannot
+// price with, at the compose key or the -M switch.
+func TestECMNeeds(t *testing.T) {
+	table := header + `memory:
+  source: s
+  compose: ecm
+  caches:
+    - {name: L1, size: 48KiB}
+    - {name: L2, size: 1MiB}
+`
+	_, err := Parse("m.yaml", []byte(table))
+	want := "m.yaml:6:12: compose: ecm needs a bandwidth on cache L2 (the rate at which it delivers lines to L1), main_bandwidth (the rate at which memory delivers lines to the last level)"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	_, err = override(mustBuiltin(t, "ipsc860"), "compose=ecm")
+	want = "-M compose=ecm: compose=ecm needs caches (the cache-line model counts the lines each level brings in), main_bandwidth (the rate at which memory delivers lines to the last level)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if m, err := override(mustBuiltin(t, "sp2"), "compose=ecm"); err != nil || m.Compose() != ComposeECM {
+		t.Errorf("sp2 has one cache level and main_bandwidth, all that ecm needs; got %v", err)
+	}
+	m, err := Load(filepath.Join("testdata", "full.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := override(m, "compose=ecm"); err == nil || !strings.Contains(err.Error(), "a bandwidth on cache L2") {
+		t.Errorf("full.yaml's L2 has a line cost, not a bandwidth: compose=ecm must be refused; got %v", err)
 	}
 }

@@ -15,9 +15,11 @@ import (
 // machine decodes the whole table. Parameters come first whatever their
 // place in the file, because every other section may refer to them.
 func (d *decoder) machine(root *yaml.Node) {
-	f := d.mapping(root, "the machine table", "name", "description", "source", "conventions", "missing",
-		"ranks", "params", "compute", "memory", "messages", "collectives", "cluster", "disk", "results")
+	f := d.mapping(root, "the machine table", machineKeys()...)
 	m := d.m
+	if f.has("schema") && f.str("schema") != TableSchema {
+		d.errorf(f.get("schema"), "schema must be %s (the JSON form of a table, perfc machines NAME -o json), got '%s'", TableSchema, f.str("schema"))
+	}
 	m.name = f.requiredStr("name")
 	if m.name != "" && !isMachineName(m.name) {
 		d.errorf(f.get("name"), "machine name '%s' must be lower case letters, digits, '.', '_' or '-'", m.name)
@@ -27,6 +29,7 @@ func (d *decoder) machine(root *yaml.Node) {
 	m.conventions = f.str("conventions")
 	m.missing = f.names("missing")
 	m.ranks = d.optNumber(f, "ranks", Dimensionless, wholePositive, m.source)
+	m.host = d.host(f.get("host"))
 	d.params(f.get("params"))
 	d.reportUnknownOverrides()
 	if n := f.get("compute"); n != nil {
@@ -49,6 +52,41 @@ func (d *decoder) machine(root *yaml.Node) {
 	}
 	m.results = d.results(f.get("results"))
 	d.applySwitches()
+}
+
+// machineKeys are the top-level keys of a table, in the order errors list
+// them; computeKeys and memoryKeys those of its compute and memory sections.
+// docs/machines.md documents each (vocab_test.go).
+func machineKeys() []string {
+	return []string{"schema", "name", "description", "source", "conventions", "missing",
+		"ranks", "host", "params", "compute", "memory", "messages", "collectives", "cluster", "disk", "results"}
+}
+
+func computeKeys() []string {
+	return []string{"source", "free", "peak", "register_rate", "register_madd_rate", "loop", "access", "ops", "latency", "vector", "imh"}
+}
+
+func memoryKeys() []string {
+	return []string{"source", "compose", "caches", "main_bandwidth", "write_allocate", "bottleneck", "cost", "global"}
+}
+
+// host reads the host: mapping, where the numbers were measured: any keys,
+// each with a plain value (text, a number or a date).
+func (d *decoder) host(n *yaml.Node) []HostField {
+	if n == nil {
+		return nil
+	}
+	f := d.mapping(n, "host")
+	var out []HostField
+	for _, key := range f.order {
+		v := deref(f.get(key))
+		if v.Kind != yaml.ScalarNode || isNull(v) {
+			d.errorf(v, "host '%s' must be a plain value such as \"AMD EPYC 9B45\" or 2, got %s", key, kindName(v))
+			continue
+		}
+		out = append(out, HostField{Key: key, Value: strings.TrimSpace(v.Value)})
+	}
+	return out
 }
 
 // reservedName reports names a parameter may not take: the variables, the
@@ -164,17 +202,21 @@ func (d *decoder) applySwitches() {
 	for _, a := range d.overrides {
 		switch a.Name {
 		case "compose":
-			if a.Value != "sum" && a.Value != "max" {
-				addError(&d.errs, a.origin(), 0, 0, "compose must be sum or max")
+			c, ok := composeNamed(a.Value)
+			if !ok {
+				addError(&d.errs, a.origin(), 0, 0, "compose must be sum, max or ecm")
 				continue
 			}
 			if d.m.memory == nil {
 				d.m.memory = &Memory{}
 			}
-			d.m.memory.compose = ComposeSum
-			if a.Value == "max" {
-				d.m.memory.compose = ComposeMax
+			if c == ComposeECM {
+				if missing := d.m.memory.ecmMissing(); missing != "" {
+					addError(&d.errs, a.origin(), 0, 0, "compose=ecm needs %s", missing)
+					continue
+				}
 			}
+			d.m.memory.compose = c
 		case "startup":
 			if a.Value != "per_step" && a.Value != "per_pattern" {
 				addError(&d.errs, a.origin(), 0, 0, "startup must be per_step or per_pattern")
@@ -229,9 +271,21 @@ func (d *decoder) checkElem(n *yaml.Node, elem string) bool {
 // Compute
 
 func (d *decoder) compute(n *yaml.Node) *Compute {
-	f := d.mapping(n, "compute", "source", "free", "peak", "register_rate", "register_madd_rate", "ops", "vector", "imh")
+	f := d.mapping(n, "compute", computeKeys()...)
 	src := f.source("")
 	c := &Compute{source: src, free: f.choice("free", "false", "true", "false") == "true"}
+	if f.has("loop") {
+		lf := d.mapping(f.get("loop"), "loop", "iteration", "entry", "source")
+		lsrc := lf.source(src)
+		c.loop = LoopCost{Iteration: d.optNumber(lf, "iteration", Time, nonNegative, lsrc), Entry: d.optNumber(lf, "entry", Time, nonNegative, lsrc)}
+		d.requireOne(lf, "iteration", "entry")
+	}
+	if f.has("access") {
+		af := d.mapping(f.get("access"), "access", "load", "store", "source")
+		asrc := af.source(src)
+		c.access = AccessCost{Load: d.optNumber(af, "load", Time, nonNegative, asrc), Store: d.optNumber(af, "store", Time, nonNegative, asrc)}
+		d.requireOne(af, "load", "store")
+	}
 	if f.has("peak") {
 		c.peak = d.peak(f.get("peak"), src)
 	}
@@ -239,6 +293,10 @@ func (d *decoder) compute(n *yaml.Node) *Compute {
 	c.registerMadd = d.optNumber(f, "register_madd_rate", Rate, positive, src)
 	if f.has("ops") {
 		d.ops(f.get("ops"), c, src)
+	}
+	if f.has("latency") {
+		lf := d.mapping(f.get("latency"), "latency", "source", "entries")
+		c.latency, c.latencyOrder = d.opEntries(lf, "latency", lf.source(src), nil)
 	}
 	if f.has("vector") {
 		c.vectors = d.vectors(f.get("vector"), src)
@@ -267,36 +325,24 @@ func (d *decoder) peak(n *yaml.Node, src string) map[string]Number {
 	return out
 }
 
+// requireOne reports a mapping that gives none of the keys.
+func (d *decoder) requireOne(f *fields, keys ...string) {
+	for _, k := range keys {
+		if f.has(k) {
+			return
+		}
+	}
+	if f.node != nil && f.node.Kind == yaml.MappingNode {
+		d.errorf(f.node, "%s needs %s", f.what, strings.Join(keys, " or "))
+	}
+}
+
 // ops reads the per-operation cost table and its fallback rules.
 func (d *decoder) ops(n *yaml.Node, c *Compute, inherited string) {
 	f := d.mapping(n, "ops", "source", "entries", "fallback")
 	src := f.source(inherited)
-	c.ops = map[opKey]Number{}
 	measured := map[string]bool{}
-	for _, e := range d.list(f.get("entries"), "ops.entries") {
-		ef := d.mapping(e, "an ops entry", append(elemNames(), "pattern", "op", "source")...)
-		pattern, op := ef.requiredStr("pattern"), ef.requiredStr("op")
-		if pattern != "" && !knownPattern(pattern) {
-			d.errorf(ef.get("pattern"), "unknown operand pattern '%s' (want a&s&s, a&b&c or a&b&s)", pattern)
-		}
-		if op != "" && !knownOp(op) {
-			d.errorf(ef.get("op"), "unknown operation '%s' (want add, sub, mul, div, madd, cmp, sqrt, exp, log, sin, cos, abs, min, max)", op)
-		}
-		esrc := ef.source(src)
-		for _, elem := range ef.order {
-			if !slices.Contains(elemNames(), elem) {
-				continue
-			}
-			key := opKey{pattern, op, elem}
-			if _, dup := c.ops[key]; dup {
-				d.errorf(ef.keyAt[elem], "duplicate cost for %s %s %s", pattern, op, elem)
-				continue
-			}
-			c.ops[key] = d.number(ef.get(elem), elem, Time, positive, esrc)
-			c.opOrder = append(c.opOrder, key)
-			measured[op] = true
-		}
-	}
+	c.ops, c.opOrder = d.opEntries(f, "ops", src, measured)
 	for _, fb := range d.list(f.get("fallback"), "ops.fallback") {
 		ff := d.mapping(fb, "a fallback rule", "op", "as", "times", "source")
 		rule := fallback{op: ff.requiredStr("op"), as: ff.requiredStr("as"), times: 1, source: ff.source(src)}
@@ -314,6 +360,60 @@ func (d *decoder) ops(n *yaml.Node, c *Compute, inherited string) {
 		}
 		c.fallbacks = append(c.fallbacks, rule)
 	}
+}
+
+// opEntries reads the entries of a per-operation table (ops or latency,
+// read as f, whose source is src): each an operation, an optional operand
+// pattern (none: every pattern) and a time per element type. The latency
+// table has no fallback rules of its own: the ops rules apply to it.
+// measured, when not nil, collects the operations given.
+func (d *decoder) opEntries(f *fields, what, src string, measured map[string]bool) (map[opKey]Number, []opKey) {
+	table := map[opKey]Number{}
+	var order []opKey
+	for _, e := range d.list(f.get("entries"), what+".entries") {
+		ef := d.mapping(e, article(what)+" "+what+" entry", append(elemNames(), "pattern", "op", "source")...)
+		pattern, op := ef.str("pattern"), ef.requiredStr("op")
+		if ef.has("pattern") && !knownPattern(pattern) {
+			d.errorf(ef.get("pattern"), "unknown operand pattern '%s' (want a&s&s, a&b&c or a&b&s; leave pattern out for every pattern)", pattern)
+		}
+		if op != "" && !knownOp(op) {
+			d.errorf(ef.get("op"), "unknown operation '%s' (want add, sub, mul, div, madd, cmp, sqrt, exp, log, sin, cos, abs, min, max)", op)
+		}
+		esrc := ef.source(src)
+		for _, elem := range ef.order {
+			if !slices.Contains(elemNames(), elem) {
+				continue
+			}
+			key := opKey{pattern, op, elem}
+			if _, dup := table[key]; dup {
+				d.errorf(ef.keyAt[elem], "duplicate %s for %s %s", what, describeOpKey(key), elem)
+				continue
+			}
+			table[key] = d.number(ef.get(elem), elem, Time, positive, esrc)
+			order = append(order, key)
+			if measured != nil {
+				measured[op] = true
+			}
+		}
+	}
+	return table, order
+}
+
+// article is the indefinite article of a word.
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// describeOpKey names an operation entry's pattern and operation: "a&b&c
+// div", or "div (every pattern)".
+func describeOpKey(k opKey) string {
+	if k.pattern == "" {
+		return k.op + " (every pattern)"
+	}
+	return k.pattern + " " + k.op
 }
 
 // vectors reads the Hockney vector-unit entries.
@@ -362,14 +462,21 @@ func (d *decoder) imh(n *yaml.Node, inherited string) *IMH {
 // Memory
 
 func (d *decoder) memory(n *yaml.Node) *Memory {
-	f := d.mapping(n, "memory", "source", "compose", "caches", "main_bandwidth", "bottleneck", "cost", "global")
+	f := d.mapping(n, "memory", memoryKeys()...)
 	src := f.source("")
 	m := &Memory{source: src}
-	if f.choice("compose", "sum", "sum", "max") == "max" {
-		m.compose = ComposeMax
-	}
+	m.compose, _ = composeNamed(f.choice("compose", "sum", "sum", "max", "ecm"))
 	m.caches = d.caches(f.get("caches"), src)
 	m.main = d.optNumber(f, "main_bandwidth", Bandwidth, positive, src)
+	if f.has("write_allocate") {
+		m.writeAllocate = f.choice("write_allocate", "true", "true", "false") == "true"
+		m.writeAllocateGiven = true
+	}
+	if m.compose == ComposeECM {
+		if missing := m.ecmMissing(); missing != "" {
+			d.errorf(f.get("compose"), "compose: ecm needs %s", missing)
+		}
+	}
 	m.bottlenecks = d.bottlenecks(f.get("bottleneck"), src)
 	if f.has("cost") {
 		m.cost = d.cost(f.get("cost"), "cost", setOf(varN, varLines, varStride, varBytes), src)
@@ -378,6 +485,26 @@ func (d *decoder) memory(n *yaml.Node) *Memory {
 		m.global = d.cost(f.get("global"), "global", setOf(varBytes, varP), src)
 	}
 	return m
+}
+
+// ecmMissing says what the memory section lacks for compose: ecm, which
+// prices the lines brought into each level at the bandwidth of the level
+// below it: a bandwidth on every cache level but the first, and
+// main_bandwidth. It is "" when nothing is missing.
+func (m *Memory) ecmMissing() string {
+	var missing []string
+	if len(m.caches) == 0 {
+		missing = append(missing, "caches (the cache-line model counts the lines each level brings in)")
+	}
+	for i, c := range m.caches {
+		if i > 0 && !c.Bandwidth.Given {
+			missing = append(missing, "a bandwidth on cache "+c.Name+" (the rate at which it delivers lines to "+m.caches[i-1].Name+")")
+		}
+	}
+	if !m.main.Given {
+		missing = append(missing, "main_bandwidth (the rate at which memory delivers lines to the last level)")
+	}
+	return strings.Join(missing, ", ")
 }
 
 // caches reads the cache levels, L1 first.

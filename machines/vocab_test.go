@@ -1,7 +1,10 @@
 package machines
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"perfc/lang"
@@ -24,5 +27,29 @@ func TestLanguageVocabulary(t *testing.T) {
 	}
 	if !slices.Equal(reduceOps(), lang.ReduceOpNames()) {
 		t.Errorf("machine tables' reduction operators %q, the language's %q", reduceOps(), lang.ReduceOpNames())
+	}
+}
+
+// TestSchemaDocumented checks that docs/machines.md documents every key of
+// a table's top level and of its compute and memory sections (as `key` or
+// key: in its schema), so that a key added to the loader is added to the
+// normative schema too.
+func TestSchemaDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "machines.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	for _, keys := range [][]string{machineKeys(), computeKeys(), memoryKeys()} {
+		for _, k := range keys {
+			if !strings.Contains(text, "`"+k) && !strings.Contains(text, "\n"+k+":") && !strings.Contains(text, " "+k+":") {
+				t.Errorf("docs/machines.md does not document the key %s", k)
+			}
+		}
+	}
+	for _, op := range Ops() {
+		if !strings.Contains(text, string(op)) {
+			t.Errorf("docs/machines.md does not name the operation %s", op)
+		}
 	}
 }

@@ -60,9 +60,12 @@ type machinePredictor struct {
 func (p machinePredictor) Machine() string { return p.ma.Machine }
 
 // PredictRegions predicts every region of the slowest rank class and the
-// total (the emulated critical path for a kernel whose ranks wait).
+// total (the emulated critical path for a kernel whose ranks wait), with
+// warm caches: the generated program refills its arrays before each timed
+// run, so what fits a cache level is resident there (docs/codegen.md,
+// "Data"), and prediction and measurement mean the same repetition.
 func (p machinePredictor) PredictRegions(k *lang.Checked) (map[string]float64, error) {
-	pred, err := predict(p.e, k, p.ba, p.ma, costmodel.Options{})
+	pred, err := predict(p.e, k, p.ba, p.ma, costmodel.Options{Warm: true})
 	if err != nil {
 		return nil, err
 	}

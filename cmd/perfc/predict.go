@@ -39,6 +39,7 @@ type predictCmd struct {
 	PaperRules  bool `help:"Price the way the source paper did where it differs from the exact counts (docs/predict.md)."`
 	VectorUnits bool `help:"Price innermost loops of a vector form on the machine's vector units (Hockney r-inf, n-half) when they are at least N_v long."`
 	NoEmulation bool `help:"For a kernel whose ranks wait on each other, report the slowest rank's sum of costs instead of emulating the critical path."`
+	Warm        bool `help:"Warm caches: a cache level that holds a rank's working set brings no lines in (a steady-state repetition, as perfc check measures; docs/predict.md)."`
 	Terms       bool `help:"Show every term of the breakdown (count x unit cost = time)." default:"true" negatable:""`
 	limitArgs
 }
@@ -55,7 +56,7 @@ func (c *predictCmd) Run(e env) error {
 	}
 	bar := progress.New(e.stderr, "emulating (events)", 0)
 	pred, err := predict(e, k, c.budgetArgs, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation,
-		Limits: limits, Progress: bar.Set})
+		Warm: c.Warm, Limits: limits, Progress: bar.Set})
 	bar.Finish()
 	if err != nil {
 		return err

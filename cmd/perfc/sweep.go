@@ -28,6 +28,7 @@ type sweepCmd struct {
 	MaxPoints   int64  `default:"10000" placeholder:"N" help:"Refuse a sweep of more points than this (the product of the lengths of the -D lists)."`
 	PaperRules  bool   `help:"Price the way the source paper did (docs/predict.md)."`
 	VectorUnits bool   `help:"Price vector-form loops on the machine's vector units."`
+	Warm        bool   `help:"Warm caches: a level that holds a rank's working set brings no lines in (docs/predict.md)."`
 	NoEmulation bool   `help:"Sum per-rank costs instead of emulating kernels whose ranks wait on each other."`
 }
 
@@ -139,7 +140,7 @@ func (c *sweepCmd) predictPoint(e env, f *lang.File, names, values []string) swe
 		return fail(nil)
 	}
 	pred, err := predict(env{stdout: io.Discard, stderr: &report}, k, c.budgetArgs, c.machineArgs,
-		costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation})
+		costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation, Warm: c.Warm})
 	if err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {

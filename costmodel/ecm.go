@@ -1,0 +1,248 @@
+package costmodel
+
+import (
+	"fmt"
+	"strings"
+
+	"perfc/analyze"
+	"perfc/internal/units"
+	"perfc/machines"
+)
+
+// Pricing a modern core: compose: ecm (docs/predict.md, "Pricing a modern
+// core"), after the Execution-Cache-Memory model of Hager, Treibig and
+// Wellein (docs/references.md).
+//
+//	T_core = iterations·loop.iteration + loop entries·loop.entry
+//	       + loads·access.load + stores·access.store
+//	       + Σ ops·cost(op, type) + Σ madd pairs·cost(madd)  (or mul + add)
+//	       + Σ over loops with chains of max(0, latency − throughput)
+//	T_data = Σ over levels of (lines brought in + write-backs) × line / bandwidth of the level below
+//	T      = max(T_core, T_data)
+//
+// T_core's terms are the region's compute terms and T_data's its memory
+// terms, so the breakdown shows each with its count, unit cost and source,
+// and the region shares of the emulation (shares.go) work unchanged: a
+// segment's weight is its throughput terms (linear in its counts), never
+// the latency bound or the lines, which only regions carry.
+
+// isECM reports whether the machine prices with compose: ecm.
+func (p *machinePricer) isECM() bool { return p.m.Compose() == machines.ComposeECM }
+
+// coreTerms is T_core of a workload: its throughput terms, then the
+// latency bound of the loops that carry dependency chains.
+func (p *machinePricer) coreTerms(w *workload) []Term {
+	terms := p.throughputTerms(w)
+	return append(terms, p.latencyTerms(w)...)
+}
+
+// throughputTerms prices what a workload does when nothing waits on a
+// previous result: loop iterations and entries, accesses with their lines
+// in L1, and the operations beyond them (an operation's ecm cost is what it
+// adds to the loop and its accesses, docs/machines.md).
+func (p *machinePricer) throughputTerms(w *workload) []Term {
+	c := p.m.Compute()
+	loop, _ := c.Loop()
+	access, _ := c.Access()
+	if len(w.ops) == 0 && w.loads+w.stores == 0 {
+		// Loops that do nothing but iterate (around communication, most
+		// often): the schedule the emulator runs keeps a loop that
+		// communicates as a loop, with no compute segment to charge its
+		// overhead to, and that overhead is nanoseconds per iteration.
+		if w.region && w.iterations > 0 {
+			p.note("compose: ecm does not price the loop overhead of a region whose loops do no operations, loads or stores (such as loops around communication)")
+		}
+		return nil
+	}
+	var terms []Term
+	add := func(what, unit string, n float64, cost machines.Number, how string) {
+		if n == 0 || !cost.Given {
+			return
+		}
+		terms = append(terms, Term{Resource: "compute", What: what, Count: n, Unit: unit, UnitCost: cost.Value,
+			Time: n * cost.Value, How: how + " " + cost.String(), Source: cost.Source})
+	}
+	add("loop iterations", "iteration", w.iterations, loop.Iteration, "in-core loop overhead per iteration")
+	add("loop entries", "entry", w.loopEntries, loop.Entry, "loop start-up per entry")
+	add("loads (in-core)", "element", w.loads, access.Load, "per element loaded from L1")
+	add("stores (in-core)", "element", w.stores, access.Store, "per element stored to L1")
+	return append(terms, p.opTableTerms(w)...)
+}
+
+// latencyTerms is the latency bound: for every loop that carries chains
+// (Counts.Chains grouped by Loop), the loop's body takes at least its
+// longest chain's Σ latency(op)·count; the body's throughput time is
+// already in T_core, so the loop adds max(0, latency − throughput).
+func (p *machinePricer) latencyTerms(w *workload) []Term {
+	if len(w.chains) == 0 {
+		return nil
+	}
+	if !p.m.Compute().HasLatency() {
+		p.note("the machine gives no operation latencies (compute.latency): the latency bound of loop-carried dependency chains is not priced")
+		return nil
+	}
+	var terms []Term
+	for _, loop := range chainsByLoop(w.chains) {
+		throughput := sumTerms(p.throughputTerms(bodyWorkload(loop[0].Body)))
+		var longest analyze.Chain
+		var latency float64
+		var source string
+		for _, ch := range loop {
+			if t, src := p.chainLatency(ch); t > latency {
+				longest, latency, source = ch, t, src
+			}
+		}
+		extra := latency - throughput
+		if extra <= 0 {
+			continue
+		}
+		iters := longest.Iterations.Float()
+		terms = append(terms, Term{Resource: "compute", What: fmt.Sprintf("latency bound of the loop at %s (chain %s)", longest.Loop, longest.Var),
+			Count: iters, Unit: "iteration", UnitCost: safeDiv(extra, iters), Time: extra,
+			How: fmt.Sprintf("the chain's Σ latency·count %s exceeds the body's throughput time %s: charged the difference",
+				units.Time(latency), units.Time(throughput)),
+			Source: source})
+	}
+	return terms
+}
+
+// chainsByLoop groups chains by the loop that carries them, in the order
+// the loops first appear.
+func chainsByLoop(chains []analyze.Chain) [][]analyze.Chain {
+	var out [][]analyze.Chain
+	index := map[string]int{}
+	for _, ch := range chains {
+		i, ok := index[ch.Loop]
+		if !ok {
+			i = len(out)
+			index[ch.Loop] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], ch)
+	}
+	return out
+}
+
+// bodyWorkload is the workload of a loop's body, for its throughput time.
+func bodyWorkload(b analyze.LoopBody) *workload {
+	w := &workload{iterations: b.Iterations.Float(), loads: b.Loads.Float(), stores: b.Stores.Float()}
+	for _, o := range b.Ops {
+		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.Count.Float()})
+	}
+	for _, o := range b.Madds {
+		w.madds = append(w.madds, opN{o.Op, o.Type, o.Pattern, o.Count.Float()})
+	}
+	return w
+}
+
+// chainLatency is Σ latency(op)·count over a chain's operations, and the
+// sources of the latencies used. An operation without a latency is noted
+// and adds nothing.
+func (p *machinePricer) chainLatency(ch analyze.Chain) (float64, string) {
+	c := p.m.Compute()
+	var t float64
+	var sources []string
+	for _, o := range ch.Ops {
+		n := o.Count.Float()
+		op := tableOp(o.Op)
+		if n == 0 || op == "" {
+			continue
+		}
+		lat, ok := c.Latency(tablePattern(o.Pattern), op, elemOf(o.Type))
+		if !ok {
+			p.note(fmt.Sprintf("the machine gives no latency for %s %s: it adds nothing to the dependency chains it is on", op, elemOf(o.Type)))
+			continue
+		}
+		t += n * lat.Value
+		if !containsString(sources, lat.Source) {
+			sources = append(sources, lat.Source)
+		}
+	}
+	return t, strings.Join(sources, "; ")
+}
+
+// tablePattern is the table pattern an operand pattern is priced by:
+// register operands (s&s&s) as one array element and two scalars.
+func tablePattern(pattern string) machines.Pattern {
+	if pattern == "s&s&s" {
+		return machines.ArrayScalarScalar
+	}
+	return machines.Pattern(pattern)
+}
+
+// containsString reports whether list holds s.
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// dataTerms is T_data of a workload: the lines the cache-line model counts
+// for each level, brought from the level below it at that level's
+// bandwidth (the last level's from memory at main_bandwidth), and the
+// write-backs to the level below, the same way. A workload without cache
+// lines (a schedule segment, or counts analysed without the machine's
+// hierarchy) has no transfers to price.
+func (p *machinePricer) dataTerms(w *workload) []Term {
+	mem := p.m.Memory()
+	if !w.hasCache {
+		if w.region && w.loads+w.stores > 0 {
+			p.note("the counts have no cache lines (analysed without the machine's cache hierarchy): compose: ecm prices no transfers between levels")
+		}
+		return nil
+	}
+	if wa, given := mem.WriteAllocate(); given && !wa {
+		p.note("the table says stores do not allocate (write_allocate: false), but the cache-line model counts every stored line as brought in: those lines are charged")
+	}
+	caches := mem.Caches()
+	main, _ := mem.MainBandwidth()
+	var terms []Term
+	for i, c := range caches {
+		from, bw := "memory", main
+		if i+1 < len(caches) {
+			from, bw = caches[i+1].Name, caches[i+1].Bandwidth
+		}
+		if bw.Value <= 0 {
+			continue // refused when the table loads (ecmMissing)
+		}
+		u := float64(c.Line) / bw.Value
+		how := fmt.Sprintf("%d B line / %s bandwidth %s", c.Line, from, bw.String())
+		if n := w.lines[c.Name]; n > 0 {
+			terms = append(terms, Term{Resource: "memory", What: c.Name + " lines from " + from, Count: n, Unit: "line",
+				UnitCost: u, Time: n * u, How: how, Source: bw.Source})
+		}
+		if n := w.writeBacks[c.Name]; n > 0 {
+			terms = append(terms, Term{Resource: "memory", What: c.Name + " write-backs to " + from, Count: n, Unit: "line",
+				UnitCost: u, Time: n * u, How: how, Source: bw.Source})
+		}
+	}
+	return terms
+}
+
+// applyWarm removes, when caches are warm (Options.Warm), the lines and
+// write-backs of every cache level that holds the rank's working set: in
+// steady state nothing is brought into such a level, since the generated
+// program refills its arrays before each timed run (docs/codegen.md,
+// "Data"). It applies to every table, whatever its pricing.
+func (p *machinePricer) applyWarm(w *workload) {
+	if !p.warm || !w.hasCache || w.footprint <= 0 {
+		return
+	}
+	var held []string
+	for _, c := range p.m.Memory().Caches() {
+		if int64(c.Size) < w.footprint {
+			continue
+		}
+		held = append(held, c.Name)
+		delete(w.lines, c.Name)
+		delete(w.writeBacks, c.Name)
+	}
+	if len(held) > 0 {
+		p.note(fmt.Sprintf("warm caches: the working set of one rank (%s) fits %s, so in steady state no lines are brought into %s and none are charged "+
+			"(the generated program refills its arrays before each timed run; docs/predict.md, \"Warm caches\")",
+			units.Size(float64(w.footprint)), held[0], strings.Join(held, ", ")))
+	}
+}

@@ -1,0 +1,325 @@
+package costmodel
+
+import (
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"perfc/analyze"
+	"perfc/machines"
+)
+
+// ecmTable loads the compose: ecm test table, whose round numbers make
+// every term a hand computation: loop 0.25 ns per iteration and 2 ns per
+// entry, 0.05 ns per load and 0.1 ns per store, madd f64 0.5 ns, latency
+// add f64 1 ns and mul f64 0.75 ns; a 64 B line costs 1 ns from L2
+// (32 KiB L1), 2 ns from L3 (1 MiB L2) and 4 ns from memory (8 MiB L3).
+func ecmTable(t *testing.T) *machines.Machine {
+	t.Helper()
+	m, err := machines.Load("testdata/ecm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// n is a count of value v.
+func n(v int64) analyze.Count { return analyze.Count{Value: big.NewRat(v, 1)} }
+
+// f64 is a count of one operation kind in f64 with the given pattern.
+func f64(op analyze.OpKind, pattern string, v int64) analyze.OpCount {
+	return analyze.OpCount{Op: op, Type: "f64", Pattern: pattern, Count: n(v)}
+}
+
+// lines is the cache-line model's count for the three levels of the ecm
+// table: the same lines and write-backs at every level.
+func lines(in, out int64) []analyze.CacheLines {
+	var c []analyze.CacheLines
+	for _, l := range []string{"L1", "L2", "L3"} {
+		c = append(c, analyze.CacheLines{Level: l, Lines: n(in), WriteBacks: n(out)})
+	}
+	return c
+}
+
+// priceRegion prices counts c as the one region of a one-rank kernel whose
+// working set is footprint bytes, as Predict prices a region, and returns
+// the region and the pricing's notes.
+func priceRegion(t *testing.T, m *machines.Machine, c analyze.Counts, footprint int64, opts Options) (RegionPrediction, []string) {
+	t.Helper()
+	k := checkSource(t, "k.spmd", `kernel k(N = 8) {
+  array a[N]: f64
+  region "r" {
+    for i in 0..N {
+      a[i] = 1.0
+    }
+  }
+}`)
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Footprint.Bytes = footprint
+	rep.Classes[0].Regions[0].Counts = c
+	p := newOptionsPricer(m, k, opts)
+	r := p.priceClass(rep.Classes[0], rep)[0]
+	var notes []string
+	for note := range p.notes {
+		notes = append(notes, note)
+	}
+	return r, notes
+}
+
+// term is a breakdown line as the tests write it: what, count, unit cost
+// and time (seconds).
+type term struct {
+	What            string
+	Count, UnitCost float64
+	Time            float64
+}
+
+// triadCounts are the counts of a[i] = b[i] + s*c[i] over N elements of
+// f64 (2 loads, 1 store, 1 multiply-add pair per element; 3N/8 lines and
+// N/8 write-backs at each level when nothing is reused).
+func triadCounts(N int64) analyze.Counts {
+	return analyze.Counts{Iterations: n(N), LoopEntries: n(1), Loads: n(2 * N), Stores: n(N),
+		Ops:   []analyze.OpCount{f64(analyze.OpMul, "a&b&c", N), f64(analyze.OpAdd, "a&b&c", N)},
+		Madds: []analyze.OpCount{f64(analyze.OpAdd, "a&b&c", N)},
+		Cache: lines(3*N/8, N/8)}
+}
+
+// triadCore are the T_core terms of triadCounts(N): 0.25 ns per iteration,
+// 2 ns per entry, 0.05 ns per load, 0.1 ns per store, 0.5 ns per pair.
+func triadCore(N float64) []term {
+	ns := 1e-9
+	return []term{
+		{"loop iterations", N, 0.25 * ns, N * 0.25 * ns},
+		{"loop entries", 1, 2 * ns, 2 * ns},
+		{"loads (in-core)", 2 * N, 0.05 * ns, 2 * N * 0.05 * ns},
+		{"stores (in-core)", N, 0.1 * ns, N * 0.1 * ns},
+		{"madd f64 a&b&c", N, 0.5 * ns, N * 0.5 * ns},
+	}
+}
+
+// transfers are the T_data terms of in lines and out write-backs at each
+// of the levels named (1, 2 and 4 ns per line from L2, L3 and memory).
+func transfers(in, out float64, levels ...string) []term {
+	ns := 1e-9
+	from := map[string]string{"L1": "L2", "L2": "L3", "L3": "memory"}
+	cost := map[string]float64{"L1": 1 * ns, "L2": 2 * ns, "L3": 4 * ns}
+	var ts []term
+	for _, l := range levels {
+		ts = append(ts, term{l + " lines from " + from[l], in, cost[l], in * cost[l]},
+			term{l + " write-backs to " + from[l], out, cost[l], out * cost[l]})
+	}
+	return ts
+}
+
+// TestECMByHand checks every term of compose: ecm against hand
+// computation: a triad in cache and beyond L3, cold and warm; a dot
+// product whose add chain outlasts its throughput; a copy loop that has no
+// operations and is priced by its loop and accesses; T = max(T_core,
+// T_data).
+func TestECMByHand(t *testing.T) {
+	ns := 1e-9
+	m := ecmTable(t)
+	dotBody := analyze.LoopBody{Iterations: n(1000), Loads: n(2000),
+		Ops:   []analyze.OpCount{f64(analyze.OpMul, "a&b&s", 1000), f64(analyze.OpAdd, "a&b&s", 1000)},
+		Madds: []analyze.OpCount{f64(analyze.OpAdd, "a&b&s", 1000)}}
+	dot := analyze.Counts{Iterations: n(1000), LoopEntries: n(1), Loads: n(2000),
+		Ops:   dotBody.Ops,
+		Madds: dotBody.Madds,
+		Chains: []analyze.Chain{
+			// s = s + a[i]*b[i]: the add is on the chain (1000 × 1 ns).
+			{Loop: "k.spmd:4:3", Var: "s", Iterations: n(1000), Ops: []analyze.OpCount{f64(analyze.OpAdd, "a&b&s", 1000)}, Body: dotBody},
+			// A shorter chain of the same loop (1000 × 0.75 ns) is not the bound.
+			{Loop: "k.spmd:4:3", Var: "p", Iterations: n(1000), Ops: []analyze.OpCount{f64(analyze.OpMul, "a&b&s", 1000)}, Body: dotBody},
+			// A loop whose chain (100 × 0.75 ns) is shorter than its
+			// throughput time (100 × 0.25 ns + 100 × 0.5 ns) adds nothing.
+			{Loop: "k.spmd:9:3", Var: "q", Iterations: n(100), Ops: []analyze.OpCount{f64(analyze.OpMul, "a&s&s", 100)},
+				Body: analyze.LoopBody{Iterations: n(100), Ops: []analyze.OpCount{f64(analyze.OpDiv, "a&s&s", 100)}}},
+		}}
+	copyLoop := analyze.Counts{Iterations: n(1000), LoopEntries: n(1), Loads: n(1000), Stores: n(1000), Cache: lines(250, 125)}
+	copyCore := []term{
+		{"loop iterations", 1000, 0.25 * ns, 250 * ns},
+		{"loop entries", 1, 2 * ns, 2 * ns},
+		{"loads (in-core)", 1000, 0.05 * ns, 50 * ns},
+		{"stores (in-core)", 1000, 0.1 * ns, 100 * ns},
+	}
+	tests := []struct {
+		name      string
+		counts    analyze.Counts
+		footprint int64
+		warm      bool
+		want      []term
+		time      float64
+	}{
+		// 952 ns in core; 500 lines in and out at 1 + 2 + 4 ns = 3.5 us.
+		{"triad N=1000 cold", triadCounts(1000), 24000, false,
+			append(triadCore(1000), transfers(375, 125, "L1", "L2", "L3")...), 3500 * ns},
+		// 24,000 B fits L1: no lines in steady state.
+		{"triad N=1000 warm", triadCounts(1000), 24000, true, triadCore(1000), 952 * ns},
+		// 2.4 MB fits L3 only: L1 and L2 lines still move (1 + 2 ns).
+		{"triad N=1e5 warm", triadCounts(100000), 2400000, true,
+			append(triadCore(1e5), transfers(37500, 12500, "L1", "L2")...), 50000 * 3 * ns},
+		{"triad N=1e5 cold", triadCounts(100000), 2400000, false,
+			append(triadCore(1e5), transfers(37500, 12500, "L1", "L2", "L3")...), 50000 * 7 * ns},
+		// 24 MB is beyond L3: warm and cold alike, bound by memory.
+		{"triad N=1e6 warm, beyond L3", triadCounts(1000000), 24000000, true,
+			append(triadCore(1e6), transfers(375000, 125000, "L1", "L2", "L3")...), 500000 * 7 * ns},
+		// Throughput 250 + 100 + 500 = 850 ns; the add chain 1000 ns.
+		{"dot product with a chain", dot, 16000, true, []term{
+			{"loop iterations", 1000, 0.25 * ns, 250 * ns},
+			{"loop entries", 1, 2 * ns, 2 * ns},
+			{"loads (in-core)", 2000, 0.05 * ns, 100 * ns},
+			{"madd f64 a&b&s", 1000, 0.5 * ns, 500 * ns},
+			{"latency bound of the loop at k.spmd:4:3 (chain s)", 1000, 0.15 * ns, 150 * ns},
+		}, 1002 * ns},
+		{"copy cold", copyLoop, 16000, false, append(copyCore, transfers(250, 125, "L1", "L2", "L3")...), 375 * 7 * ns},
+		{"copy warm", copyLoop, 16000, true, copyCore, 402 * ns},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, notes := priceRegion(t, m, tt.counts, tt.footprint, Options{Warm: tt.warm})
+			var got []term
+			for _, x := range r.Terms {
+				got = append(got, term{x.What, x.Count, x.UnitCost, x.Time})
+				if x.How == "" || x.Source == "" {
+					t.Errorf("term %q has no How or no Source: %+v", x.What, x)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+				t.Errorf("terms (-want +got):\n%s", diff)
+			}
+			if !sameTime(r.Time, tt.time) || !sameTime(r.Time, max(r.Compute, r.Memory)) {
+				t.Errorf("time %g s (compute %g, memory %g), want %g s = max(T_core, T_data)", r.Time, r.Compute, r.Memory, tt.time)
+			}
+			warmNote := false
+			for _, note := range notes {
+				warmNote = warmNote || strings.HasPrefix(note, "warm caches:")
+			}
+			if dropped := tt.warm && tt.footprint <= 8<<20; warmNote != dropped {
+				t.Errorf("warm note %v, want %v (notes %q)", warmNote, dropped, notes)
+			}
+		})
+	}
+}
+
+// TestECMPredict checks compose: ecm end to end on the triad example: the
+// analyzer's counts priced into T = max(T_core, T_data) with every
+// transfer term, warm caches dropping the lines of the levels that hold
+// the working set, and the emulation charging what the region table does.
+func TestECMPredict(t *testing.T) {
+	m := ecmTable(t)
+	k := loadKernel(t, "../examples/triad.spmd", "N", "1000")
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold, err := Predict(k, rep, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := Predict(k, rep, m, Options{Warm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has(cold.Warnings, "has no compute model") {
+		t.Errorf("an ecm table's loop, access and ops are a compute model; warnings %q", cold.Warnings)
+	}
+	r := triadRegion(t, cold)
+	if cold.Compose != "ecm" || !sameTime(cold.Total, max(r.Compute, r.Memory)) || r.Memory <= r.Compute {
+		t.Errorf("cold: compose %s, total %g s, compute %g s, memory %g s; want ecm, the max, memory-bound", cold.Compose, cold.Total, r.Compute, r.Memory)
+	}
+	// 375 lines and 125 write-backs at each level: 500 × (1 + 2 + 4) ns.
+	if !sameTime(r.Memory, 3500e-9) {
+		t.Errorf("cold memory %g s, want 3.5 us", r.Memory)
+	}
+	w := triadRegion(t, warm)
+	if w.Memory != 0 || !sameTime(warm.Total, w.Compute) || !sameTime(w.Compute, r.Compute) {
+		t.Errorf("warm: memory %g s, total %g s, compute %g s (cold compute %g s); the 24,000 B working set fits L1", w.Memory, warm.Total, w.Compute, r.Compute)
+	}
+	if !has(warm.Notes, "warm caches: the working set of one rank (23.44 KiB) fits L1") {
+		t.Errorf("warm notes %q lack the warm-caches note", warm.Notes)
+	}
+}
+
+// TestWarmEveryTable checks that Options.Warm applies to tables without
+// compose: ecm: on the host-style table (line bandwidths, compose max) the
+// triad's lines are dropped when its working set fits, and kept when it
+// does not.
+func TestWarmEveryTable(t *testing.T) {
+	m, err := machines.Load("testdata/host.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		n          string
+		warmMemory bool // whether warm caches still charge memory
+	}{{"1000", false}, {"1000000", true}} {
+		k := loadKernel(t, "../examples/triad.spmd", "N", tt.n)
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cold, err := Predict(k, rep, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warm, err := Predict(k, rep, m, Options{Warm: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if triadRegion(t, cold).Memory == 0 || (triadRegion(t, warm).Memory > 0) != tt.warmMemory {
+			t.Errorf("%s: memory cold %g s, warm %g s; want warm memory charged: %v", "N="+tt.n, triadRegion(t, cold).Memory, triadRegion(t, warm).Memory, tt.warmMemory)
+		}
+		if tt.warmMemory && triadRegion(t, warm).Memory != triadRegion(t, cold).Memory {
+			t.Errorf("%s: a working set beyond every level is priced alike warm and cold: %g s against %g s", "N="+tt.n, triadRegion(t, warm).Memory, triadRegion(t, cold).Memory)
+		}
+	}
+}
+
+// TestMainBandwidthWithOpTable checks the trap of a per-operation table
+// with main_bandwidth (the CM-5's): it is not charged, and a prediction
+// whose working set exceeds the last cache level says so, while one that
+// fits does not.
+func TestMainBandwidthWithOpTable(t *testing.T) {
+	m, err := machines.Builtin("cm5-32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		n     string
+		noted bool
+	}{{"1000", false}, {"100000", true}} {
+		k := loadKernel(t, "../examples/triad.spmd", "N", tt.n)
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := Predict(k, rep, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := has(pred.Notes, "main_bandwidth (512MB/s) is not charged"); got != tt.noted {
+			t.Errorf("%s: note %v, want %v (notes %q)", "N="+tt.n, got, tt.noted, pred.Notes)
+		}
+		if triadRegion(t, pred).Memory != 0 {
+			t.Errorf("%s: memory %g s, want 0 (the CM-5's operation costs include their accesses)", "N="+tt.n, triadRegion(t, pred).Memory)
+		}
+	}
+}
+
+// triadRegion is the region "triad" of a prediction.
+func triadRegion(t *testing.T, p *Prediction) RegionPrediction {
+	t.Helper()
+	for _, r := range p.Regions {
+		if r.Name == "triad" {
+			return r
+		}
+	}
+	t.Fatalf("no region triad in %+v", p.Regions)
+	return RegionPrediction{}
+}
