@@ -94,9 +94,7 @@ type Options struct {
 	// in the report (the file or built-in name).
 	Machine     *machines.Machine
 	MachineName string
-	// Model tunes the predictions (validate sets Warm: the generated
-	// program refills its arrays before each run, so data that fits a
-	// level is warm there).
+	// Model tunes the predictions (ModelOptions: Warm, as perfc check).
 	Model costmodel.Options
 	// Quick picks a small subset of the suite (about 8 cases, or one per
 	// file when files are given).
@@ -143,7 +141,9 @@ func (o Options) withDefaults() Options {
 
 // ModelOptions are the pricing options validate predicts with, as perfc
 // check's predicted column does: exact counts, ranks that wait on each
-// other emulated.
+// other emulated, and warm caches (the generated program refills its
+// arrays before every timed run, so data that fits a level is resident
+// there; docs/predict.md, "Warm caches").
 func ModelOptions() costmodel.Options {
-	return costmodel.Options{}
+	return costmodel.Options{Warm: true}
 }
