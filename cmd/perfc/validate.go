@@ -15,12 +15,12 @@ import (
 // validateCmd is `perfc validate`: predict a suite of kernels on a machine
 // table, run each, and report the errors (docs/accuracy.md).
 type validateCmd struct {
-	Machine  string        `short:"m" default:"host.yaml" help:"Machine table of this host to validate (perfc calibrate -o host.yaml writes one; a built-in name validates that machine against this host)." placeholder:"NAME|FILE.yaml"`
+	Machine  string        `short:"m" default:"host.yaml" help:"Machine table of this host to validate (default host.yaml, which perfc calibrate -o host.yaml writes; a built-in name validates that machine against this host)." placeholder:"NAME|FILE.yaml"`
 	Quick    bool          `help:"A small subset: about 8 cases (one per file when FILES are given), under a minute."`
-	Tuning   []string      `sep:"," placeholder:"NAME,…" help:"Kernels the table was fitted on (base names): their cases are reported as tuning, all others as held-out."`
+	Tuning   []string      `sep:"," placeholder:"NAME" help:"Kernels the table was fitted on (base names): their cases are reported as tuning, all others as held-out."`
 	JSON     string        `name:"json" type:"path" placeholder:"FILE" help:"Also write the report as JSON (schema perfc.validate/v1) to FILE."`
 	Plot     string        `type:"path" placeholder:"FILE.svg" help:"Also draw predicted against measured (log-log, y = x and the ±15% band) to FILE (.svg or .png)."`
-	Samples  int           `default:"5" placeholder:"N" help:"Measurements per case; the report gives their median and spread."`
+	Samples  int           `default:"5" placeholder:"N" help:"Measurements per case (default 5); the report gives their median and spread."`
 	CaseTime time.Duration `default:"1s" help:"How long the measurements of one case take together (the build comes on top)."`
 	MaxRun   time.Duration `default:"250ms" help:"Longest predicted run of a case: longer ones are shrunk (repetitions halved) or skipped."`
 	Timeout  time.Duration `default:"5m" help:"Stop a case that builds and runs longer than this."`
