@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"perfc/internal/units"
 )
 
 // groupColors tell the tuning cases from the held-out ones.
@@ -42,11 +44,12 @@ const bandShare = 0.15
 func (r *Report) plot() (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("perfc validate: %s, %d cases", r.Machine, r.Summary.Compared)
-	p.X.Label.Text = "measured time per run (s)"
-	p.Y.Label.Text = "predicted time per run (s)"
+	p.X.Label.Text = "measured time per run"
+	p.Y.Label.Text = "predicted time per run"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = decadeTicks{}, decadeTicks{}
 	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(12), vg.Points(-12)
 
 	points := map[string]plotter.XYs{}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -69,9 +72,17 @@ func (r *Report) plot() (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	band.Color, band.LineStyle.Width = color.RGBA{0xdd, 0xdd, 0xdd, 0xff}, 0
+	band.Color, band.LineStyle.Width = color.RGBA{0xcc, 0xcc, 0xcc, 0xff}, 0
 	p.Add(band)
-	p.Legend.Add(fmt.Sprintf("±%.0f%%", bandShare*100), band)
+	p.Legend.Add(fmt.Sprintf("within ±%.0f%%", bandShare*100), band)
+	for _, f := range []float64{1 - bandShare, 1 + bandShare} {
+		edge, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo * f}, {X: hi, Y: hi * f}})
+		if err != nil {
+			return nil, err
+		}
+		edge.Color, edge.Width, edge.Dashes = color.RGBA{0x88, 0x88, 0x88, 0xff}, vg.Points(0.7), []vg.Length{vg.Points(3), vg.Points(2)}
+		p.Add(edge)
+	}
 	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
 	if err != nil {
 		return nil, err
@@ -92,4 +103,29 @@ func (r *Report) plot() (*plot.Plot, error) {
 		p.Legend.Add(fmt.Sprintf("%s (%d)", g, len(points[g])), sc)
 	}
 	return p, nil
+}
+
+// decadeTicks marks the powers of ten of a log axis of times, labelled
+// in the unit a reader uses ("1 us", "10 ms"), with unlabelled minor
+// ticks at 2 to 9 times each.
+type decadeTicks struct{}
+
+// Ticks returns the ticks between min and max.
+func (decadeTicks) Ticks(min, max float64) []plot.Tick {
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(min)); e <= math.Ceil(math.Log10(max)); e++ {
+		base := math.Pow(10, e)
+		for m := 1.0; m < 10; m++ {
+			v := m * base
+			if v < min || v > max {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 {
+				t.Label = units.Time(v)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
 }
