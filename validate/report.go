@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"perfc/internal/units"
+	"perfc/lang"
 )
 
 // Schema names the JSON schema of a Report (docs/accuracy.md); it changes
@@ -112,7 +113,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		rows := append([]Comparison{*c.Total}, c.Regions...)
 		for i, cmp := range rows {
 			name, group, level := "", "", ""
-			region := "  " + cmp.Name
+			region := "  " + lang.Printable(cmp.Name)
 			if i == 0 {
 				name, group, level, region = c.Name, c.Group, c.Level, "total"
 			}
@@ -156,9 +157,9 @@ func (r *Report) writeSummary(w io.Writer) {
 	for _, c := range r.Worst {
 		term := "-"
 		if d := c.Dominant; d != nil {
-			term = fmt.Sprintf("%s: %s (%.0f%% of the prediction)", d.Resource, d.What, d.Share*100)
+			term = fmt.Sprintf("%s: %s (%.0f%% of the prediction)", d.Resource, lang.Printable(d.What), d.Share*100)
 			if d.Region != "" {
-				term += " in " + d.Region
+				term += " in " + lang.Printable(d.Region)
 			}
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%+.1f%%%s\t%s\n", c.Case, c.Group, c.Error*100, noisyMark(c.Noisy), term)

@@ -33,7 +33,7 @@ func syntheticReport() *Report {
 		{Name: "pingpong P=2 n=2896", Kernel: "pingpong", File: "examples/pingpong.spmd", Group: GroupHeldOut, Level: "L1", Ranks: 2,
 			Params: []Param{{"P", "2"}, {"n", "2896"}}, Footprint: 23168, Runs: 200, Samples: 5,
 			Total:    total(cmpOf("", 30e-6, 40e-6, 35e-6, 41e-6)),
-			Regions:  []Comparison{cmpOf("round trips", 30e-6, 40e-6, 35e-6, 41e-6)},
+			Regions:  []Comparison{cmpOf("round \x1b[31mtrips", 30e-6, 40e-6, 35e-6, 41e-6)},
 			Dominant: &Dominant{Resource: "waiting", What: "emulated critical path beyond the slowest rank's own costs", Time: 1.6e-5, Share: 0.53}},
 		{Name: "dot n=1562", Kernel: "dot", File: "validate/kernels/dot.spmd", Group: GroupHeldOut, Level: "L1", Ranks: 1,
 			Params: []Param{{"n", "1562"}}, Footprint: 24992, Runs: 5000, Samples: 5,
@@ -59,6 +59,9 @@ func TestReportGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "testdata/report.txt", table.String())
+	if strings.ContainsRune(table.String(), 0x1b) {
+		t.Errorf("a region name's escape character reached the table")
+	}
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os/exec"
 	"runtime"
 
 	"perfc/codegen"
@@ -17,6 +18,10 @@ import (
 // on; only a cancelled ctx stops it.
 func Run(ctx context.Context, cases []Case, opts Options) error {
 	opts = opts.withDefaults()
+	if _, err := exec.LookPath("go"); err != nil && len(cases) > 0 {
+		// Every case would fail alike: say it once.
+		return fmt.Errorf("validate builds each case's generated program with the Go toolchain: put the go command on PATH (https://go.dev/dl): %w", err)
+	}
 	for i := range cases {
 		if opts.Progress != nil {
 			opts.Progress(cases[i].Name, i, len(cases))

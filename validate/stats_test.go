@@ -2,6 +2,7 @@ package validate
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,5 +122,15 @@ func TestSummarize(t *testing.T) {
 	}
 	if len(rep.Worst) != 4 || rep.Worst[0].Case != "c" || rep.Schema != Schema || rep.Skipped == nil {
 		t.Errorf("report: worst %+v, schema %q, skipped %v", rep.Worst, rep.Schema, rep.Skipped)
+	}
+}
+
+// TestRunWithoutGo checks that a suite without the Go toolchain on PATH
+// fails once, with what to do, instead of once per case.
+func TestRunWithoutGo(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	err := Run(t.Context(), []Case{{Name: "a"}, {Name: "b"}}, Options{})
+	if err == nil || !strings.Contains(err.Error(), "put the go command on PATH") {
+		t.Errorf("Run without go = %v", err)
 	}
 }
