@@ -84,14 +84,17 @@ const maxReps = 1_000_000
 // (the probe's, one run measured alone) plus the refill of every rank's
 // arrays, which the timing leaves out but the clock on the wall does not.
 func repsFor(probe *spmd.Measurement, bytes, ranks int64, opts Options) int {
-	run := max(probe.Total.MedianUs, probe.WarmupUs) * 1e-6
+	run := probe.Total.MedianUs * 1e-6 // after the warm-up run, whose page faults and first touches do not repeat
 	cores := int64(max(runtime.NumCPU(), 1))
 	refill := float64(bytes) * refillPerByte / float64(max(min(ranks, cores), 1))
-	perRun := run + refill
-	budget := opts.CaseTime.Seconds() / float64(opts.Samples)
-	if !(perRun > 0) {
-		return 1
+	// A run below the timer's resolution still costs the harness its clock
+	// reads: count it as one tick (TICK1, or 50 ns when the probe has none).
+	tick := probe.Tick1Us * 1e-6
+	if !(tick > 0) {
+		tick = 50e-9
 	}
+	perRun := math.Max(run, tick) + refill
+	budget := opts.CaseTime.Seconds() / float64(opts.Samples)
 	return int(math.Max(1, math.Min(maxReps, math.Floor(budget/perRun))))
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"perfc/codegen/spmd"
 )
 
 // approx compares figures to 1e-12, NaN equal to NaN.
@@ -132,5 +134,30 @@ func TestRunWithoutGo(t *testing.T) {
 	err := Run(t.Context(), []Case{{Name: "a"}, {Name: "b"}}, Options{})
 	if err == nil || !strings.Contains(err.Error(), "put the go command on PATH") {
 		t.Errorf("Run without go = %v", err)
+	}
+}
+
+func TestRepsFor(t *testing.T) {
+	probe := func(runUs, warmUs float64) *spmd.Measurement {
+		return &spmd.Measurement{WarmupUs: warmUs, Total: spmd.Timing{MedianUs: runUs}}
+	}
+	opts := Options{}.withDefaults() // 1 s over 5 measurements: 0.2 s each
+	tests := []struct {
+		name         string
+		probe        *spmd.Measurement
+		bytes, ranks int64
+		want         int
+	}{
+		{"a 100 us run without arrays", probe(100, 50_000), 0, 2, 2000},
+		{"a 1 ms run and 8 MB to refill on one rank", probe(1000, 1000), 8e6, 1, 18},
+		{"a run longer than a measurement", probe(500_000, 500_000), 0, 1, 1},
+		{"a run too short to time: one tick of 50 ns", probe(0, 0), 0, 1, maxReps},
+		{"a run too short to time, 40 us of refill", probe(0, 0), 32e3, 1, 4993},
+		{"at most maxReps", probe(1e-3, 1e-3), 0, 1, maxReps},
+	}
+	for _, tt := range tests {
+		if got := repsFor(tt.probe, tt.bytes, tt.ranks, opts); got != tt.want {
+			t.Errorf("%s: repsFor = %d, want %d", tt.name, got, tt.want)
+		}
 	}
 }
