@@ -227,45 +227,22 @@ type chainFlow struct {
 // planChains finds the chains loop carries and adds a leaf for them; body
 // are the leaves planned for the loop's iterations and body.
 func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, region string, planned []*leaf) {
-	// Maps are made only when needed: most loops carry nothing, and the
-	// analysis of a small kernel is a few dozen microseconds.
-	var carried, written map[location]bool
-	blocked := false
 	fl := &chainFlow{p: p, depth: len(inner) - 1}
-	lang.Inspect(body, func(n lang.Node) bool {
-		switch n := n.(type) {
-		case *lang.ForStmt, *lang.RepeatStmt:
-			// Every nested loop, at any depth, is visited: each holds
-			// only its own carried locations.
-			for l := range p.carriedIn[n.(lang.Stmt)] {
-				if carried == nil {
-					carried = map[location]bool{}
-				}
-				carried[l] = true
-			}
-		case *lang.RegionStmt, *lang.CommStmt:
-			blocked = true
-		case *lang.AssignStmt:
-			if l, ok := fl.target(n.Lhs); ok {
-				if written == nil {
-					written = map[location]bool{}
-				}
-				written[l] = true
-			}
-		}
-		return !blocked
-	})
-	if blocked || len(written) == 0 {
+	var sc bodyScan
+	if !sc.block(fl, body) || len(sc.written) == 0 {
+		return
+	}
+	// A location carried by a nested loop is reported there only.
+	candidates := slices.DeleteFunc(sc.written, func(l location) bool { return slices.Contains(sc.carried, l) })
+	if len(candidates) == 0 {
 		return
 	}
 	var found []carriedChain
-	var own map[location]bool
+	var own []location
 	reads := p.readsIn(body)
-	for _, l := range sortedLocations(written) {
-		if carried[l] || !reads[l] {
-			// Carried by a nested loop, or never read: no value crosses
-			// from one iteration to the next.
-			continue
+	for _, l := range sortedLocations(candidates) {
+		if !reads[l] {
+			continue // never read: no value crosses from one iteration to the next
 		}
 		fl.state = chainState{l: emptyPath()}
 		fl.block(body, 1)
@@ -273,17 +250,14 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 		if path == nil {
 			continue
 		}
-		if own == nil {
-			own = map[location]bool{}
-		}
-		own[l] = true
+		own = append(own, l)
 		if len(path.steps) > 0 {
 			found = append(found, carriedChain{name: l.name(), steps: sortedSteps(path)})
 		}
 	}
 	if own != nil {
 		if p.carriedIn == nil {
-			p.carriedIn = map[lang.Stmt]map[location]bool{}
+			p.carriedIn = map[lang.Stmt][]location{}
 		}
 		p.carriedIn[loop] = own
 	}
@@ -304,8 +278,8 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 }
 
 // readsIn returns the locations a block may read as values (a superset:
-// every var named outside a plain assignment's target, and every array
-// reference by its text), kept per block.
+// every var named outside a plain assignment's target, and every hoisted
+// array reference by its text), kept per block.
 func (p *plan) readsIn(body *lang.Block) map[location]bool {
 	if r, ok := p.blockReads[body]; ok {
 		return r
@@ -320,8 +294,9 @@ func (p *plan) readsIn(body *lang.Block) map[location]bool {
 				reads[location{obj: obj}] = true
 			}
 		case *lang.IndexExpr:
-			if obj := info.Uses[n.Name]; obj != nil {
-				reads[location{obj: obj, text: lang.ExprString(n)}] = true
+			// Only a hoisted reference can be a location.
+			if _, hoisted := p.hoistCuts[n]; hoisted {
+				reads[location{obj: info.Uses[n.Name], text: lang.ExprString(n)}] = true
 			}
 		case *lang.AssignStmt:
 			if _, compound := n.Op.Binary(); compound {
@@ -349,13 +324,56 @@ func sameLevel(a, b level) bool {
 	return a.kind == b.kind && a.loop == b.loop && a.repeat == b.repeat
 }
 
-// sortedLocations lists the locations by name, then by declaration, so
-// that the search and the report are deterministic.
-func sortedLocations(set map[location]bool) []location {
-	out := make([]location, 0, len(set))
-	for l := range set {
-		out = append(out, l)
+// bodyScan is what a loop body holds that decides whether the loop can
+// carry a chain: the locations it assigns and those its nested loops carry.
+// It walks statements only, without a closure per loop: most loops carry
+// nothing, and a small kernel's analysis takes a few dozen microseconds.
+type bodyScan struct {
+	written, carried []location
+}
+
+// block scans the statements of b; it reports false when one is a region
+// or a communication statement (the loop then carries no chain).
+func (sc *bodyScan) block(fl *chainFlow, b *lang.Block) bool {
+	for _, s := range b.Stmts {
+		if !sc.stmt(fl, s) {
+			return false
+		}
 	}
+	return true
+}
+
+// stmt scans one statement.
+func (sc *bodyScan) stmt(fl *chainFlow, s lang.Stmt) bool {
+	switch s := s.(type) {
+	case *lang.Block:
+		return sc.block(fl, s)
+	case *lang.AssignStmt:
+		if l, ok := fl.target(s.Lhs); ok && !slices.Contains(sc.written, l) {
+			sc.written = append(sc.written, l)
+		}
+	case *lang.IfStmt:
+		if !sc.block(fl, s.Then) {
+			return false
+		}
+		if s.Else != nil {
+			return sc.stmt(fl, s.Else)
+		}
+	case *lang.ForStmt:
+		sc.carried = append(sc.carried, fl.p.carriedIn[s]...)
+		return sc.block(fl, s.Body)
+	case *lang.RepeatStmt:
+		sc.carried = append(sc.carried, fl.p.carriedIn[s]...)
+		return sc.block(fl, s.Body)
+	case *lang.RegionStmt, *lang.CommStmt:
+		return false
+	}
+	return true
+}
+
+// sortedLocations sorts locations by name, then by declaration, so that
+// the search and the report are deterministic.
+func sortedLocations(out []location) []location {
 	slices.SortFunc(out, func(a, b location) int {
 		if c := cmp.Compare(a.name(), b.name()); c != 0 {
 			return c
@@ -606,7 +624,7 @@ func (fl *chainFlow) step(path *chainPath, e lang.Expr, lf *leaf, op OpKind, typ
 }
 
 // callOp returns the operation a builtin call counts and how many (min and
-// max of k arguments count k − 1), as the tallier counts them.
+// max of k arguments count k − 1): the tallier's rule, which chains follow.
 func callOp(e *lang.CallExpr) (OpKind, int64, bool) {
 	switch e.Fun.Name {
 	case "sqrt":
@@ -643,8 +661,13 @@ func (ra *rankAnalysis) chainLeaf(l *leaf, c *Counts) error {
 		return err
 	}
 	loop := ra.place(l.stmt)
-	for _, cc := range l.carried {
-		ch := Chain{Loop: loop, Var: cc.name, Iterations: iters, Body: body.clone()}
+	for i, cc := range l.carried {
+		ch := Chain{Loop: loop, Var: cc.name, Iterations: iters, Body: body}
+		if i > 0 {
+			// Each chain owns its lists, so that demoting a formula of
+			// one leaves the others alone.
+			ch.Body = body.clone()
+		}
 		for _, s := range cc.steps {
 			n, err := ra.exec(s.leaf, s.leaf.chain)
 			if err != nil {
@@ -654,7 +677,13 @@ func (ra *rankAnalysis) chainLeaf(l *leaf, c *Counts) error {
 			if s.factor != nil {
 				n = n.scale(s.factor)
 			}
+			if n.IsZero() {
+				continue // a step that never runs here (a guard, prob 0)
+			}
 			ch.Ops = addOpCount(ch.Ops, OpCount{Op: s.op, Type: s.typ, Pattern: s.leaf.pattern, Count: n})
+		}
+		if len(ch.Ops) == 0 {
+			continue
 		}
 		c.Chains = insertChain(c.Chains, ch)
 	}

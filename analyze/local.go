@@ -83,30 +83,11 @@ func (t *tallier) expr(e lang.Expr) {
 		if !live {
 			return
 		}
-		typ := opTypeOf(t.info.Types[e])
-		switch e.Fun.Name {
-		case "sqrt":
-			t.count(OpSqrt, typ)
-		case "exp":
-			t.count(OpExp, typ)
-		case "log":
-			t.count(OpLog, typ)
-		case "sin":
-			t.count(OpSin, typ)
-		case "cos":
-			t.count(OpCos, typ)
-		case "abs":
-			t.count(OpAbs, typ)
-		case "min", "max":
-			op := OpMin
-			if e.Fun.Name == "max" {
-				op = OpMax
-			}
-			for range len(e.Args) - 1 {
+		if op, n, ok := callOp(e); ok {
+			typ := opTypeOf(t.info.Types[e])
+			for range n {
 				t.count(op, typ)
 			}
-		case "f64", "f32", "i64", "i32":
-			t.count(OpConv, typ)
 		}
 	default:
 		panic(lang.Unhandled("analyze: count operations", e))

@@ -100,6 +100,9 @@ func (w *oracleRun) tallyChains(at func(string) *flatCounts) {
 				addTo(f.Ops, s.op.String()+" "+string(s.typ), n)
 			}
 			dropZeroEntries(f.Ops)
+			if len(f.Ops) == 0 {
+				continue // no step ran: no chain, as in the report
+			}
 			key := pr.k.File.Source.Position(loop.Pos()).String() + " " + cc.name
 			at(pr.loops[loop].region).Chains[key] = f
 		}

@@ -109,13 +109,13 @@ type plan struct {
 	// chains says whether loops are searched for dependency chains
 	// (chains.go): the counting plan is, a schedule's segment plans are
 	// not (they price no latency). hoistCuts keeps the chain position each
-	// reference is counted at (placeRefs), stmtLeaves the leaf of each
+	// hoisted reference is counted at (placeRefs), stmtLeaves the leaf of each
 	// statement that computes, carriedIn the locations each loop carries,
 	// and blockReads what a block reads.
 	chains     bool
 	hoistCuts  map[*lang.IndexExpr]int
 	stmtLeaves map[lang.Stmt]*leaf
-	carriedIn  map[lang.Stmt]map[location]bool
+	carriedIn  map[lang.Stmt][]location
 	blockReads map[*lang.Block]map[location]bool
 }
 
@@ -273,7 +273,8 @@ func (p *plan) placeRefs(l *leaf, refs []*refInfo, chain []level, region string)
 	for _, r := range refs {
 		r.stmtChain = chain
 		cut := p.hoistLevel(r, chain)
-		if p.chains {
+		if p.chains && cut < len(chain) {
+			// Only hoisted references can be carried (chains.go).
 			if p.hoistCuts == nil {
 				p.hoistCuts = map[*lang.IndexExpr]int{}
 			}

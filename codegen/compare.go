@@ -174,7 +174,7 @@ func flattenAnalyzed(c analyze.Counts, withPeers bool) map[string]*big.Rat {
 	}
 	for name, n := range map[string]analyze.Count{"iterations": c.Iterations, "flop": c.Flop, "int_ops": c.IntOps,
 		"madd_pairs": c.MaddPairs, "loads": c.Loads, "stores": c.Stores, "load_bytes": c.LoadBytes,
-		"store_bytes": c.StoreBytes, "barriers": c.Barriers} {
+		"store_bytes": c.StoreBytes, "barriers": c.Barriers, "loop_entries": c.LoopEntries} {
 		add(name, n)
 	}
 	for _, o := range c.Ops {
@@ -201,7 +201,8 @@ func flattenAnalyzed(c analyze.Counts, withPeers bool) map[string]*big.Rat {
 // flattenExecuted names every count of an executed region.
 func flattenExecuted(c spmd.Counts, withPeers bool) map[string]int64 {
 	out := map[string]int64{"iterations": c.Iterations, "flop": c.Flop, "int_ops": c.IntOps, "madd_pairs": c.MaddPairs,
-		"loads": c.Loads, "stores": c.Stores, "load_bytes": c.LoadBytes, "store_bytes": c.StoreBytes, "barriers": c.Barriers}
+		"loads": c.Loads, "stores": c.Stores, "load_bytes": c.LoadBytes, "store_bytes": c.StoreBytes, "barriers": c.Barriers,
+		"loop_entries": c.LoopEntries}
 	for _, o := range c.Ops {
 		out[opName("ops", o.Op, o.Type, o.Pattern)] += o.Count
 	}
@@ -282,6 +283,8 @@ func (s site) countNames() (names []string, prefix string) {
 	switch s.kind {
 	case "siteIter":
 		return []string{"iterations"}, ""
+	case "siteEntry":
+		return []string{"loop_entries"}, ""
 	case "siteBarrier":
 		return []string{"barriers"}, ""
 	case "siteSend":

@@ -221,6 +221,7 @@ func (g *generator) assign(s *lang.AssignStmt) {
 // forStmt writes a for loop with the references hoisted out of it loaded
 // before it and stored after it.
 func (g *generator) forStmt(s *lang.ForStmt) {
+	g.entrySite(s)
 	g.line("{ // for at %s", g.lineCol(s))
 	hoisted := g.hoistIn(s)
 	lo, loConst := g.info.Values[s.Lo]
@@ -251,8 +252,15 @@ func (g *generator) forStmt(s *lang.ForStmt) {
 	g.line("}")
 }
 
+// entrySite counts a start of loop s, as the analyzer's loop entries do:
+// one per execution of the statement, even when its body never runs.
+func (g *generator) entrySite(s lang.Stmt) {
+	g.count(g.addSite(site{kind: "siteEntry", region: g.region, stmt: g.pos(s), prob: hasProb(g.chain)}))
+}
+
 // repeat writes `repeat n { … }`.
 func (g *generator) repeat(s *lang.RepeatStmt) {
+	g.entrySite(s)
 	if v, ok := g.info.Values[s.Count]; ok && v.Rat().Sign() <= 0 {
 		return // never runs
 	}

@@ -17,7 +17,7 @@ import (
 //	       + loads·access.load + stores·access.store
 //	       + Σ ops·cost(op, type) + Σ madd pairs·cost(madd)  (or mul + add)
 //	       + Σ over loops with chains of max(0, latency − throughput)
-//	T_data = Σ over levels of (lines brought in + write-backs) × line / bandwidth of the level below
+//	T_data = max over levels of (lines brought in + write-backs) × line / bandwidth of the level below
 //	T      = max(T_core, T_data)
 //
 // T_core's terms are the region's compute terms and T_data's its memory
@@ -180,10 +180,11 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// dataTerms is T_data of a workload: the lines the cache-line model counts
-// for each level, brought from the level below it at that level's
-// bandwidth (the last level's from memory at main_bandwidth), and the
-// write-backs to the level below, the same way. A workload without cache
+// dataTerms is T_data of a workload, one term per cache level: the lines
+// the cache-line model counts as brought into the level and written back
+// from it, moved at the bandwidth of the level below (the last level's at
+// main_bandwidth). The levels' transfers overlap each other, so T_data is
+// the largest term (ecmMemory), not their sum. A workload without cache
 // lines (a schedule segment, or counts analysed without the machine's
 // hierarchy) has no transfers to price.
 func (p *machinePricer) dataTerms(w *workload) []Term {
@@ -205,21 +206,28 @@ func (p *machinePricer) dataTerms(w *workload) []Term {
 		if i+1 < len(caches) {
 			from, bw = caches[i+1].Name, caches[i+1].Bandwidth
 		}
-		if bw.Value <= 0 {
-			continue // refused when the table loads (ecmMissing)
+		in, out := w.lines[c.Name], w.writeBacks[c.Name]
+		if bw.Value <= 0 || in+out == 0 {
+			continue // a missing bandwidth is refused when the table loads (ecmMissing)
 		}
 		u := float64(c.Line) / bw.Value
-		how := fmt.Sprintf("%d B line / %s bandwidth %s", c.Line, from, bw.String())
-		if n := w.lines[c.Name]; n > 0 {
-			terms = append(terms, Term{Resource: "memory", What: c.Name + " lines from " + from, Count: n, Unit: "line",
-				UnitCost: u, Time: n * u, How: how, Source: bw.Source})
-		}
-		if n := w.writeBacks[c.Name]; n > 0 {
-			terms = append(terms, Term{Resource: "memory", What: c.Name + " write-backs to " + from, Count: n, Unit: "line",
-				UnitCost: u, Time: n * u, How: how, Source: bw.Source})
-		}
+		terms = append(terms, Term{Resource: "memory", What: c.Name + " lines from and to " + from, Count: in + out, Unit: "line",
+			UnitCost: u, Time: (in + out) * u, Source: bw.Source,
+			How: fmt.Sprintf("%s brought in + %s written back; %d B line / %s bandwidth %s", units.Count(in), units.Count(out), c.Line, from, bw.String())})
 	}
 	return terms
+}
+
+// ecmMemory is T_data of a region's memory terms (dataTerms): the largest
+// of the levels' transfers, which overlap each other and the in-core time.
+func ecmMemory(terms []Term) float64 {
+	var t float64
+	for _, x := range terms {
+		if x.Resource == "memory" {
+			t = max(t, x.Time)
+		}
+	}
+	return t
 }
 
 // applyWarm removes, when caches are warm (Options.Warm), the lines and
@@ -240,9 +248,24 @@ func (p *machinePricer) applyWarm(w *workload) {
 		delete(w.lines, c.Name)
 		delete(w.writeBacks, c.Name)
 	}
-	if len(held) > 0 {
+	if len(held) > 0 && !p.warmNoted {
+		p.warmNoted = true
 		p.note(fmt.Sprintf("warm caches: the working set of one rank (%s) fits %s, so in steady state no lines are brought into %s and none are charged "+
 			"(the generated program refills its arrays before each timed run; docs/predict.md, \"Warm caches\")",
 			units.Size(float64(w.footprint)), held[0], strings.Join(held, ", ")))
 	}
+}
+
+// ecmKeysNote says that the table's loop, access and latency costs price
+// nothing because it does not compose with ecm (a -M compose=max, or a
+// table written so): a key that is read and never charged would be a trap,
+// as main_bandwidth with an operation table was. It is "" otherwise.
+func (p *machinePricer) ecmKeysNote() string {
+	c := p.m.Compute()
+	_, loop := c.Loop()
+	_, access := c.Access()
+	if p.isECM() || !loop && !access && !c.HasLatency() {
+		return ""
+	}
+	return fmt.Sprintf("the table's compute.loop, compute.access and compute.latency are priced only with compose: ecm; with compose: %s they are not charged", p.m.Compose())
 }

@@ -104,15 +104,15 @@ func triadCore(N float64) []term {
 }
 
 // transfers are the T_data terms of in lines and out write-backs at each
-// of the levels named (1, 2 and 4 ns per line from L2, L3 and memory).
+// of the levels named (1, 2 and 4 ns per line from L2, L3 and memory), one
+// term per level.
 func transfers(in, out float64, levels ...string) []term {
 	ns := 1e-9
 	from := map[string]string{"L1": "L2", "L2": "L3", "L3": "memory"}
 	cost := map[string]float64{"L1": 1 * ns, "L2": 2 * ns, "L3": 4 * ns}
 	var ts []term
 	for _, l := range levels {
-		ts = append(ts, term{l + " lines from " + from[l], in, cost[l], in * cost[l]},
-			term{l + " write-backs to " + from[l], out, cost[l], out * cost[l]})
+		ts = append(ts, term{l + " lines from and to " + from[l], in + out, cost[l], (in + out) * cost[l]})
 	}
 	return ts
 }
@@ -120,8 +120,8 @@ func transfers(in, out float64, levels ...string) []term {
 // TestECMByHand checks every term of compose: ecm against hand
 // computation: a triad in cache and beyond L3, cold and warm; a dot
 // product whose add chain outlasts its throughput; a copy loop that has no
-// operations and is priced by its loop and accesses; T = max(T_core,
-// T_data).
+// operations and is priced by its loop and accesses; T_data the largest
+// level's transfers; T = max(T_core, T_data).
 func TestECMByHand(t *testing.T) {
 	ns := 1e-9
 	m := ecmTable(t)
@@ -156,19 +156,21 @@ func TestECMByHand(t *testing.T) {
 		want      []term
 		time      float64
 	}{
-		// 952 ns in core; 500 lines in and out at 1 + 2 + 4 ns = 3.5 us.
+		// 952 ns in core; 500 lines in and out at 1, 2 and 4 ns: the
+		// memory's 2 us bound.
 		{"triad N=1000 cold", triadCounts(1000), 24000, false,
-			append(triadCore(1000), transfers(375, 125, "L1", "L2", "L3")...), 3500 * ns},
+			append(triadCore(1000), transfers(375, 125, "L1", "L2", "L3")...), 2000 * ns},
 		// 24,000 B fits L1: no lines in steady state.
 		{"triad N=1000 warm", triadCounts(1000), 24000, true, triadCore(1000), 952 * ns},
-		// 2.4 MB fits L3 only: L1 and L2 lines still move (1 + 2 ns).
+		// 2.4 MB fits L3 only: L1 and L2 lines still move, L3's at 2 ns
+		// bound it.
 		{"triad N=1e5 warm", triadCounts(100000), 2400000, true,
-			append(triadCore(1e5), transfers(37500, 12500, "L1", "L2")...), 50000 * 3 * ns},
+			append(triadCore(1e5), transfers(37500, 12500, "L1", "L2")...), 50000 * 2 * ns},
 		{"triad N=1e5 cold", triadCounts(100000), 2400000, false,
-			append(triadCore(1e5), transfers(37500, 12500, "L1", "L2", "L3")...), 50000 * 7 * ns},
+			append(triadCore(1e5), transfers(37500, 12500, "L1", "L2", "L3")...), 50000 * 4 * ns},
 		// 24 MB is beyond L3: warm and cold alike, bound by memory.
 		{"triad N=1e6 warm, beyond L3", triadCounts(1000000), 24000000, true,
-			append(triadCore(1e6), transfers(375000, 125000, "L1", "L2", "L3")...), 500000 * 7 * ns},
+			append(triadCore(1e6), transfers(375000, 125000, "L1", "L2", "L3")...), 500000 * 4 * ns},
 		// Throughput 250 + 100 + 500 = 850 ns; the add chain 1000 ns.
 		{"dot product with a chain", dot, 16000, true, []term{
 			{"loop iterations", 1000, 0.25 * ns, 250 * ns},
@@ -177,7 +179,7 @@ func TestECMByHand(t *testing.T) {
 			{"madd f64 a&b&s", 1000, 0.5 * ns, 500 * ns},
 			{"latency bound of the loop at k.spmd:4:3 (chain s)", 1000, 0.15 * ns, 150 * ns},
 		}, 1002 * ns},
-		{"copy cold", copyLoop, 16000, false, append(copyCore, transfers(250, 125, "L1", "L2", "L3")...), 375 * 7 * ns},
+		{"copy cold", copyLoop, 16000, false, append(copyCore, transfers(250, 125, "L1", "L2", "L3")...), 375 * 4 * ns},
 		{"copy warm", copyLoop, 16000, true, copyCore, 402 * ns},
 	}
 	for _, tt := range tests {
@@ -195,6 +197,15 @@ func TestECMByHand(t *testing.T) {
 			}
 			if !sameTime(r.Time, tt.time) || !sameTime(r.Time, max(r.Compute, r.Memory)) {
 				t.Errorf("time %g s (compute %g, memory %g), want %g s = max(T_core, T_data)", r.Time, r.Compute, r.Memory, tt.time)
+			}
+			var tData float64
+			for _, x := range got {
+				if strings.Contains(x.What, " lines from and to ") {
+					tData = max(tData, x.Time)
+				}
+			}
+			if !sameTime(r.Memory, tData) {
+				t.Errorf("memory %g s, want the largest level's transfers %g s", r.Memory, tData)
 			}
 			warmNote := false
 			for _, note := range notes {
@@ -233,9 +244,10 @@ func TestECMPredict(t *testing.T) {
 	if cold.Compose != "ecm" || !sameTime(cold.Total, max(r.Compute, r.Memory)) || r.Memory <= r.Compute {
 		t.Errorf("cold: compose %s, total %g s, compute %g s, memory %g s; want ecm, the max, memory-bound", cold.Compose, cold.Total, r.Compute, r.Memory)
 	}
-	// 375 lines and 125 write-backs at each level: 500 × (1 + 2 + 4) ns.
-	if !sameTime(r.Memory, 3500e-9) {
-		t.Errorf("cold memory %g s, want 3.5 us", r.Memory)
+	// 375 lines and 125 write-backs at each level, the memory's 4 ns per
+	// line the largest: 500 × 4 ns.
+	if !sameTime(r.Memory, 2000e-9) {
+		t.Errorf("cold memory %g s, want 2 us", r.Memory)
 	}
 	w := triadRegion(t, warm)
 	if w.Memory != 0 || !sameTime(warm.Total, w.Compute) || !sameTime(w.Compute, r.Compute) {
@@ -322,4 +334,28 @@ func triadRegion(t *testing.T, p *Prediction) RegionPrediction {
 	}
 	t.Fatalf("no region triad in %+v", p.Regions)
 	return RegionPrediction{}
+}
+
+// TestECMKeysNoted checks that an ecm table composed otherwise (-M
+// compose=max) says that its loop, access and latency costs are not
+// charged, and that the ecm composition does not.
+func TestECMKeysNoted(t *testing.T) {
+	k := loadKernel(t, "../examples/triad.spmd", "N", "1000")
+	for _, compose := range []string{"ecm", "max"} {
+		m, err := ecmTable(t).With(machines.Assignment{Name: "compose", Value: compose})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := Predict(k, rep, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := has(pred.Notes, "are priced only with compose: ecm"), compose != "ecm"; got != want {
+			t.Errorf("compose %s: note %v, want %v (notes %q)", compose, got, want, pred.Notes)
+		}
+	}
 }

@@ -30,7 +30,8 @@ var (
 var fuzzLimits = emulate.EmulateLimits{MaxEvents: 100_000, MaxMemory: 64 << 20}
 
 // FuzzPredict runs every kernel the checker accepts through analysis and
-// prediction (emulation included) on three machines. Whatever the kernel,
+// prediction (emulation included) on four machines (one whose ranks share
+// two cores). Whatever the kernel,
 // Analyze and Predict return without panicking, and a prediction they make
 // is finite, not negative and encodes as JSON. The seeds are the examples
 // and the checker's test files, with comments dropped and large numbers
@@ -54,6 +55,11 @@ func FuzzPredict(f *testing.F) {
 		}
 		ms = append(ms, m)
 	}
+	m, err := machines.Load("testdata/cores.yaml") // ranks sharing two cores
+	if err != nil {
+		f.Fatal(err)
+	}
+	ms = append(ms, m)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := parser.ParseFile("fuzz.spmd", src)
 		if err != nil {

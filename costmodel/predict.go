@@ -112,6 +112,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	for _, cl := range rep.Classes {
 		regions := p.priceClass(cl, rep)
 		p.shares.addClass(p, cl, regions)
+		p.shareCores(cl, regions) // after addClass: the emulator models the sharing itself
 		var total float64
 		for _, r := range regions {
 			total += r.Time
@@ -125,6 +126,9 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	}
 	pred.Regions = slowest
 	pred.Bottleneck = bottleneckOf(sumRegions(slowest))
+	if p.sharesCores() {
+		p.note(fmt.Sprintf("%d ranks share %d cores (the table's cores): a region's compute and memory time includes waiting for a core (term \"waiting for a core\"), as for ranks that all compute it alike; the emulation models the run queue itself (docs/predict.md, \"Ranks sharing cores\")", p.ranks, p.Cores()))
+	}
 	if pred.Total > 0 {
 		pred.RB = pred.NominalFlop / pred.Total / 1e6
 		pred.RT = 1 / pred.Total
@@ -136,6 +140,9 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 	}
 	pred.Warnings = append(pred.Warnings, unpriced...)
 	if n := p.vectorNote(rep); n != "" {
+		p.note(n)
+	}
+	if n := p.ecmKeysNote(); n != "" {
 		p.note(n)
 	}
 	if u := usesOf(rep); u.messages || u.collectives {
@@ -185,7 +192,7 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 	var out []RegionPrediction
 	walked := p.walkMessages(cl)
 	for _, r := range cl.Regions {
-		w := fromCounts(r.Counts, rep.Footprint.Bytes)
+		w := fromCounts(r.Counts, rep.Footprint.Bytes, p.isECM())
 		p.applyWarm(w)
 		rp := RegionPrediction{Name: r.Name}
 		compute := p.vectorTerms(w, r.Counts.Vectors)
@@ -198,6 +205,9 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 			} else {
 				rp.Memory += t.Time
 			}
+		}
+		if p.isECM() {
+			rp.Memory = ecmMemory(memory) // the levels' transfers overlap
 		}
 		for _, t := range p.messageTerms(cl.Rank, r.Counts, walked) {
 			rp.Messages += t.Time
@@ -247,7 +257,9 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[st
 		}
 		if why, ok := overlapped[i]; ok {
 			unit, how = 0, why
-		} else if half {
+		} else if !half {
+			unit, how = p.switchTerm(unit, how)
+		} else {
 			how = "overlaps the send half of the same sendrecv: charged only where longer (" + how + ")"
 			if _, ok := walked[walkKey(msg.Stmt, msg.Kind)]; !ok {
 				unit = 0

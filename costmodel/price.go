@@ -49,6 +49,10 @@ type machinePricer struct {
 	// warm drops the lines of the cache levels that hold the working set
 	// (Options.Warm, applyWarm).
 	warm bool
+	// mainNoted and warmNoted record that the notes of
+	// noteMainBandwidthUnused and applyWarm are made: they are the same
+	// for every region, and formatting them is most of their cost.
+	mainNoted, warmNoted bool
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -103,12 +107,17 @@ type opN struct {
 	n       float64
 }
 
-// fromCounts builds a workload from the counts of a region.
-func fromCounts(c analyze.Counts, footprint int64) *workload {
+// fromCounts builds a workload from the counts of a region. The loop
+// counts, chains and write-backs only compose: ecm prices are read only
+// for it (ecm): a prediction reads the counts of every region.
+func fromCounts(c analyze.Counts, footprint int64, ecm bool) *workload {
 	w := &workload{flop: c.Flop.Float(), loads: c.Loads.Float(), stores: c.Stores.Float(),
 		loadBytes: c.LoadBytes.Float(), storeBytes: c.StoreBytes.Float(), footprint: footprint,
-		lines: map[string]float64{}, writeBacks: map[string]float64{}, iterations: c.Iterations.Float(),
-		loopEntries: c.LoopEntries.Float(), chains: c.Chains, region: true}
+		lines: map[string]float64{}, region: true}
+	if ecm {
+		w.iterations, w.loopEntries, w.chains = c.Iterations.Float(), c.LoopEntries.Float(), c.Chains
+		w.writeBacks = map[string]float64{}
+	}
 	for _, o := range c.Ops {
 		w.ops = append(w.ops, opN{o.Op, o.Type, o.Pattern, o.Count.Float()})
 	}
@@ -117,7 +126,9 @@ func fromCounts(c analyze.Counts, footprint int64) *workload {
 	}
 	for _, l := range c.Cache {
 		w.lines[l.Level] = l.Lines.Float()
-		w.writeBacks[l.Level] = l.WriteBacks.Float()
+		if w.writeBacks != nil {
+			w.writeBacks[l.Level] = l.WriteBacks.Float()
+		}
 		w.hasCache = true
 	}
 	for _, r := range c.Refs {
@@ -396,9 +407,10 @@ func (p *machinePricer) memoryTerms(w *workload) []Term {
 // lines instead; compose: ecm prices every level's transfers.
 func (p *machinePricer) noteMainBandwidthUnused(w *workload, caches []machines.Cache) {
 	bw, ok := p.m.Memory().MainBandwidth()
-	if !ok || w.footprint <= 0 || len(caches) > 0 && int64(caches[len(caches)-1].Size) >= w.footprint {
+	if !ok || p.mainNoted || w.footprint <= 0 || len(caches) > 0 && int64(caches[len(caches)-1].Size) >= w.footprint {
 		return
 	}
+	p.mainNoted = true
 	p.note(fmt.Sprintf("main_bandwidth (%s) is not charged: the operation table's costs include their operands' accesses, measured in cache, so the memory traffic of a working set (%s) beyond the last cache level is not priced (docs/predict.md, \"Memory\")",
 		bw.String(), units.Size(float64(w.footprint))))
 }

@@ -29,14 +29,15 @@ import (
 // the time the band spent computing, communicating and waiting in it. The
 // chart says which it is.
 type Chart struct {
-	ranks   int64
-	rows    int64 // rows drawn
-	perRow  int64 // ranks per row
-	bars    []ganttBar
-	exact   bool
-	width   float64      // time per bin, once binned
-	cells   [][3]float64 // rows × Bins, time per activity class
-	horizon float64      // the latest end seen
+	ranks    int64
+	rows     int64 // rows drawn
+	perRow   int64 // ranks per row
+	bars     []ganttBar
+	exact    bool
+	width    float64               // time per bin, once binned
+	cells    [][numClasses]float64 // rows × Bins, time per activity class
+	horizon  float64               // the latest end seen
+	coreWait bool                  // some rank waited for a core (the legend names it then)
 }
 
 // Chart limits: beyond MaxRows ranks, rows stand for bands of ranks;
@@ -54,14 +55,17 @@ const (
 	classCompute ganttClass = iota
 	classComm
 	classWait
+	classCore  // ready, but every core taken (ranks sharing cores)
+	numClasses // the number of classes
 )
 
 var (
-	classNames  = [...]string{"compute", "communication", "waiting"}
-	classColors = [...]color.Color{
+	classNames  = [numClasses]string{"compute", "communication", "waiting", "waiting for a core"}
+	classColors = [numClasses]color.Color{
 		color.RGBA{R: 0x4c, G: 0x72, B: 0xb0, A: 0xff}, // blue
 		color.RGBA{R: 0xdd, G: 0x84, B: 0x52, A: 0xff}, // orange
 		color.RGBA{R: 0xd0, G: 0xd0, B: 0xd0, A: 0xff}, // light grey
+		color.RGBA{R: 0xc4, G: 0x4e, B: 0x52, A: 0xff}, // red
 	}
 )
 
@@ -85,12 +89,18 @@ func New(ranks int64) *Chart {
 	return g
 }
 
-// Observe adds one interval: waiting from Posted to Start, then computing
-// or communicating to End.
+// Observe adds one interval: waiting from Posted to Start (its last
+// CoreWait for a core, when ranks share cores), then computing or
+// communicating to End.
 func (g *Chart) Observe(iv *emulate.Interval) {
 	row := int32(iv.Rank / g.perRow)
-	if iv.Start > iv.Posted {
-		g.add(ganttBar{row: row, class: classWait, start: iv.Posted, end: iv.Start})
+	ready := iv.Start - max(0, min(iv.CoreWait, iv.Start-iv.Posted))
+	if ready > iv.Posted {
+		g.add(ganttBar{row: row, class: classWait, start: iv.Posted, end: ready})
+	}
+	if iv.Start > ready {
+		g.coreWait = true
+		g.add(ganttBar{row: row, class: classCore, start: ready, end: iv.Start})
 	}
 	if iv.End > iv.Start {
 		class := classComm
@@ -118,7 +128,7 @@ func (g *Chart) add(b ganttBar) {
 // bins.
 func (g *Chart) startBins() {
 	g.exact = false
-	g.cells = make([][3]float64, g.rows*Bins)
+	g.cells = make([][numClasses]float64, g.rows*Bins)
 	g.width = 0
 	bars := g.bars
 	g.bars = nil
@@ -156,7 +166,9 @@ func (g *Chart) coarsen() {
 		row := g.cells[r*Bins : (r+1)*Bins]
 		for i := range Bins / 2 {
 			a, b := row[2*i], row[2*i+1]
-			row[i] = [3]float64{a[0] + b[0], a[1] + b[1], a[2] + b[2]}
+			for c := range a {
+				row[i][c] = a[c] + b[c]
+			}
 		}
 		clear(row[Bins/2:])
 	}
@@ -209,6 +221,9 @@ func (g *Chart) plot(title string) (*plot.Plot, vg.Length, vg.Length) {
 	p.Y.Tick.Marker = rowTicks{rows: g.rows, perRow: g.perRow, ranks: g.ranks}
 	p.Add(ganttPlotter{g: g, scale: scale})
 	for c := range classNames {
+		if ganttClass(c) == classCore && !g.coreWait {
+			continue // every rank had a core of its own
+		}
 		p.Legend.Add(classNames[c], swatch{classColors[c]})
 	}
 	p.Legend.Top = true

@@ -54,8 +54,8 @@ func wave(t testing.TB, px, py, n int64) *lang.Checked {
 }
 
 // ganttTotals sums the time a chart holds per activity class.
-func ganttTotals(g *Chart) [3]float64 {
-	var tot [3]float64
+func ganttTotals(g *Chart) [numClasses]float64 {
+	var tot [numClasses]float64
 	if !g.Summarised() {
 		for _, b := range g.bars {
 			tot[b.class] += b.end - b.start
@@ -78,18 +78,22 @@ func TestGanttKeepsTime(t *testing.T) {
 		name       string
 		px, py, n  int64
 		summarised bool
+		cores      int // cores the ranks share; 0: each its own
 	}{
-		{"exact", 4, 3, 3, false},
-		{"banded", 16, 8, 3, true},
-		{"too many bars", 8, 8, 400, true},
+		{"exact", 4, 3, 3, false, 0},
+		{"banded", 16, 8, 3, true, 0},
+		{"too many bars", 8, 8, 400, true, 0},
+		{"ranks sharing cores", 4, 3, 3, false, 2},
+		{"ranks sharing cores, banded", 16, 8, 3, true, 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := wave(t, tt.px, tt.py, tt.n)
 			g := New(k.NumRanks())
-			var want [3]float64
+			var want [numClasses]float64
 			observe := func(iv *emulate.Interval) {
-				want[classWait] += iv.Start - iv.Posted
+				want[classWait] += iv.Start - iv.Posted - iv.CoreWait
+				want[classCore] += iv.CoreWait
 				if iv.Kind == emulate.ActCompute {
 					want[classCompute] += iv.End - iv.Start
 				} else {
@@ -97,18 +101,34 @@ func TestGanttKeepsTime(t *testing.T) {
 				}
 				g.Observe(iv)
 			}
-			if _, err := emulate.Emulate(k, unitPricer{msg: 1, cpu: 0.25, eager: -1}, emulate.EmulateOptions{Observe: observe}); err != nil {
+			var p emulate.Pricer = unitPricer{msg: 1, cpu: 0.25, eager: -1}
+			if tt.cores > 0 {
+				p = sharedPricer{unitPricer{msg: 1, cpu: 0.25, eager: -1}, tt.cores}
+			}
+			if _, err := emulate.Emulate(k, p, emulate.EmulateOptions{Observe: observe}); err != nil {
 				t.Fatal(err)
+			}
+			if tt.cores > 0 && want[classCore] == 0 {
+				t.Error("no rank waited for a core: the case tests nothing")
 			}
 			if g.Summarised() != tt.summarised {
 				t.Errorf("summarised %v, want %v", g.Summarised(), tt.summarised)
 			}
 			if diff := cmp.Diff(want, ganttTotals(g), cmpopts.EquateApprox(1e-9, 1e-9)); diff != "" {
-				t.Errorf("time per class (compute, communication, waiting) (-emulation +chart):\n%s", diff)
+				t.Errorf("time per class (compute, communication, waiting, for a core) (-emulation +chart):\n%s", diff)
 			}
 		})
 	}
 }
+
+// sharedPricer is the unit pricer on ranks sharing cores.
+type sharedPricer struct {
+	unitPricer
+	cores int
+}
+
+func (s sharedPricer) Cores() int          { return s.cores }
+func (s sharedPricer) CoreSwitch() float64 { return 0.1 }
 
 // TestGanttWrite checks the formats a chart is written in.
 func TestGanttWrite(t *testing.T) {

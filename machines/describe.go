@@ -17,6 +17,7 @@ func (m *Machine) Describe(w io.Writer) error {
 	d.header(m)
 	d.host(m.host)
 	d.params(m.params)
+	d.cores(m)
 	d.compute(m.compute)
 	d.memory(m.memory)
 	if m.messages != nil {
@@ -304,5 +305,18 @@ func (d *describer) missing(missing []string) {
 	d.section("not given by the source")
 	for _, s := range missing {
 		d.line("  - %s", s)
+	}
+}
+
+// cores writes the cores the ranks share and the switch between them.
+func (d *describer) cores(m *Machine) {
+	n, ok := m.Cores()
+	if !ok {
+		return
+	}
+	d.section("cores (ranks beyond them share them: docs/emulate.md)")
+	d.row("cores", n.String(), n.Source)
+	if n, ok := m.CoreSwitch(); ok {
+		d.row("core_switch (per message between ranks sharing cores)", n.String(), n.Source)
 	}
 }

@@ -42,7 +42,7 @@ messages:
 		}},
 		{"unknown top-level key", `
 machine: x
-`, []string{`m.yaml:5:1: unknown key 'machine' in the machine table (known: schema, name, description, source, conventions, missing, ranks, host, params, compute, memory, messages, collectives, cluster, disk, results)`}},
+`, []string{`m.yaml:5:1: unknown key 'machine' in the machine table (known: schema, name, description, source, conventions, missing, ranks, cores, core_switch, host, params, compute, memory, messages, collectives, cluster, disk, results)`}},
 		{"missing source", `
 compute:
   peak: 5Mflop/s

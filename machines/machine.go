@@ -20,6 +20,7 @@ type Machine struct {
 	missing     []string
 	ranks       Number // the partition the numbers were measured on; zero when the table does not say
 	host        []HostField
+	cores       coreSharing
 	params      []Param
 	compute     *Compute
 	memory      *Memory

@@ -30,6 +30,7 @@ func (d *decoder) machine(root *yaml.Node) {
 	m.missing = f.names("missing")
 	m.ranks = d.optNumber(f, "ranks", Dimensionless, wholePositive, m.source)
 	m.host = d.host(f.get("host"))
+	d.cores(f, m)
 	d.params(f.get("params"))
 	d.reportUnknownOverrides()
 	if n := f.get("compute"); n != nil {
@@ -59,7 +60,7 @@ func (d *decoder) machine(root *yaml.Node) {
 // docs/machines.md documents each (vocab_test.go).
 func machineKeys() []string {
 	return []string{"schema", "name", "description", "source", "conventions", "missing",
-		"ranks", "host", "params", "compute", "memory", "messages", "collectives", "cluster", "disk", "results"}
+		"ranks", "cores", "core_switch", "host", "params", "compute", "memory", "messages", "collectives", "cluster", "disk", "results"}
 }
 
 func computeKeys() []string {

@@ -128,7 +128,7 @@ func Build(rep *analyze.Report, pred *costmodel.Prediction, m *machines.Machine)
 		for i, c := range caches {
 			l := lines[c.Name]
 			bytes := (l.Lines.Float() + l.WriteBacks.Float()) * float64(c.Line)
-			r.Points = append(r.Points, r.point(reg.Name, c.Name, flop, bytes, t, perf, r.Ceilings[i]))
+			r.Points = append(r.Points, r.point(reg.Name, c.Name, flop, bytes, t, perf, r.ceilingOf(m, i)))
 			last = bytes
 		}
 		if caches == nil {
@@ -155,6 +155,17 @@ func Build(rep *analyze.Report, pred *costmodel.Prediction, m *machines.Machine)
 		r.Notes = append(r.Notes, "the table gives no caches: main-memory traffic is the bytes loaded and stored")
 	}
 	return r, nil
+}
+
+// ceilingOf is the bandwidth ceiling of the traffic of cache level i: the
+// level's own bandwidth, or, with compose: ecm, where a level's bandwidth
+// is the rate at which it delivers lines to the level above it
+// (docs/predict.md), the next level's (main memory's after the last).
+func (r *Roofline) ceilingOf(m *machines.Machine, i int) Ceiling {
+	if m.Compose() == machines.ComposeECM {
+		i++
+	}
+	return r.Ceilings[i] // the caches' ceilings, then main memory's
 }
 
 // peakOf is the table's peak rate for the floating-point type that does

@@ -75,6 +75,30 @@ func TestTriadByHand(t *testing.T) {
 	}
 }
 
+// TestECMCeilings checks the roofline of a compose: ecm table, where a
+// level's bandwidth is the rate at which it delivers lines to the level
+// above: the traffic of L1 is bounded by L2's bandwidth, L2's by L3's, and
+// L3's by main memory's; L1's own bandwidth (not given) bounds nothing.
+func TestECMCeilings(t *testing.T) {
+	r := build(t, "triad", "../costmodel/testdata/ecm.yaml", "N", "1000000")
+	want := map[string]string{"L1": "L2 bandwidth", "L2": "L3 bandwidth", "L3": "memory bandwidth", "memory": "memory bandwidth"}
+	bw := map[string]float64{"L2 bandwidth": 64e9, "L3 bandwidth": 32e9, "memory bandwidth": 16e9}
+	if len(r.Points) != 4 {
+		t.Fatalf("points %+v, want L1, L2, L3 and memory", r.Points)
+	}
+	for _, p := range r.Points {
+		// 32 B per element at every level (a stream), 2 flop: 1/16 flop/B.
+		if b := bw[want[p.Level]] / 16; p.BoundBy != want[p.Level] || math.Abs(p.Bound-b) > 1e-6*b {
+			t.Errorf("%s: bound %g by %q, want %g by %s", p.Level, p.Bound, p.BoundBy, b, want[p.Level])
+		}
+	}
+	for _, n := range r.Notes {
+		if strings.Contains(n, "is above its ceiling") {
+			t.Errorf("the ecm prediction charges every level's traffic at the bandwidth it is bounded by; note %q", n)
+		}
+	}
+}
+
 // TestMissingCeilings checks that a table without a peak rate or a
 // bandwidth says so rather than inventing one, and that without caches the
 // main-memory traffic is the bytes loaded and stored (24 B per element).

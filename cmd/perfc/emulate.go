@@ -217,6 +217,14 @@ func printEmulation(w io.Writer, r *emulationReport) {
 		fmt.Fprintf(w, "cluster: %d x %d nodes; %s waited for a link across a node boundary, %s in all\n",
 			em.Nodes[0], em.Nodes[1], count(em.LinkWaits, "message", "messages"), formatTime(em.LinkWait))
 	}
+	if em.Cores > 0 {
+		var wait float64
+		for _, r := range em.PerRank {
+			wait += r.CoreWait
+		}
+		fmt.Fprintf(w, "cores: %d ranks share %d cores (a run queue, docs/emulate.md); the ranks waited %s for a core in all\n",
+			em.Ranks, em.Cores, formatTime(wait))
+	}
 	printCriticalPath(w, em)
 	printRankTimes(w, em)
 	if r.Wavefront != nil {
@@ -285,12 +293,22 @@ const rankRows = 16
 // printRankTimes prints every rank's busy and idle time, or for many
 // ranks a summary and the extremes.
 func printRankTimes(w io.Writer, em *emulate.Emulation) {
-	fmt.Fprintln(w, "\nper rank: busy = compute + communication; idle = waiting + after finishing")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "rank\tcompute\tcommunication\twaiting\tfinished at\tbusy\t")
-	row := func(r emulate.RankTime) {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Rank, formatTime(r.Compute), formatTime(r.Comm), formatTime(r.Wait),
-			formatTime(r.End), busyShare(r, em.Total))
+	var row func(r emulate.RankTime)
+	if em.Cores > 0 {
+		fmt.Fprintln(w, "\nper rank: busy = compute + communication; idle = waiting + waiting for a core + after finishing")
+		fmt.Fprintln(tw, "rank\tcompute\tcommunication\twaiting\tfor a core\tfinished at\tbusy\t")
+		row = func(r emulate.RankTime) {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Rank, formatTime(r.Compute), formatTime(r.Comm), formatTime(r.Wait),
+				formatTime(r.CoreWait), formatTime(r.End), busyShare(r, em.Total))
+		}
+	} else {
+		fmt.Fprintln(w, "\nper rank: busy = compute + communication; idle = waiting + after finishing")
+		fmt.Fprintln(tw, "rank\tcompute\tcommunication\twaiting\tfinished at\tbusy\t")
+		row = func(r emulate.RankTime) {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Rank, formatTime(r.Compute), formatTime(r.Comm), formatTime(r.Wait),
+				formatTime(r.End), busyShare(r, em.Total))
+		}
 	}
 	ranks := em.PerRank
 	if len(ranks) <= rankRows {
@@ -305,7 +323,7 @@ func printRankTimes(w io.Writer, em *emulate.Emulation) {
 	for _, r := range sorted[:rankRows/2] {
 		row(r)
 	}
-	fmt.Fprintf(tw, "...\t%d more\t\t\t\t\t\n", len(sorted)-rankRows)
+	fmt.Fprintf(tw, "...\t%d more\t\t\t\t\t%s\n", len(sorted)-rankRows, map[bool]string{true: "\t", false: ""}[em.Cores > 0])
 	for _, r := range sorted[len(sorted)-rankRows/2:] {
 		row(r)
 	}

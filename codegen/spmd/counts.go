@@ -96,6 +96,7 @@ func (c Counts) plus(d Counts) Counts {
 	out.LoadBytes += d.LoadBytes
 	out.StoreBytes += d.StoreBytes
 	out.Barriers += d.Barriers
+	out.LoopEntries += d.LoopEntries
 	out.Refs = append(append([]RefCount(nil), c.Refs...), d.Refs...)
 	out.Messages = append(append([]Message(nil), c.Messages...), d.Messages...)
 	out.Collectives = append(append([]Collective(nil), c.Collectives...), d.Collectives...)
@@ -121,6 +122,8 @@ func (w *world) executedCounts(r *rank) RankCounts {
 		switch s.kind {
 		case siteIter:
 			c.Iterations += n
+		case siteEntry:
+			c.LoopEntries += n
 		case siteExec, siteCond, siteHoist:
 			if s.times > 1 {
 				n *= s.times

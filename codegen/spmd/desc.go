@@ -44,6 +44,7 @@ const (
 	siteRecv                    // the other direction
 	siteColl                    // a collective
 	siteBarrier                 // a barrier
+	siteEntry                   // one start of a for or repeat (its statement runs)
 )
 
 // site is one place in the kernel that the instrumented build counts.

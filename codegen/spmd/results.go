@@ -94,6 +94,7 @@ type Counts struct {
 	Messages    []Message    `json:"messages,omitempty"`
 	Collectives []Collective `json:"collectives,omitempty"`
 	Barriers    int64        `json:"barriers"`
+	LoopEntries int64        `json:"loop_entries,omitempty"`
 }
 
 // OpCount is the count of one operation kind in one type, in statements

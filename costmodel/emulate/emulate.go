@@ -131,6 +131,12 @@ type Interval struct {
 	Wave   int64   // the message's sequence number on its (sender, receiver) pair; 0 when not a message
 	Stmt   *lang.CommStmt
 	Region string
+	// CoreWait is the part of the wait, just before Start, that the rank
+	// was ready but had no core (ranks sharing cores: CoreSharer): a
+	// compute segment waiting in the run queue, or a message whose
+	// partner had arrived. Posted to Start − CoreWait is waiting for the
+	// partner, a link or a collective.
+	CoreWait float64
 }
 
 // Emulation is the result of Emulate: a prediction, not a measurement.
@@ -145,6 +151,7 @@ type Emulation struct {
 	Nodes       []int64    `json:"nodes,omitempty"`
 	LinkWaits   int64      `json:"link_waits"`          // messages that waited for a node-boundary link
 	LinkWait    float64    `json:"link_wait_s"`         // the time they waited, summed
+	Cores       int        `json:"cores,omitempty"`     // the cores the ranks shared (CoreSharer); 0: each rank had its own
 	Truncated   bool       `json:"truncated,omitempty"` // stopped at EmulateOptions.Until
 	PerRank     []RankTime `json:"per_rank"`
 	// Critical is the critical path from the start of the run (or, when
@@ -160,21 +167,24 @@ type Emulation struct {
 }
 
 // RankTime is how one rank spent the run. Compute + Comm is busy time;
-// Wait + (Total − End) is idle time.
+// Wait + CoreWait + (Total − End) is idle time.
 type RankTime struct {
 	Rank    int64   `json:"rank"`
 	Compute float64 `json:"compute_s"`
 	Comm    float64 `json:"comm_s"` // transferring messages and in collectives
 	Wait    float64 `json:"wait_s"` // blocked: partner, link or collective not ready
-	End     float64 `json:"end_s"`  // when the rank finished its schedule
-	Events  int64   `json:"events"`
+	// CoreWait is the time the rank was ready but every core was taken
+	// (ranks sharing cores: CoreSharer); 0 when every rank has its own.
+	CoreWait float64 `json:"core_wait_s,omitempty"`
+	End      float64 `json:"end_s"` // when the rank finished its schedule
+	Events   int64   `json:"events"`
 }
 
 // Busy is the time the rank computed or communicated.
 func (r RankTime) Busy() float64 { return r.Compute + r.Comm }
 
 // Idle is the time the rank waited, including after it finished.
-func (r RankTime) Idle(total float64) float64 { return r.Wait + total - r.End }
+func (r RankTime) Idle(total float64) float64 { return r.Wait + r.CoreWait + total - r.End }
 
 // PathStep is one stretch of the critical path: consecutive events of one
 // rank, entered from the previous step as Via says.
@@ -186,7 +196,7 @@ type PathStep struct {
 	Kind   string  `json:"kind"`           // the first event's activity
 	First  string  `json:"first,omitzero"` // file:line:col of the first event's statement ("" for compute)
 	Last   string  `json:"last,omitzero"`  // file:line:col of the last communication statement of the stretch
-	Via    string  `json:"via"`            // "start", "message" (waited for the partner), "link" or "collective"
+	Via    string  `json:"via"`            // "start", "message" (waited for the partner), "link", "collective" or "core" (waited for a core)
 }
 
 // Injector is optionally implemented by a Pricer whose eager sends keep the
@@ -214,6 +224,7 @@ type emulator struct {
 	regions  map[*lang.CommStmt]string
 	works    map[workKey]float64
 	computer RankComputer // p, when its segments cost differently by rank class
+	cores    *coreState   // the cores the ranks share; nil when every rank has its own
 	net      network
 	path     pathRing
 	coll     collectiveState
@@ -344,12 +355,20 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	// embeds only Pricer's methods, and would hide them.
 	em.inject, _ = p.(Injector)
 	em.computer, _ = p.(RankComputer)
+	cores, err := newCoreState(k, p, opts.Limits)
+	if err != nil {
+		return nil, err
+	}
+	em.cores = cores
 	em.until = math.Inf(1)
 	if opts.Until > 0 {
 		em.until = opts.Until
 	}
 	em.observe = opts.Timeline != nil || opts.Observe != nil
 	em.res = Emulation{Kernel: k.Kernel.Name.Name, Ranks: n}
+	if cores != nil {
+		em.res.Cores = len(cores.held)
+	}
 	if px, py, ok := k.Grid(); ok {
 		em.res.Grid = []int64{px, py}
 	}
@@ -364,6 +383,9 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	}
 	em.evBudget = opts.Limits.events()
 	em.room = float64(opts.Limits.memory()) - emulationMemory(n)
+	if em.cores != nil {
+		em.room -= float64(n * coreRankBytes) // each rank's core state and its request in the run queue (newCoreState)
+	}
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
 	for r := range n {
@@ -446,6 +468,14 @@ func (em *emulator) run() error {
 				return err
 			}
 		}
+		if em.cores != nil && em.cores.queue.Len() > 0 {
+			// Every rank waits: give the earliest ready a core
+			// (coreState says why this order is exact).
+			if err := em.grantCore(); err != nil {
+				return err
+			}
+			continue
+		}
 		if em.net.pending() == 0 {
 			break
 		}
@@ -491,6 +521,9 @@ func (em *emulator) advance(r int64) error {
 			em.res.Truncated = em.res.Truncated || more
 			rs.done = true
 			em.done++
+			if em.cores != nil {
+				em.releaseCore(r, rs)
+			}
 			return nil
 		}
 		rs.events++
@@ -501,11 +534,16 @@ func (em *emulator) advance(r int64) error {
 			}
 		}
 		if ev.Kind == analyze.EvCompute {
-			em.compute(r, rs, ev)
+			if em.compute(r, rs, ev) {
+				return nil // it waits for a core
+			}
 			continue
 		}
 		blocked, err := em.post(r, rs, ev)
 		if err != nil || blocked {
+			if blocked && em.cores != nil {
+				em.releaseCore(r, rs) // a rank that waits frees its core
+			}
 			return err
 		}
 	}
@@ -540,11 +578,16 @@ func (em *emulator) nextCheck() int64 {
 	return next
 }
 
-// compute prices a compute segment and moves the rank's clock.
-func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) {
+// compute prices a compute segment and moves the rank's clock; when ranks
+// share cores, a segment that takes time instead makes the rank wait for a
+// core, and compute reports that it does.
+func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) (waits bool) {
 	cost := rs.lastCost
 	if ev.Work != rs.lastWork {
 		cost = em.price(r, rs, ev.Work)
+	}
+	if em.cores != nil && cost > 0 {
+		return em.computeShared(r, rs, cost, ev.Work.Region)
 	}
 	start := rs.clock
 	rs.clock += cost
@@ -554,6 +597,7 @@ func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) {
 		em.iv = Interval{Rank: r, Kind: ActCompute, Posted: start, Start: start, End: rs.clock, Peer: -1, From: -1, Region: ev.Work.Region}
 		em.emit()
 	}
+	return false
 }
 
 // price returns the cost of a compute segment on rank r other than the
@@ -699,14 +743,18 @@ func (em *emulator) completePair(r int64, rs *rankState, other *half, start, end
 		return false
 	}
 	p := &rs.pend
+	bound := start // the start of the half that bound the event
 	if p.end > end {
-		prev, via = &p.prev, p.via
+		prev, via, bound = &p.prev, p.via, p.start
 	}
 	// The halves overlap: the rank is busy for the longer one, as the
 	// region table charges a sendrecv; the rest of the span it waited.
 	busy := max(p.end-p.start, end-start)
 	start, end = min(p.start, start), max(p.end, end)
-	em.finishEvent(r, rs, start, end, prev, via)
+	if via == viaProgram {
+		bound = start
+	}
+	em.finishEventFrom(r, rs, start, end, bound, prev, via)
 	rs.comm -= end - start - busy
 	rs.wait += end - start - busy
 	return true
@@ -717,14 +765,26 @@ func (em *emulator) completePair(r int64, rs *rankState, other *half, start, end
 // the event; with via viaProgram the rank's own path), and the rank is no
 // longer blocked.
 func (em *emulator) finishEvent(r int64, rs *rankState, start, end float64, prev *pathRef, via pathVia) {
+	em.finishEventFrom(r, rs, start, end, start, prev, via)
+}
+
+// finishEventFrom is finishEvent for an event whose critical stretch
+// starts at bound rather than at its start: a sendrecv whose later half,
+// which another path bound, began after its earlier half (the path that
+// bound it ends at bound, and the stretch must not overlap it).
+func (em *emulator) finishEventFrom(r int64, rs *rankState, start, end, bound float64, prev *pathRef, via pathVia) {
 	rs.account(start, end)
+	coreWait := 0.0
+	if em.cores != nil {
+		coreWait = em.cores.ranks[r].moveCoreWait(rs, start)
+	}
 	if via == viaProgram {
 		em.path.extend(rs, r, start, end, rs.kind, rs.stmt)
 	} else {
-		em.path.join(rs, r, start, end, rs.kind, rs.stmt, prev, via)
+		em.path.join(rs, r, bound, end, rs.kind, rs.stmt, prev, via)
 	}
 	if em.observe {
-		em.emitEvent(r, rs, start, end)
+		em.emitEvent(r, rs, start, end, coreWait)
 	}
 }
 
@@ -739,10 +799,10 @@ func (rs *rankState) account(start, end float64) {
 }
 
 // emitEvent hands rank r's finished point-to-point event to the timeline
-// and the observer.
-func (em *emulator) emitEvent(r int64, rs *rankState, start, end float64) {
+// and the observer; coreWait is the end of its wait that was for a core.
+func (em *emulator) emitEvent(r int64, rs *rankState, start, end, coreWait float64) {
 	em.iv = Interval{Rank: r, Kind: rs.kind, Posted: rs.posted, Start: start, End: end, Peer: rs.send.peer, From: -1,
-		Bytes: rs.send.bytes, Wave: rs.send.wave, Stmt: rs.stmt, Region: em.regions[rs.stmt]}
+		Bytes: rs.send.bytes, Wave: rs.send.wave, Stmt: rs.stmt, Region: em.regions[rs.stmt], CoreWait: coreWait}
 	switch rs.kind {
 	case ActRecv:
 		em.iv.Peer, em.iv.Bytes, em.iv.Wave = rs.recv.peer, rs.recv.bytes, rs.recv.wave
@@ -763,6 +823,9 @@ func (em *emulator) result() (*Emulation, error) {
 	for r := range em.ranks {
 		rs := &em.ranks[r]
 		st := RankTime{Rank: int64(r), Compute: rs.compute, Comm: rs.comm, Wait: rs.wait, Events: rs.events}
+		if em.cores != nil {
+			st.CoreWait = em.cores.ranks[r].coreWait
+		}
 		if rs.done {
 			st.End = rs.clock
 		}

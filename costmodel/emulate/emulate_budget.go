@@ -109,6 +109,20 @@ func checkMemory(k *lang.Checked, limits EmulateLimits) error {
 	}
 }
 
+// coresMemoryError reports that emulating the kernel's ranks on shared
+// cores needs more memory than the budget (checkMemory with each rank's
+// core state added).
+func coresMemoryError(k *lang.Checked, limits EmulateLimits) error {
+	n := k.NumRanks()
+	need, budget := emulationMemory(n)+float64(n*coreRankBytes), limits.memory()
+	return &BudgetError{
+		Limit: "memory",
+		Pos:   k.File.Source.Position(k.Kernel.Pos()),
+		Msg: fmt.Sprintf("emulating %s ranks on shared cores needs about %s of memory (%s per rank); the budget is %s: raise it with --max-memory (e.g. --max-memory=%s) or emulate fewer ranks",
+			units.Int(n), units.Size(need), units.Size(need/float64(n)), units.Size(float64(budget)), roundUpSize(need)),
+	}
+}
+
 // eventBudgetError reports that rank r reached the event budget at event
 // ev; rs.stmt is its last communication statement, which the error names
 // when ev is a compute segment (segments carry no position).

@@ -176,6 +176,10 @@ func (em *emulator) match(s, d int64) error {
 		em.net.request(linkRequest{time: ready, ready: ready, wave: ss.send.wave, src: int32(s), dst: int32(d), boundary: b, cost: cost})
 		return nil
 	}
+	if em.cores != nil { // the side that arrives second copies, on a core
+		em.transferShared(s, d, ready)
+		return nil
+	}
 	if em.plain(ss, ds) { // deliver would take deliverPlain; spare it the call
 		em.deliverPlain(s, d, ss, ds, ready, ready+cost)
 		return nil
@@ -190,7 +194,7 @@ func (em *emulator) match(s, d int64) error {
 // posted first continues the path of the side that posted last.
 func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, via pathVia) {
 	ss, ds := &em.ranks[s], &em.ranks[d]
-	if via != viaLink && em.plain(ss, ds) {
+	if via != viaLink && via != viaCore && em.plain(ss, ds) {
 		em.deliverPlain(s, d, ss, ds, start, end)
 		return
 	}
@@ -198,8 +202,8 @@ func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, v
 	dPrev, dVia := &emptyPath, viaProgram
 	var head pathRef
 	switch {
-	case via == viaLink:
-		sPrev, sVia, dPrev, dVia = linkPrev, viaLink, linkPrev, viaLink
+	case via == viaLink || via == viaCore:
+		sPrev, sVia, dPrev, dVia = linkPrev, via, linkPrev, via
 	case ss.posted > ds.posted:
 		head = em.path.takeHead(ss, s)
 		dPrev, dVia = &head, viaMessage

@@ -28,9 +28,10 @@ const (
 	viaMessage                   // waited for the partner of a message
 	viaLink                      // waited for a link across a node boundary
 	viaCollective                // waited for the last rank to reach a collective
+	viaCore                      // waited for a core another rank held (ranks sharing cores)
 )
 
-var viaNames = [...]string{"start", "program", "message", "link", "collective"}
+var viaNames = [...]string{"start", "program", "message", "link", "collective", "core"}
 
 // noNode is the id of the empty path.
 const noNode int64 = -1

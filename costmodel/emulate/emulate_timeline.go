@@ -82,6 +82,10 @@ func (t *timelineWriter) write(iv *Interval) {
 		b = append(b, `,"region":`...)
 		b = strconv.AppendQuote(b, iv.Region)
 	}
+	if iv.CoreWait > 0 {
+		b = append(b, `,"core_wait":`...)
+		b = strconv.AppendFloat(b, iv.CoreWait, 'g', -1, 64)
+	}
 	b = append(b, "}\n"...)
 	t.buf = b
 	_, t.err = t.w.Write(b)

@@ -1,0 +1,127 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+
+	"perfc/analyze"
+	"perfc/costmodel/emulate"
+	"perfc/internal/units"
+)
+
+// Ranks sharing cores (docs/predict.md, "Ranks sharing cores"): a table's
+// cores key says how many cores the kernel's ranks share (goroutine ranks
+// on a host). The emulator runs P > C ranks on C cores (emulate.CoreSharer,
+// implemented here); the region table scales each region's compute and
+// memory time by what the emulation gives for ranks that all compute that
+// region alike, and adds the core switch to every blocking message.
+
+// Cores implements emulate.CoreSharer: the cores the table says the ranks
+// share, or 0 (every rank has its own).
+func (p *machinePricer) Cores() int {
+	n, ok := p.m.Cores()
+	if !ok || n.Value > math.MaxInt32 {
+		return 0
+	}
+	return int(n.Value)
+}
+
+// CoreSwitch implements emulate.CoreSharer: the table's core_switch, or 0.
+func (p *machinePricer) CoreSwitch() float64 {
+	n, ok := p.m.CoreSwitch()
+	if !ok {
+		return 0
+	}
+	return n.Value
+}
+
+// sharesCores reports whether more ranks than cores share the table's
+// cores.
+func (p *machinePricer) sharesCores() bool {
+	c := p.Cores()
+	return c > 0 && p.ranks > int64(c)
+}
+
+// shareCores scales the compute and memory time of a class's regions by
+// the sharing of cores, once their costs are recorded for the emulator
+// (which models the sharing itself): a region whose compute segments take
+// d each costs emulate.SharedMakespan(d)/d times its own time, ⌈P/C⌉ for
+// segments of at most a time slice. The difference is a term of its own,
+// "waiting for a core", so that the breakdown still adds up.
+func (p *machinePricer) shareCores(cl *analyze.Class, regions []RegionPrediction) {
+	if !p.sharesCores() {
+		return
+	}
+	var segs map[string]float64 // counted once a region takes longer than a slice
+	c := p.Cores()
+	for i := range regions {
+		rp := &regions[i]
+		own := composeTime(p.m.Compose(), rp.Compute, rp.Memory)
+		if own <= 0 {
+			continue
+		}
+		d := own // every segment is at most a slice: the factor is ⌈P/C⌉ whatever d
+		segments := "compute segments of at most a time slice"
+		if own > emulate.TimeSlice {
+			if segs == nil {
+				segs = p.segmentsByRegion(cl)
+			}
+			n, ok := segs[rp.Name]
+			if !ok {
+				p.note(fmt.Sprintf("ranks %s: the compute segments of region %q were not counted (too many events); the region table assumes segments of a time slice (%s) there", cl.Ranks, rp.Name, units.Time(emulate.TimeSlice)))
+				n = math.Ceil(own / emulate.TimeSlice)
+			}
+			d = own / max(n, 1)
+			segments = fmt.Sprintf("compute segments of %s", units.Time(d))
+		}
+		f := emulate.SharedMakespan(d, p.ranks, c) / d
+		if f <= 1 {
+			continue
+		}
+		rp.Compute *= f
+		rp.Memory *= f
+		rp.Terms = append(rp.Terms, Term{Resource: "cores", What: fmt.Sprintf("waiting for a core (%d ranks share %d cores)", p.ranks, c),
+			Count: f - 1, Unit: "turn of the region's own time", UnitCost: own, Time: (f - 1) * own,
+			How: fmt.Sprintf("the ranks take turns on the cores: the region's compute and memory time x %.4g, as the emulator gives for ranks that all compute it alike (%s; docs/predict.md)", f, segments)})
+		rp.Time = composeTime(p.m.Compose(), rp.Compute, rp.Memory) + rp.Messages + rp.Collectives
+		rp.Bottleneck = bottleneckOf(*rp)
+	}
+}
+
+// segmentsByRegion counts the compute segments of a class's representative
+// by region (a region's segments are its stretches of compute between
+// communication), or returns an empty map when its schedule cannot be
+// walked within
+// maxWalkedEvents events (then it is empty).
+func (p *machinePricer) segmentsByRegion(cl *analyze.Class) map[string]float64 {
+	s, err := p.schedule(cl.Rank)
+	if err != nil {
+		return nil
+	}
+	out := map[string]float64{}
+	n := 0
+	err = s.Events(func(ev *analyze.Event) bool {
+		n++
+		if ev.Kind == analyze.EvCompute {
+			out[ev.Work.Region]++
+		}
+		return n < maxWalkedEvents
+	})
+	if err != nil || n >= maxWalkedEvents {
+		return map[string]float64{}
+	}
+	return out
+}
+
+// switchTerm adds the core switch to a message's unit cost when ranks
+// share cores, as the emulator charges it.
+func (p *machinePricer) switchTerm(unit float64, how string) (float64, string) {
+	if !p.sharesCores() {
+		return unit, how
+	}
+	sw := p.CoreSwitch()
+	if sw == 0 {
+		return unit, how
+	}
+	return unit + sw, how + fmt.Sprintf(" + core switch %s (ranks sharing cores)", units.Time(sw))
+}
