@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"perfc/internal/progress"
@@ -55,7 +56,7 @@ func (c *validateCmd) Run(e env) error {
 	}
 	bar = progress.New(e.stderr, "validate", int64(len(cases)))
 	opts.Progress = func(name string, done, total int) {
-		bar.Describe(fmt.Sprintf("validate %d/%d %s", min(done+1, total), total, name))
+		bar.Describe(strings.TrimSpace("validate " + name)) // the bar shows the count, the share and the time left
 		bar.Set(int64(done))
 	}
 	err = validate.Run(context.Background(), cases, opts)
