@@ -69,8 +69,8 @@ type Comparison struct {
 
 // Dominant is the term that dominated a prediction.
 type Dominant struct {
-	// Resource is compute, memory, message, collective or barrier (a
-	// term of the breakdown), or waiting (the emulated critical path
+	// Resource is compute, memory, message, collective, barrier or cores
+	// (a term of the breakdown), or waiting (the emulated critical path
 	// beyond the slowest rank's own costs).
 	Resource string  `json:"resource"`
 	What     string  `json:"what"`   // the term ("madd f64 a&b&c", "L2 lines")
