@@ -278,7 +278,7 @@ func levelName(targets []Target, bytes int64) string {
 	return targets[levelIndex(targets, bytes)].Level
 }
 
-// bandString describes a target's band for a skip: "(48 KiB, 1 MiB]".
+// bandString describes a target's band for a skip: "L2 (32 KiB to 1 MiB)".
 func bandString(t Target) string {
 	if t.Size == 0 {
 		return fmt.Sprintf("memory (beyond %s)", units.Size(float64(t.Above)))

@@ -86,9 +86,9 @@ func TestPlanKernel(t *testing.T) {
 		kernel string
 		want   []string // case names
 	}{
-		{"triad", []string{"triad N=1024", "triad N=23226", "triad N=743232", "triad N=5946036"}},
-		{"pingpong", []string{"pingpong P=2 n=2896", "pingpong P=2 n=65536", "pingpong P=2 n=2097152", "pingpong P=2 n=16777216 reps=12",
-			"pingpong P=4 n=2896", "pingpong P=4 n=65536", "pingpong P=4 n=2097152", "pingpong P=4 n=16777216 reps=12"}},
+		{"triad", []string{"triad N=704", "triad N=23226", "triad N=743232", "triad N=5946036"}},
+		{"pingpong", []string{"pingpong P=2 n=2048", "pingpong P=2 n=65536", "pingpong P=2 n=2097152", "pingpong P=2 n=16777216 reps=12",
+			"pingpong P=4 n=2048", "pingpong P=4 n=65536", "pingpong P=4 n=2097152", "pingpong P=4 n=16777216 reps=12"}},
 		{"synch1", []string{"synch1 P=2", "synch1 P=4"}},
 	}
 	for _, tt := range tests {
