@@ -109,29 +109,20 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	steps := newStepLine(e.stderr, nsteps)
 	defer steps.finish()
-	steps.step("check: generating")
-	p, err := codegen.Generate(k, codegen.Options{MemLimit: c.MemLimit})
-	if err != nil {
-		return err
-	}
-	dir, err := p.Prepare(c.CacheDir)
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
 	args := []string{"-samples", fmt.Sprint(c.Samples), "-min-time", c.MinTime.String()}
 	if c.Reps > 0 {
 		args = append(args, "-reps", fmt.Sprint(c.Reps))
 	}
-	steps.step("check: building")
-	var m *spmd.Measurement
-	running := false
-	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
-		if !running { // a binary rebuilt because it did not start runs within this step
-			steps.step("check: running")
-			running = true
-		}
+	var (
+		p   *codegen.Program
+		dir string
+		m   *spmd.Measurement
+	)
+	step := func(s string) { steps.step("check: " + s) }
+	err = codegen.RunKernel(ctx, k, codegen.Options{MemLimit: c.MemLimit}, c.CacheDir, step, func(prog *codegen.Program, d, bin string) (err error) {
+		p, dir = prog, d
 		m, err = codegen.Measure(ctx, bin, args...)
 		return err
 	})

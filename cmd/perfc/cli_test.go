@@ -56,7 +56,7 @@ func TestBuiltinExamples(t *testing.T) {
 }
 
 // verbs are every verb perfc has, in the order perfc help lists them.
-var verbs = []string{"parse", "fmt", "predict", "emulate", "sweep", "roofline", "count", "gen", "check", "calibrate", "machines", "examples", "help"}
+var verbs = []string{"parse", "fmt", "predict", "emulate", "sweep", "roofline", "count", "gen", "check", "calibrate", "validate", "machines", "examples", "help"}
 
 // TestVerbList checks that perfc help and perfc alone list every verb with
 // a one-line summary, the version and where the documentation is; perfc
@@ -92,7 +92,7 @@ func TestVerbList(t *testing.T) {
 		}
 	}
 	code, _, errOut := runCLI(t, "", "help", "nosuch")
-	if want := "perfc: help: perfc has no verb \"nosuch\"; the verbs are parse, fmt, predict, emulate, sweep, roofline, count, gen, check, calibrate, machines, examples, help\n"; code != 1 || errOut != want {
+	if want := "perfc: help: perfc has no verb \"nosuch\"; the verbs are parse, fmt, predict, emulate, sweep, roofline, count, gen, check, calibrate, validate, machines, examples, help\n"; code != 1 || errOut != want {
 		t.Errorf("perfc help nosuch: status %d, stderr %q; want 1, %q", code, errOut, want)
 	}
 	code, out, _ := runCLI(t, "", "help", "sweep")

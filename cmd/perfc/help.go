@@ -120,3 +120,7 @@ func (machinesCmd) Help() string {
 func (examplesCmd) Help() string {
 	return "Lists the built-in example kernels with one line each. Every verb that reads a kernel accepts an example's name in place of a file (perfc predict gauss); perfc examples NAME prints its source."
 }
+
+func (validateCmd) Help() string {
+	return "Runs a suite of kernels (every example and a few held-out ones, each at sizes that straddle the table's cache levels, communicating kernels at 2 and 4 ranks), predicts each on -m's table, runs its generated program as perfc check does, and reports predicted against measured per case and region: the error, the spread, the median |error|, the shares within 10/15/20 %, tuning and held-out cases apart, and the worst cases with the term that dominated their prediction; --json and --plot write the report and the figure (docs/accuracy.md)."
+}

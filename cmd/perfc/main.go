@@ -27,6 +27,7 @@ type cli struct {
 	Gen       genCmd           `cmd:"" help:"Write a kernel as a Go program that runs and times it."`
 	Check     checkCmd         `cmd:"" help:"Run a kernel's generated program; measured against predicted."`
 	Calibrate calibrateCmd     `cmd:"" help:"Benchmark this machine into a machine table for -m."`
+	Validate  validateCmd      `cmd:"" help:"Predict and run a suite of kernels: a machine table's accuracy."`
 	Machines  machinesCmd      `cmd:"" help:"List the built-in machine tables, or print one with its sources."`
 	Examples  examplesCmd      `cmd:"" help:"List the built-in example kernels, or print one."`
 	Help      helpCmd          `cmd:"" help:"List the verbs, or show the help of one."`

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"perfc/internal/progress"
+	"perfc/internal/safefile"
+	"perfc/validate"
+)
+
+// validateCmd is `perfc validate`: predict a suite of kernels on a machine
+// table, run each, and report the errors (docs/accuracy.md).
+type validateCmd struct {
+	Machine  string        `short:"m" default:"host.yaml" help:"Machine table of this host to validate (default host.yaml, which perfc calibrate -o host.yaml writes; a built-in name validates that machine against this host)." placeholder:"NAME|FILE.yaml"`
+	Quick    bool          `help:"A small subset: about 8 cases (one per file when FILES are given), under a minute."`
+	Tuning   []string      `sep:"," placeholder:"NAME" help:"Kernels the table was fitted on (base names): their cases are reported as tuning, all others as held-out."`
+	JSON     string        `name:"json" type:"path" placeholder:"FILE" help:"Also write the report as JSON (schema perfc.validate/v1) to FILE."`
+	Plot     string        `type:"path" placeholder:"FILE.svg" help:"Also draw predicted against measured (log-log, y = x and the ±15% band) to FILE (.svg or .png)."`
+	Samples  int           `default:"5" placeholder:"N" help:"Measurements per case (default 5); the report gives their median and spread."`
+	CaseTime time.Duration `default:"1s" help:"How long the measurements of one case take together (the build comes on top)."`
+	MaxRun   time.Duration `default:"250ms" help:"Longest predicted run of a case: longer ones are shrunk (repetitions halved) or skipped."`
+	Timeout  time.Duration `default:"5m" help:"Stop a case that builds and runs longer than this."`
+	CacheDir string        `type:"path" placeholder:"DIR" help:"Where generated programs are built (default: the user cache directory, perfc/)."`
+	Files    []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
+	outputArg
+}
+
+// Run plans the suite, measures it and prints the report.
+func (c *validateCmd) Run(e env) error {
+	if err := checkPlotName(c.Plot, "the accuracy plot"); err != nil {
+		return err
+	}
+	m, err := machineArgs{Machine: c.Machine}.load()
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: validate needs a table of this host; write one with perfc calibrate -o %s, or name one with -m", err, c.Machine)
+	}
+	if err != nil {
+		return err
+	}
+	kernels, err := c.kernels(e)
+	if err != nil {
+		return err
+	}
+	bar := progress.New(e.stderr, "validate: planning", 0)
+	opts := validate.Options{Machine: m, MachineName: c.Machine, Model: validate.ModelOptions(), Quick: c.Quick, Samples: c.Samples,
+		CaseTime: c.CaseTime, MaxRun: c.MaxRun, Timeout: c.Timeout, CacheDir: c.CacheDir}
+	cases, skipped, err := validate.Plan(kernels, opts)
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	bar = progress.New(e.stderr, "validate", int64(len(cases)))
+	opts.Progress = func(name string, done, total int) {
+		bar.Describe(strings.TrimSpace("validate " + name)) // the bar shows the count, the share and the time left
+		bar.Set(int64(done))
+	}
+	err = validate.Run(context.Background(), cases, opts)
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	rep := validate.NewReport(cases, skipped, opts)
+	if c.JSON != "" {
+		if err := safefile.Write(c.JSON, 0o644, rep.WriteJSON); err != nil {
+			return err
+		}
+	}
+	if c.Plot != "" {
+		if err := rep.SavePlot(c.Plot); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
+	if c.Output == "json" {
+		return rep.WriteJSON(e.stdout)
+	}
+	return rep.WriteTable(e.stdout)
+}
+
+// kernels returns the suite: the files given, or the default kernels.
+func (c *validateCmd) kernels(e env) ([]validate.Kernel, error) {
+	if len(c.Files) == 0 {
+		return validate.DefaultKernels(c.Tuning)
+	}
+	var out []validate.Kernel
+	for _, f := range c.Files {
+		src, name, err := readSource(f, e.stdin)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, validate.FileKernel(name, src, c.Tuning))
+	}
+	return out, nil
+}

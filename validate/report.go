@@ -1,0 +1,218 @@
+package validate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"perfc/internal/units"
+	"perfc/lang"
+)
+
+// Schema names the JSON schema of a Report (docs/accuracy.md); it changes
+// only when a field changes meaning or disappears.
+const Schema = "perfc.validate/v1"
+
+// WorstCount is how many of the worst cases a report lists.
+const WorstCount = 10
+
+// Report is a validation: the suite's cases with their comparisons, the
+// cases that could not be made, and the summaries.
+type Report struct {
+	Schema      string `json:"schema"` // Schema
+	Machine     string `json:"machine"`
+	MachineFile string `json:"machine_file,omitempty"`
+	Description string `json:"description,omitempty"` // the table's
+	Host        Host   `json:"host"`
+	Quick       bool   `json:"quick"`
+	// Summary summarises every case; Groups the tuning and the held-out
+	// cases apart (keys GroupTuning and GroupHeldOut, both present).
+	Summary Summary            `json:"summary"`
+	Groups  map[string]Summary `json:"groups"`
+	// Worst names the cases with the largest |error|, largest first, with
+	// the term that dominated their prediction.
+	Worst   []WorstCase `json:"worst"`
+	Cases   []Case      `json:"cases"`
+	Skipped []Skip      `json:"skipped"`
+}
+
+// Host says where the measurements were taken.
+type Host struct {
+	Go    string `json:"go"`
+	OS    string `json:"os"`
+	Arch  string `json:"arch"`
+	Cores int    `json:"cores"`
+}
+
+// WorstCase is one of a report's worst cases.
+type WorstCase struct {
+	Case     string    `json:"case"`
+	Group    string    `json:"group"`
+	Error    float64   `json:"error"`
+	Noisy    bool      `json:"noisy"`
+	Dominant *Dominant `json:"dominant"`
+}
+
+// NewReport summarises measured cases.
+func NewReport(cases []Case, skipped []Skip, opts Options) *Report {
+	r := &Report{Schema: Schema, Machine: opts.MachineName, Quick: opts.Quick, Cases: cases, Skipped: skipped,
+		Host: Host{Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU()}}
+	if opts.Machine != nil {
+		r.Machine, r.Description = opts.Machine.Name(), opts.Machine.Description()
+		if opts.MachineName != r.Machine {
+			r.MachineFile = opts.MachineName
+		}
+	}
+	if r.Cases == nil {
+		r.Cases = []Case{}
+	}
+	if r.Skipped == nil {
+		r.Skipped = []Skip{}
+	}
+	r.Summary = Summarize(cases)
+	r.Groups = map[string]Summary{}
+	for _, g := range []string{GroupTuning, GroupHeldOut} {
+		var in []Case
+		for _, c := range cases {
+			if c.Group == g {
+				in = append(in, c)
+			}
+		}
+		r.Groups[g] = Summarize(in)
+	}
+	r.Worst = []WorstCase{}
+	for _, c := range Worst(cases, WorstCount) {
+		r.Worst = append(r.Worst, WorstCase{Case: c.Name, Group: c.Group, Error: *c.Total.Error, Noisy: c.Total.Noisy, Dominant: c.Dominant})
+	}
+	return r
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes the report for people: one line per case and region,
+// then the summaries and the worst cases.
+func (r *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "validation of perfc's predictions on %s against this host (%s, %d cores, %s)\n", r.Machine, r.Host.Arch, r.Host.Cores, r.Host.Go)
+	fmt.Fprintln(w, "error = (predicted - measured)/measured; spread = (max - min)/median of the measurements; noisy: spread > |error|")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\tgroup\tlevel\tregion\tpredicted\tmeasured\tspread\terror\t\t")
+	for _, c := range r.Cases {
+		if c.Failure != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\t\tfailed\t\t\n", c.Name, c.Group, c.Level)
+			continue
+		}
+		rows := append([]Comparison{*c.Total}, c.Regions...)
+		for i, cmp := range rows {
+			name, group, level := "", "", ""
+			region := "  " + lang.Printable(cmp.Name)
+			if i == 0 {
+				name, group, level, region = c.Name, c.Group, c.Level, "total"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, group, level, region, units.Time(cmp.Predicted),
+				units.Time(cmp.Measured), percent(cmp.Spread, false), percent(cmp.Error, true), noisyMark(cmp.Noisy))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range r.Cases {
+		if c.Failure != "" {
+			fmt.Fprintf(w, "failed: %s: %s\n", c.Name, firstLine(c.Failure))
+		}
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "skipped: %s%s: %s\n", s.Kernel, skipWhere(s), s.Reason)
+	}
+	fmt.Fprintln(w)
+	r.writeSummary(w)
+	return nil
+}
+
+// writeSummary writes the summaries and the worst cases.
+func (r *Report) writeSummary(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "group\tcases\tcompared\tnoisy\tfailed\tmedian |error|\tmedian error\twithin 10%\twithin 15%\twithin 20%\t")
+	row := func(name string, s Summary) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", name, s.Cases, s.Compared, s.Noisy, s.Failed,
+			percent(s.MedianAbsError, false), percent(s.MedianError, true), share(s.Within10), share(s.Within15), share(s.Within20))
+	}
+	row("all", r.Summary)
+	row(GroupTuning, r.Groups[GroupTuning])
+	row(GroupHeldOut, r.Groups[GroupHeldOut])
+	tw.Flush()
+	if len(r.Worst) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nworst cases (the term that dominated the prediction):\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range r.Worst {
+		term := "-"
+		if d := c.Dominant; d != nil {
+			term = fmt.Sprintf("%s: %s (%.0f%% of the prediction)", d.Resource, lang.Printable(d.What), d.Share*100)
+			if d.Region != "" {
+				term += " in " + lang.Printable(d.Region)
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%+.1f%%%s\t%s\n", c.Case, c.Group, c.Error*100, noisyMark(c.Noisy), term)
+	}
+	tw.Flush()
+}
+
+// percent writes a fraction as a percentage ("-" for none); signed
+// writes the sign.
+func percent(x *float64, signed bool) string {
+	if x == nil || math.IsNaN(*x) {
+		return "-"
+	}
+	if signed {
+		return fmt.Sprintf("%+.1f%%", *x*100)
+	}
+	return fmt.Sprintf("%.1f%%", *x*100)
+}
+
+// share writes a share of cases as a percentage.
+func share(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", *x*100)
+}
+
+// noisyMark marks a noisy comparison.
+func noisyMark(noisy bool) string {
+	if noisy {
+		return " noisy"
+	}
+	return ""
+}
+
+// skipWhere says which size and rank count a skip is about.
+func skipWhere(s Skip) string {
+	var parts []string
+	if s.Level != "" {
+		parts = append(parts, s.Level)
+	}
+	if s.Ranks > 0 {
+		parts = append(parts, fmt.Sprintf("P=%d", s.Ranks))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// firstLine is the first line of a message (a build error's compiler
+// output follows it).
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
