@@ -314,10 +314,10 @@ type Counts struct {
 // runs several at once, as far as its reorder window reaches; otherwise
 // the chain runs on from entry to entry.
 type Chain struct {
-	Loop       string    `json:"loop"`       // file:line:col of the loop that carries the chain
-	Var        string    `json:"var"`        // the carried var or hoisted reference, as written
-	Iterations Count     `json:"iterations"` // iterations of the carrying loop
-	Entries    Count     `json:"entries"`    // starts of the carrying loop
+	Loop       string `json:"loop"`       // file:line:col of the loop that carries the chain
+	Var        string `json:"var"`        // the carried var or hoisted reference, as written
+	Iterations Count  `json:"iterations"` // iterations of the carrying loop
+	Entries    Count  `json:"entries"`    // starts of the carrying loop
 	// Restarts is true when every entry starts the chain afresh: the
 	// immediately enclosing loop, in the same region, sets the location
 	// from values that do not depend on it in each of its iterations.

@@ -465,9 +465,9 @@ type oracleRun struct {
 	loopIters map[lang.Stmt]*big.Rat
 	// loopEntries counts the starts of each loop (Chain.Entries).
 	loopEntries map[lang.Stmt]*big.Rat
-	msgs      map[string]*oracleMessage
-	cols      map[string]*oracleCollective
-	barrs     map[string]*big.Rat
+	msgs        map[string]*oracleMessage
+	cols        map[string]*oracleCollective
+	barrs       map[string]*big.Rat
 }
 
 // run walks rank's execution and returns its counts by region name (as the
