@@ -62,6 +62,32 @@ func TestFitCoreRecoversKnownCosts(t *testing.T) {
 	}
 }
 
+// The window fit recovers a known reorder window from times made with the
+// pricing's law on the analyzer's counts of the window benchmarks and the
+// fitted throughput and latency costs; the law's latency shows at k = 64.
+func TestFitWindowRecoversKnownWindow(t *testing.T) {
+	cf, _, _ := syntheticCore(t)
+	if cf.window == nil || len(cf.window.pts) != len(modeSizes(Tiny, 0).windowKs) {
+		t.Fatalf("window fit %+v: want one point per k of the test mode", cf.window)
+	}
+	const want = 15e-9
+	pts := cf.window.pts
+	for i := range pts {
+		row, err := windowRowOf(cf, pts[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts[i].seconds = row.law(want)
+	}
+	wf, err := fitWindow(cf, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(wf.window, want) || wf.rms > 1e-6 || wf.shown != 1 {
+		t.Errorf("window %g s (rms %g, latency shown at %d k), want %g s, rms 0, shown at 1 k", wf.window, wf.rms, wf.shown, want)
+	}
+}
+
 // syntheticTick2 is the clock-read cost of the synthetic in-core times.
 const syntheticTick2 = 48e-9
 
@@ -74,9 +100,9 @@ func syntheticCore(t *testing.T) (*coreFit, map[string]float64, map[string]float
 	pts := countedPoints(t, inCoreKernel(sz), testCaches)
 	tp := map[string]float64{featIteration: 0.25e-9, featEntry: 1.9e-9, featLoad: 0.03e-9, featStore: 0.08e-9,
 		"add f64": 0.02e-9, "div f64": 0.9e-9, "madd f64": 0.15e-9, "sqrt f64": 2.1e-9,
-		"add i64": 0.05e-9, "div i64": 1.6e-9, "madd i64": 0.2e-9, "mul f64": 0.01e-9}
+		"add i64": 0.05e-9, "div i64": 1.6e-9, "madd i64": 0.2e-9, "mul f64": 0.01e-9, "mul i64": 0.1e-9}
 	lat := map[string]float64{"add f64": 0.8e-9, "div f64": 3.5e-9, "madd f64": 1.6e-9, "sqrt f64": 5.6e-9,
-		"add i64": 0.27e-9, "div i64": 2.4e-9, "madd i64": 1.1e-9}
+		"add i64": 0.27e-9, "div i64": 2.4e-9, "madd i64": 1.1e-9, "mul f64": 0.75e-9, "mul i64": 0.8e-9}
 	for i := range pts {
 		p := &pts[i]
 		var f, costs map[string]float64

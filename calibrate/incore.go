@@ -136,6 +136,7 @@ type coreFit struct {
 	throughput *fit.Linear // loop, access and operation costs (s per count)
 	latency    *fit.Linear // latencies per chained operation (s)
 	tp, lat    []point     // the points of each fit
+	window     *windowFit  // the reorder window (nil without window benchmarks)
 	loopRinf   *fit.Rinf   // empty loop: time per entry against length
 	rinf1      *fit.Rinf   // RINF1's A = B*C
 	tick2      float64     // seconds per clock read (TICK2)
@@ -146,6 +147,7 @@ type coreFit struct {
 func fitCore(mk *measuredKernel) (*coreFit, error) {
 	cf := &coreFit{tick1: mk.tick1}
 	var tpRows, latRows []map[string]float64
+	var windowPts []point
 	var tpY, latY []float64
 	var loopN, loopT, rinfN, rinfT []float64
 	for _, p := range mk.points {
@@ -164,6 +166,8 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 		case groupLatency:
 			latRows, latY = append(latRows, chainFeatures(p)), append(latY, p.seconds)
 			cf.lat = append(cf.lat, p)
+		case groupWindow:
+			windowPts = append(windowPts, p)
 		}
 	}
 	var err error
@@ -174,6 +178,9 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 	x, names = design(latRows, nil)
 	if cf.latency, err = fit.NNLS(x, latY, names); err != nil {
 		return nil, fmt.Errorf("calibrate: latency fit: %w", err)
+	}
+	if cf.window, err = fitWindow(cf, windowPts); err != nil {
+		return nil, err
 	}
 	if cf.loopRinf, err = fit.FitRinf(loopN, loopT); err != nil {
 		return nil, fmt.Errorf("calibrate: empty-loop fit: %w", err)
