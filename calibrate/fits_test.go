@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"perfc/analyze/cache"
@@ -211,5 +212,38 @@ func TestFindKnees(t *testing.T) {
 	knees, extra := findKnees(curve, h)
 	if len(knees) != 2 || knees[0].confirmed || !knees[1].confirmed || len(extra) != 0 {
 		t.Errorf("knees %+v extra %v: want L1 not seen, L2 confirmed, no other", knees, extra)
+	}
+}
+
+// The composition study tells the forms apart: on times made with one
+// time per port group (the busiest of loop, accesses and operations), the
+// port-group form fits the held-out regions exactly and the additive form
+// does not; on times made additively, the additive form does.
+func TestStudyCompositionsTellsFormsApart(t *testing.T) {
+	sz := modeSizes(Tiny, 0)
+	base := countedPoints(t, inCoreKernel(sz), testCaches)
+	costs := map[string]float64{featIteration: 0.25e-9, featEntry: 1.9e-9, featLoad: 0.1e-9, featStore: 0.2e-9,
+		"add f64": 0.3e-9, "div f64": 0.9e-9, "madd f64": 0.35e-9, "sqrt f64": 2.1e-9, "mul f64": 0.3e-9,
+		"add i64": 0.3e-9, "div i64": 1.6e-9, "madd i64": 0.4e-9, "mul i64": 0.3e-9}
+	for truth, form := range []composition{compositions[0], compositions[2]} {
+		pts := slices.Clone(base)
+		for i := range pts {
+			pts[i].seconds = predictComposition(form, costs, coreFeatures(pts[i]))
+		}
+		res, err := studyCompositions(pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != len(compositions) {
+			t.Fatalf("%d results, want one per form", len(res))
+		}
+		right, wrong := res[0], res[2]
+		if truth == 1 {
+			right, wrong = res[2], res[0]
+		}
+		if right.heldRMS > 1e-3 || wrong.heldRMS < 0.02 {
+			t.Errorf("times made by %q: held-out rms %g for it, %g for %q; want below 0.1%% and at least 2%%",
+				form.name, right.heldRMS, wrong.heldRMS, wrong.form.name)
+		}
 	}
 }

@@ -137,6 +137,9 @@ type coreFit struct {
 	latency    *fit.Linear // latencies per chained operation (s)
 	tp, lat    []point     // the points of each fit
 	window     *windowFit  // the reorder window (nil without window benchmarks)
+	// forms compares additive and overlapping in-core compositions on
+	// held-out benchmarks (overlap.go); the pricing stays additive.
+	forms []compositionResult
 	loopRinf   *fit.Rinf   // empty loop: time per entry against length
 	rinf1      *fit.Rinf   // RINF1's A = B*C
 	tick2      float64     // seconds per clock read (TICK2)
@@ -180,6 +183,9 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 		return nil, fmt.Errorf("calibrate: latency fit: %w", err)
 	}
 	if cf.window, err = fitWindow(cf, windowPts); err != nil {
+		return nil, err
+	}
+	if cf.forms, err = studyCompositions(cf.tp); err != nil {
 		return nil, err
 	}
 	if cf.loopRinf, err = fit.FitRinf(loopN, loopT); err != nil {
