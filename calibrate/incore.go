@@ -139,11 +139,11 @@ type coreFit struct {
 	window     *windowFit  // the reorder window (nil without window benchmarks)
 	// forms compares additive and overlapping in-core compositions on
 	// held-out benchmarks (overlap.go); the pricing stays additive.
-	forms []compositionResult
-	loopRinf   *fit.Rinf   // empty loop: time per entry against length
-	rinf1      *fit.Rinf   // RINF1's A = B*C
-	tick2      float64     // seconds per clock read (TICK2)
-	tick1      float64     // seconds, the runtime's TICK1
+	forms    []compositionResult
+	loopRinf *fit.Rinf // empty loop: time per entry against length
+	rinf1    *fit.Rinf // RINF1's A = B*C
+	tick2    float64   // seconds per clock read (TICK2)
+	tick1    float64   // seconds, the runtime's TICK1
 }
 
 // fitCore runs the in-core fits on the in-core kernel's points.
