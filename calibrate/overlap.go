@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -105,8 +106,9 @@ func studyCompositions(pts []point) ([]compositionResult, error) {
 func predictComposition(c composition, coef map[string]float64, f map[string]float64) float64 {
 	groups := make([]float64, len(c.groups))
 	var outside float64
-	for k, v := range f {
-		t := coef[k] * max(v, 0)
+	// In a fixed order, so that the same fit prints the same figures.
+	for _, k := range slices.Sorted(maps.Keys(f)) {
+		t := coef[k] * max(f[k], 0)
 		if g := c.groupOf(k); g >= 0 {
 			groups[g] += t
 		} else {

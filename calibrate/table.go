@@ -374,7 +374,7 @@ func (r *Result) results() []any {
 		add(x.name+" n_1/2", sig4(x.f.NHalf), src)
 	}
 	for _, f := range cf.forms {
-		add("in-core composition "+f.form.name+": rms on held-out regions", pct(f.heldRMS), fmt.Sprintf(
+		add("in-core composition "+f.form.name+": relative rms on held-out regions", strconv.FormatFloat(f.heldRMS, 'f', 3, 64), fmt.Sprintf(
 			"perfc calibrate in-core benchmarks, fitted on %d regions (loop sweep, one statement per iteration, copy, store; rms %s there), "+
 				"measured on %d held out (RINF1, two statements per iteration, two copies); worst %+.1f%% (%s), %s; the pricing adds (docs/predict.md)",
 			f.trainN, pct(f.trainRMS), f.heldN, 100*f.heldWorst, f.heldWorstName, r.Date))
