@@ -42,7 +42,10 @@ import (
 //     no chain: a predicted branch does not wait for its condition.
 //
 // A chain is reported for the innermost loop that carries the location, and
-// only when it has operations. A loop whose body holds a region or a
+// only when it has operations. It restarts at every entry of its loop
+// (Chain.Restarts) when the loop around it does not carry the location:
+// the same pass over that loop's body, from the location's value at its
+// top, finds no path to its end (markRestarts). A loop whose body holds a region or a
 // communication statement carries no chain: its iterations are cut by
 // region timers or messages, which the latency bound does not model.
 
