@@ -17,7 +17,7 @@ import (
 //	       + loads·access.load + stores·access.store
 //	       + Σ ops·cost(op, type) + Σ madd pairs·cost(madd)  (or mul + add)
 //	       + Σ over loops with chains of max(0, bound − throughput), the
-//	         bound the chain's latency, or E·max(T_e, L_e/max(1, W/T_e))
+//	         bound the chain's latency, or E·max(T_e, L_e/(1 + W/T_e))
 //	         for a chain that restarts at each of E entries (chainBound)
 //	T_data = max over levels of (lines brought in + write-backs) × line / bandwidth of the level below
 //	T      = max(T_core, T_data)
@@ -120,11 +120,12 @@ func (p *machinePricer) latencyTerms(w *workload) []Term {
 // entry (Chain.Restarts: the location is set anew between entries) is E
 // independent chains of latency L_e = latency/E each; an out-of-order core
 // issues ahead of a waiting chain as far as its reorder window W (a time
-// of in-core work, compute.latency.window) reaches, so n = max(1, W/T_e)
-// entries are in flight at once, T_e = throughput/E being one entry's
-// work, and the bound is E·max(T_e, L_e/n). Equivalently the latency shows
-// only where one entry's chain is longer than the window (L_e > W), by the
-// factor L_e/W. Without a window the entries are taken one after another.
+// of in-core work, compute.latency.window) reaches, so the entry whose
+// chain runs and the W/T_e entries behind it in the window, n = 1 + W/T_e,
+// are in flight at once, T_e = throughput/E being one entry's work, and
+// the bound is E·max(T_e, L_e/n). The latency shows only where one entry's
+// chain is longer than its work and the window's together (L_e > T_e + W).
+// Without a window the entries are taken one after another.
 func (p *machinePricer) chainBound(ch analyze.Chain, latency, throughput float64) (float64, string, string) {
 	whole := fmt.Sprintf("the chain's Σ latency·count %s exceeds the body's throughput time %s: charged the difference",
 		units.Time(latency), units.Time(throughput))
@@ -140,7 +141,7 @@ func (p *machinePricer) chainBound(ch analyze.Chain, latency, throughput float64
 	le, te := latency/entries, throughput/entries
 	inFlight := 1.0
 	if te > 0 {
-		inFlight = max(1, w.Value/te)
+		inFlight = 1 + w.Value/te
 	}
 	bound := entries * max(te, le/inFlight)
 	how := fmt.Sprintf("the chain restarts at each of %s entries: %s latency per entry, %s of work per entry, %s entries in a window of %s; "+

@@ -377,16 +377,17 @@ func hornerCounts(k int64, restarts bool) analyze.Counts {
 // TestECMRestartingChains checks the latency bound of chains that restart
 // at every entry of their loop against hand computation, with the test
 // table's window W = 20 ns, latency 1 ns (add) + 0.75 ns (mul) per link,
-// and 0.25 ns (iteration) + 0.5 ns (madd) of throughput per link:
+// and 0.25 ns (iteration) + 0.5 ns (madd) of throughput per link; n = 1 +
+// W/T_e entries are in flight:
 //
-//   - k = 10: L_e = 17.5 ns, T_e = 7.5 ns, n = 20/7.5 entries in flight,
-//     L_e/n = 6.5625 ns < T_e: throughput-bound, no latency term;
-//   - k = 20: L_e = 35 ns, T_e = 15 ns, n = 4/3, L_e/n = 26.25 ns: the
-//     term is 1000 × (26.25 − 15) ns = 11,250 ns;
-//   - k = 40: L_e = 70 ns, T_e = 30 ns, n = 1 (the window holds less than
-//     one entry): the whole latency, 1000 × (70 − 30) ns;
-//   - k = 20 not restarting: one chain, 35,000 − 15,000 ns;
-//   - k = 20 restarting on a table without a window: as one chain, noted.
+//   - k = 10: L_e = 17.5 ns, T_e = 7.5 ns, n = 11/3, L_e/n = 4.77 ns < T_e:
+//     throughput-bound, no latency term;
+//   - k = 40: L_e = 70 ns, T_e = 30 ns, n = 5/3, L_e/n = 42 ns: the term
+//     is 1000 × (42 − 30) ns = 12,000 ns;
+//   - k = 80: L_e = 140 ns, T_e = 60 ns, n = 4/3, L_e/n = 105 ns: 1000 ×
+//     45 ns;
+//   - k = 40 not restarting: one chain, 70,000 − 30,000 ns;
+//   - k = 40 restarting on a table without a window: as one chain, noted.
 func TestECMRestartingChains(t *testing.T) {
 	ns := 1e-9
 	m := ecmTable(t)
@@ -403,10 +404,10 @@ func TestECMRestartingChains(t *testing.T) {
 		note   string
 	}{
 		{"k=10 throughput-bound", m, hornerCounts(10, true), 0, ""},
-		{"k=20 partly overlapped", m, hornerCounts(20, true), 11250 * ns, ""},
-		{"k=40 one entry at a time", m, hornerCounts(40, true), 40000 * ns, ""},
-		{"k=20 one chain across entries", m, hornerCounts(20, false), 20000 * ns, ""},
-		{"k=20 restarting, no window", noWindow, hornerCounts(20, true), 20000 * ns, "no reorder window"},
+		{"k=40 partly overlapped", m, hornerCounts(40, true), 12000 * ns, ""},
+		{"k=80 less overlapped", m, hornerCounts(80, true), 45000 * ns, ""},
+		{"k=40 one chain across entries", m, hornerCounts(40, false), 40000 * ns, ""},
+		{"k=40 restarting, no window", noWindow, hornerCounts(40, true), 40000 * ns, "no reorder window"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
