@@ -332,7 +332,7 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 // forEachCountPtr calls f on a pointer to every Count of a chain, in a
 // fixed order (as Counts.forEachCountPtr).
 func (ch *Chain) forEachCountPtr(f func(*Count)) {
-	for _, n := range []*Count{&ch.Iterations, &ch.Body.Iterations, &ch.Body.Loads, &ch.Body.Stores} {
+	for _, n := range []*Count{&ch.Iterations, &ch.Entries, &ch.Body.Iterations, &ch.Body.Loads, &ch.Body.Stores} {
 		f(n)
 	}
 	for _, list := range [...][]OpCount{ch.Ops, ch.Body.Ops, ch.Body.Madds} {
@@ -402,7 +402,7 @@ func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
 // by side, in Chain.forEachCountPtr's order, while f returns true; it
 // reports whether f always did.
 func chainCountPair(a, b *Chain, f func(x, y *Count) bool) bool {
-	fixed := [...][2]*Count{{&a.Iterations, &b.Iterations}, {&a.Body.Iterations, &b.Body.Iterations},
+	fixed := [...][2]*Count{{&a.Iterations, &b.Iterations}, {&a.Entries, &b.Entries}, {&a.Body.Iterations, &b.Body.Iterations},
 		{&a.Body.Loads, &b.Body.Loads}, {&a.Body.Stores, &b.Body.Stores}}
 	for _, p := range fixed {
 		if !f(p[0], p[1]) {
@@ -531,7 +531,7 @@ func sameCounts(a, b *Counts) bool {
 // sameChainShape reports whether two chains are of one loop and location
 // with the same kinds of operations on them and in their bodies.
 func sameChainShape(x, y Chain) bool {
-	return x.Loop == y.Loop && x.Var == y.Var && slices.EqualFunc(x.Ops, y.Ops, sameOpKind) &&
+	return x.Loop == y.Loop && x.Var == y.Var && x.Restarts == y.Restarts && slices.EqualFunc(x.Ops, y.Ops, sameOpKind) &&
 		slices.EqualFunc(x.Body.Ops, y.Body.Ops, sameOpKind) && slices.EqualFunc(x.Body.Madds, y.Body.Madds, sameOpKind)
 }
 

@@ -42,7 +42,10 @@ import (
 //     no chain: a predicted branch does not wait for its condition.
 //
 // A chain is reported for the innermost loop that carries the location, and
-// only when it has operations. A loop whose body holds a region or a
+// only when it has operations. It restarts at every entry of its loop
+// (Chain.Restarts) when the loop around it does not carry the location:
+// the same pass over that loop's body, from the location's value at its
+// top, finds no path to its end (markRestarts). A loop whose body holds a region or a
 // communication statement carries no chain: its iterations are cut by
 // region timers or messages, which the latency bound does not model.
 
@@ -76,8 +79,10 @@ type chainStep struct {
 // carriedChain is one chain a loop carries: the location and the steps of
 // its longest path, in source order.
 type carriedChain struct {
-	name  string
-	steps []chainStep
+	name     string
+	loc      location
+	steps    []chainStep
+	restarts bool // set when the enclosing loop is planned (markRestarts)
 }
 
 // chainPath is the longest dependence path from the carried value to a
@@ -260,6 +265,7 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 	if len(sc.reads) > 0 {
 		p.setNode(loop, func(info *nodeInfo) { info.reads = sc.reads })
 	}
+	p.markRestarts(fl, body)
 	// A location carried by a nested loop is reported there only.
 	candidates := slices.DeleteFunc(sc.written, func(l location) bool { return slices.Contains(sc.carried, l) })
 	if len(candidates) == 0 {
@@ -279,7 +285,7 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 		}
 		own = append(own, l)
 		if len(path.steps) > 0 {
-			found = append(found, carriedChain{name: l.name(), steps: sortedSteps(path)})
+			found = append(found, carriedChain{name: l.name(), loc: l, steps: sortedSteps(path)})
 		}
 	}
 	if own != nil {
@@ -297,8 +303,56 @@ func (p *plan) planChains(loop lang.Stmt, body *lang.Block, inner []level, regio
 			}
 		}
 	}
-	p.leaves = append(p.leaves, &leaf{kind: leafChain, region: region, chain: inner, stmt: loop, pos: loop.Pos(),
-		carried: found, body: leaves})
+	lf := &leaf{kind: leafChain, region: region, chain: inner, stmt: loop, pos: loop.Pos(), carried: found, body: leaves}
+	p.leaves = append(p.leaves, lf)
+	p.setNode(loop, func(info *nodeInfo) { info.chainLeaf = lf })
+}
+
+// markRestarts marks the chains of the loops directly nested in body (not
+// inside a further loop) whose location this loop's iterations do not
+// carry: the location's value at the end of an iteration does not depend on
+// its value at the start, so it was set anew between one entry of the
+// nested loop and the next, and the entries' chains are independent
+// (Chain.Restarts). A location that may survive an iteration (a
+// conditional reset, none at all) leaves the chain running on.
+func (p *plan) markRestarts(fl *chainFlow, body *lang.Block) {
+	for _, nested := range directLoops(body, nil) {
+		lf := p.nodeInfo(nested).chainLeaf
+		if lf == nil {
+			continue
+		}
+		for i := range lf.carried {
+			cc := &lf.carried[i]
+			fl.state = chainState{{cc.loc, emptyPath()}}
+			fl.block(body, 1)
+			cc.restarts = fl.state.get(cc.loc) == nil
+		}
+	}
+	fl.state = nil
+}
+
+// directLoops appends the loops of b that no other loop of b encloses.
+func directLoops(b *lang.Block, out []lang.Stmt) []lang.Stmt {
+	for _, s := range b.Stmts {
+		out = directLoopsStmt(s, out)
+	}
+	return out
+}
+
+// directLoopsStmt appends s if it is a loop, or the direct loops inside it.
+func directLoopsStmt(s lang.Stmt, out []lang.Stmt) []lang.Stmt {
+	switch s := s.(type) {
+	case *lang.ForStmt, *lang.RepeatStmt:
+		return append(out, s)
+	case *lang.Block:
+		return directLoops(s, out)
+	case *lang.IfStmt:
+		out = directLoops(s.Then, out)
+		if s.Else != nil {
+			out = directLoopsStmt(s.Else, out)
+		}
+	}
+	return out
 }
 
 // nodeInfo is what the chain search keeps of one node: of a reference,
@@ -310,6 +364,7 @@ type nodeInfo struct {
 	hoisted        bool
 	leaf           *leaf
 	carried, reads []location
+	chainLeaf      *leaf // of a loop: the leaf of the chains it carries
 }
 
 // setNode changes the information kept of n.
@@ -719,9 +774,14 @@ func (ra *rankAnalysis) chainLeaf(l *leaf, c *Counts) error {
 	if err != nil {
 		return err
 	}
+	// The loop starts once per execution of the levels around it.
+	entries, err := ra.exec(l, l.chain[:len(l.chain)-1])
+	if err != nil {
+		return err
+	}
 	loop := ra.place(l.stmt)
 	for i, cc := range l.carried {
-		ch := Chain{Loop: loop, Var: cc.name, Iterations: iters, Body: body}
+		ch := Chain{Loop: loop, Var: cc.name, Iterations: iters, Entries: entries, Restarts: cc.restarts, Body: body}
 		if i > 0 {
 			// Each chain owns its lists, so that demoting a formula of
 			// one leaves the others alone.

@@ -249,3 +249,64 @@ func TestChainsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestChainRestarts checks Chain.Entries and Chain.Restarts: a chain
+// restarts at every entry of its loop when the enclosing loop sets the
+// location anew in each iteration (before or after the nested loop), and
+// runs on from entry to entry when nothing does, when the reset is
+// conditional, or when the enclosing loop is not the immediate one.
+func TestChainRestarts(t *testing.T) {
+	type summary struct {
+		Var      string
+		Entries  string
+		Restarts bool
+	}
+	cases := []struct {
+		name, body string
+		want       []summary
+	}{
+		{"reset before the nested loop (Horner)",
+			"  for i in 0..n {\n    acc = coef\n    repeat m {\n      acc = coef + a[i]*acc\n    }\n    b[i] = acc\n  }",
+			[]summary{{"acc", "10", true}}},
+		{"reset after the nested loop",
+			"  for i in 0..n {\n    repeat m {\n      acc = coef + a[i]*acc\n    }\n    b[i] = acc\n    acc = coef\n  }",
+			[]summary{{"acc", "10", true}}},
+		{"reset from another var",
+			"  for i in 0..n {\n    acc = a[i] * coef\n    repeat m {\n      acc = coef + a[i]*acc\n    }\n  }",
+			[]summary{{"acc", "10", true}}},
+		{"no reset: one chain across entries",
+			"  for i in 0..n {\n    repeat m {\n      acc = coef + a[i]*acc\n    }\n  }",
+			[]summary{{"acc", "10", false}}},
+		{"reset that reads the location",
+			"  for i in 0..n {\n    acc = acc * 0.5\n    repeat m {\n      acc = coef + a[i]*acc\n    }\n  }",
+			[]summary{{"acc", "10", false}}},
+		{"conditional reset",
+			"  for i in 0..n {\n    if i % 2 == 0 {\n      acc = coef\n    }\n    repeat m {\n      acc = coef + a[i]*acc\n    }\n  }",
+			[]summary{{"acc", "10", false}}},
+		{"reset two loops up",
+			"  repeat 3 {\n    acc = coef\n    for i in 0..n {\n      repeat m {\n        acc = coef + a[i]*acc\n      }\n    }\n  }",
+			[]summary{{"acc", "30", false}}},
+		{"top-level loop: entered once, not restarted",
+			"  for i in 0..n {\n    s = s + a[i]\n  }",
+			[]summary{{"s", "1", false}}},
+		{"nested loop inside an if of the enclosing loop",
+			"  for i in 0..n {\n    s = 0.0\n    if i < m {\n      for j in 0..n {\n        s = s + a[j]\n      }\n    }\n    c[i] = s\n  }",
+			[]summary{{"s", "4", true}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := loadKernel(t, "k.spmd", []byte(chainKernel(tc.body)), nil)
+			rep, err := Analyze(k, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []summary
+			for _, ch := range rep.Classes[0].Total.Chains {
+				got = append(got, summary{ch.Var, ch.Entries.Exact(), ch.Restarts})
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("chains (-want +got):\n%s", d)
+			}
+		})
+	}
+}

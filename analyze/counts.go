@@ -305,12 +305,25 @@ type Counts struct {
 // The counts are totals over the region, like every other count; Body is
 // what the carrying loop's body does in all, for the throughput bound the
 // latency is compared with.
+//
+// Entries and Restarts say whether the chains of successive entries of the
+// carrying loop are one chain or many: when the location is set anew
+// between one entry's last iteration and the next entry's first (Horner's
+// `acc = coef` before `repeat k`, a dot product's `s = 0` before its
+// `for k`), the entries' chains are independent and an out-of-order core
+// runs several at once, as far as its reorder window reaches; otherwise
+// the chain runs on from entry to entry.
 type Chain struct {
-	Loop       string    `json:"loop"`       // file:line:col of the loop that carries the chain
-	Var        string    `json:"var"`        // the carried var or hoisted reference, as written
-	Iterations Count     `json:"iterations"` // iterations of the carrying loop
-	Ops        []OpCount `json:"ops"`        // the operations on the chain, over those iterations
-	Body       LoopBody  `json:"body"`
+	Loop       string `json:"loop"`       // file:line:col of the loop that carries the chain
+	Var        string `json:"var"`        // the carried var or hoisted reference, as written
+	Iterations Count  `json:"iterations"` // iterations of the carrying loop
+	Entries    Count  `json:"entries"`    // starts of the carrying loop
+	// Restarts is true when every entry starts the chain afresh: the
+	// immediately enclosing loop, in the same region, sets the location
+	// from values that do not depend on it in each of its iterations.
+	Restarts bool      `json:"restarts,omitempty"`
+	Ops      []OpCount `json:"ops"` // the operations on the chain, over those iterations
+	Body     LoopBody  `json:"body"`
 }
 
 // LoopBody is what the body of a loop does over all of its iterations in a

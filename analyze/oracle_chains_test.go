@@ -10,7 +10,7 @@ import (
 // The oracle's side of the dependency chains. Which operations lie on a
 // chain is the analyzer's static finding (chains.go, tested case by case in
 // chains_test.go); what the oracle checks is every count a chain reports:
-// the carrying loop's iterations, the operations of the chain's steps over
+// the carrying loop's iterations and entries, the operations of the chain's steps over
 // their executions, and what the loop's body does (its iterations and those
 // of nested loops, operations, multiply-add pairs, loads and stores), all
 // from the concrete walk.
@@ -23,7 +23,7 @@ type oracleLoop struct {
 
 // flatChain is one chain reduced to values.
 type flatChain struct {
-	Iterations                *big.Rat
+	Iterations, Entries       *big.Rat
 	Ops                       map[string]*big.Rat // "add f64"
 	BodyIterations, BodyMadds *big.Rat
 	BodyLoads, BodyStores     *big.Rat
@@ -32,7 +32,7 @@ type flatChain struct {
 
 // newFlatChain returns a chain of zero counts.
 func newFlatChain() flatChain {
-	return flatChain{Iterations: new(big.Rat), Ops: map[string]*big.Rat{}, BodyIterations: new(big.Rat),
+	return flatChain{Iterations: new(big.Rat), Entries: new(big.Rat), Ops: map[string]*big.Rat{}, BodyIterations: new(big.Rat),
 		BodyMadds: new(big.Rat), BodyLoads: new(big.Rat), BodyStores: new(big.Rat), BodyOps: map[string]*big.Rat{}}
 }
 
@@ -40,6 +40,7 @@ func newFlatChain() flatChain {
 func flattenChain(ch Chain) flatChain {
 	f := newFlatChain()
 	f.Iterations.Set(ratOrZero(ch.Iterations.Value))
+	f.Entries.Set(ratOrZero(ch.Entries.Value))
 	for _, o := range ch.Ops {
 		addTo(f.Ops, o.Op.String()+" "+string(o.Type), ratOrZero(o.Count.Value))
 	}
@@ -90,6 +91,7 @@ func (w *oracleRun) tallyChains(at func(string) *flatCounts) {
 		for _, cc := range l.carried {
 			f := body
 			f.Iterations = iters
+			f.Entries = w.loopEntries[loop]
 			f.Ops = map[string]*big.Rat{}
 			for _, s := range cc.steps {
 				n := new(big.Rat)

@@ -463,9 +463,11 @@ type oracleRun struct {
 	// executions of each loop.
 	entries   map[string]*big.Rat
 	loopIters map[lang.Stmt]*big.Rat
-	msgs      map[string]*oracleMessage
-	cols      map[string]*oracleCollective
-	barrs     map[string]*big.Rat
+	// loopEntries counts the starts of each loop (Chain.Entries).
+	loopEntries map[lang.Stmt]*big.Rat
+	msgs        map[string]*oracleMessage
+	cols        map[string]*oracleCollective
+	barrs       map[string]*big.Rat
 }
 
 // run walks rank's execution and returns its counts by region name (as the
@@ -477,7 +479,7 @@ func (pr *oracleProgram) run(rank int64) (map[string]*flatCounts, []string, erro
 		execs: map[*oracleLocal]*big.Rat{}, hoist: map[*lang.ForStmt]*big.Rat{},
 		iters: map[string]*big.Rat{}, msgs: map[string]*oracleMessage{},
 		cols: map[string]*oracleCollective{}, barrs: map[string]*big.Rat{},
-		entries: map[string]*big.Rat{}, loopIters: map[lang.Stmt]*big.Rat{},
+		entries: map[string]*big.Rat{}, loopIters: map[lang.Stmt]*big.Rat{}, loopEntries: map[lang.Stmt]*big.Rat{},
 	}
 	if err := w.block(pr.k.Kernel.Body, big.NewRat(1, 1), ""); err != nil {
 		return nil, nil, err
@@ -515,6 +517,7 @@ func (w *oracleRun) stmt(s lang.Stmt, mult *big.Rat, region string) error {
 			return err
 		}
 		addTo(w.entries, region, mult)
+		addTo2(w.loopEntries, lang.Stmt(s), mult)
 		for range n {
 			if err := w.iterate(s, mult, region); err != nil {
 				return err
@@ -557,6 +560,7 @@ func (w *oracleRun) forLoop(s *lang.ForStmt, mult *big.Rat, region string) error
 	}
 	slot := k.Info.Defs[s.Var].Slot
 	addTo(w.entries, region, mult)
+	addTo2(w.loopEntries, lang.Stmt(s), mult)
 	for x := lo; x < hi; x += step {
 		if err := w.iterate(s, mult, region); err != nil {
 			return err

@@ -65,19 +65,22 @@ func modeSizes(m Mode, llc int64) sizes {
 	case Full:
 		all.work, all.tick2Reps = 1<<17, 4000
 		all.loopLens = []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
+		all.windowKs = []int64{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128}
 		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<22, 2
 		all.strides = []int64{1, 2, 4, 8, 16, 32}
 		all.samples, all.minTime = 21, "200ms"
 	case Quick:
 		all.work, all.tick2Reps = 1<<15, 1000
 		all.loopLens = []int64{1, 4, 16, 64, 256}
+		all.windowKs = []int64{2, 8, 16, 32, 64, 128}
 		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<20, 1
 		all.strides = []int64{1, 4, 16}
 		all.samples, all.minTime = 9, "50ms"
 	case Tiny:
 		all.inner, all.work, all.tick2Reps = 64, 1<<10, 100
-		all.ops, all.elems = []string{"add", "div", "madd", "sqrt"}, []string{"f64", "i64"}
+		all.ops, all.elems = []string{"add", "mul", "div", "madd", "sqrt"}, []string{"f64", "i64"}
 		all.loopLens = []int64{1, 8, 64}
+		all.windowKs = []int64{4, 64}
 		all.memMax, all.memWork, all.memSteps = 2*llc, 1<<14, 1
 		all.strides = []int64{1, 16}
 		all.samples, all.minTime = 1, "1ms"

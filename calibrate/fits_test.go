@@ -1,7 +1,9 @@
 package calibrate
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"testing"
 
 	"perfc/analyze/cache"
@@ -62,6 +64,32 @@ func TestFitCoreRecoversKnownCosts(t *testing.T) {
 	}
 }
 
+// The window fit recovers a known reorder window from times made with the
+// pricing's law on the analyzer's counts of the window benchmarks and the
+// fitted throughput and latency costs; the law's latency shows at k = 64.
+func TestFitWindowRecoversKnownWindow(t *testing.T) {
+	cf, _, _ := syntheticCore(t)
+	if cf.window == nil || len(cf.window.pts) != len(modeSizes(Tiny, 0).windowKs) {
+		t.Fatalf("window fit %+v: want one point per k of the test mode", cf.window)
+	}
+	const want = 15e-9
+	pts := cf.window.pts
+	for i := range pts {
+		row, err := windowRowOf(cf, pts[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		pts[i].seconds = row.law(want)
+	}
+	wf, err := fitWindow(cf, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !near(wf.window, want) || wf.rms > 1e-6 || wf.shown != 1 {
+		t.Errorf("window %g s (rms %g, latency shown at %d k), want %g s, rms 0, shown at 1 k", wf.window, wf.rms, wf.shown, want)
+	}
+}
+
 // syntheticTick2 is the clock-read cost of the synthetic in-core times.
 const syntheticTick2 = 48e-9
 
@@ -74,9 +102,9 @@ func syntheticCore(t *testing.T) (*coreFit, map[string]float64, map[string]float
 	pts := countedPoints(t, inCoreKernel(sz), testCaches)
 	tp := map[string]float64{featIteration: 0.25e-9, featEntry: 1.9e-9, featLoad: 0.03e-9, featStore: 0.08e-9,
 		"add f64": 0.02e-9, "div f64": 0.9e-9, "madd f64": 0.15e-9, "sqrt f64": 2.1e-9,
-		"add i64": 0.05e-9, "div i64": 1.6e-9, "madd i64": 0.2e-9, "mul f64": 0.01e-9}
+		"add i64": 0.05e-9, "div i64": 1.6e-9, "madd i64": 0.2e-9, "mul f64": 0.01e-9, "mul i64": 0.1e-9}
 	lat := map[string]float64{"add f64": 0.8e-9, "div f64": 3.5e-9, "madd f64": 1.6e-9, "sqrt f64": 5.6e-9,
-		"add i64": 0.27e-9, "div i64": 2.4e-9, "madd i64": 1.1e-9}
+		"add i64": 0.27e-9, "div i64": 2.4e-9, "madd i64": 1.1e-9, "mul f64": 0.75e-9, "mul i64": 0.8e-9}
 	for i := range pts {
 		p := &pts[i]
 		var f, costs map[string]float64
@@ -89,7 +117,10 @@ func syntheticCore(t *testing.T) (*coreFit, map[string]float64, map[string]float
 		default:
 			f, costs = coreFeatures(*p), tp
 		}
-		for k, v := range f {
+		// In a fixed order: the sums must not change in their last bit
+		// from run to run, for the golden table.
+		for _, k := range slices.Sorted(maps.Keys(f)) {
+			v := f[k]
 			c, ok := costs[k]
 			if v != 0 && !ok {
 				t.Fatalf("%s: feature %s has no cost in the test", p.name, k)
@@ -185,5 +216,38 @@ func TestFindKnees(t *testing.T) {
 	knees, extra := findKnees(curve, h)
 	if len(knees) != 2 || knees[0].confirmed || !knees[1].confirmed || len(extra) != 0 {
 		t.Errorf("knees %+v extra %v: want L1 not seen, L2 confirmed, no other", knees, extra)
+	}
+}
+
+// The composition study tells the forms apart: on times made with one
+// time per port group (the busiest of loop, accesses and operations), the
+// port-group form fits the held-out regions exactly and the additive form
+// does not; on times made additively, the additive form does.
+func TestStudyCompositionsTellsFormsApart(t *testing.T) {
+	sz := modeSizes(Tiny, 0)
+	base := countedPoints(t, inCoreKernel(sz), testCaches)
+	costs := map[string]float64{featIteration: 0.25e-9, featEntry: 1.9e-9, featLoad: 0.1e-9, featStore: 0.2e-9,
+		"add f64": 0.3e-9, "div f64": 0.9e-9, "madd f64": 0.35e-9, "sqrt f64": 2.1e-9, "mul f64": 0.3e-9,
+		"add i64": 0.3e-9, "div i64": 1.6e-9, "madd i64": 0.4e-9, "mul i64": 0.3e-9}
+	for truth, form := range []composition{compositions[0], compositions[2]} {
+		pts := slices.Clone(base)
+		for i := range pts {
+			pts[i].seconds = predictComposition(form, costs, coreFeatures(pts[i]))
+		}
+		res, err := studyCompositions(pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) != len(compositions) {
+			t.Fatalf("%d results, want one per form", len(res))
+		}
+		right, wrong := res[0], res[2]
+		if truth == 1 {
+			right, wrong = res[2], res[0]
+		}
+		if right.heldRMS > 1e-3 || wrong.heldRMS < 0.02 {
+			t.Errorf("times made by %q: held-out rms %g for it, %g for %q; want below 0.1%% and at least 2%%",
+				form.name, right.heldRMS, wrong.heldRMS, wrong.form.name)
+		}
 	}
 }

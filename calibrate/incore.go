@@ -136,16 +136,21 @@ type coreFit struct {
 	throughput *fit.Linear // loop, access and operation costs (s per count)
 	latency    *fit.Linear // latencies per chained operation (s)
 	tp, lat    []point     // the points of each fit
-	loopRinf   *fit.Rinf   // empty loop: time per entry against length
-	rinf1      *fit.Rinf   // RINF1's A = B*C
-	tick2      float64     // seconds per clock read (TICK2)
-	tick1      float64     // seconds, the runtime's TICK1
+	window     *windowFit  // the reorder window (nil without window benchmarks)
+	// forms compares additive and overlapping in-core compositions on
+	// held-out benchmarks (overlap.go); the pricing stays additive.
+	forms    []compositionResult
+	loopRinf *fit.Rinf // empty loop: time per entry against length
+	rinf1    *fit.Rinf // RINF1's A = B*C
+	tick2    float64   // seconds per clock read (TICK2)
+	tick1    float64   // seconds, the runtime's TICK1
 }
 
 // fitCore runs the in-core fits on the in-core kernel's points.
 func fitCore(mk *measuredKernel) (*coreFit, error) {
 	cf := &coreFit{tick1: mk.tick1}
 	var tpRows, latRows []map[string]float64
+	var windowPts []point
 	var tpY, latY []float64
 	var loopN, loopT, rinfN, rinfT []float64
 	for _, p := range mk.points {
@@ -164,6 +169,8 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 		case groupLatency:
 			latRows, latY = append(latRows, chainFeatures(p)), append(latY, p.seconds)
 			cf.lat = append(cf.lat, p)
+		case groupWindow:
+			windowPts = append(windowPts, p)
 		}
 	}
 	var err error
@@ -174,6 +181,12 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 	x, names = design(latRows, nil)
 	if cf.latency, err = fit.NNLS(x, latY, names); err != nil {
 		return nil, fmt.Errorf("calibrate: latency fit: %w", err)
+	}
+	if cf.window, err = fitWindow(cf, windowPts); err != nil {
+		return nil, err
+	}
+	if cf.forms, err = studyCompositions(cf.tp); err != nil {
+		return nil, err
 	}
 	if cf.loopRinf, err = fit.FitRinf(loopN, loopT); err != nil {
 		return nil, fmt.Errorf("calibrate: empty-loop fit: %w", err)

@@ -39,6 +39,7 @@ const (
 	groupAccess  = "access"  // copies and stores (access.load, access.store)
 	groupOps     = "ops"     // independent operations (compute.ops)
 	groupLatency = "latency" // an operation chained through a var (compute.latency)
+	groupWindow  = "window"  // POLY1's Horner chain of k links, restarted at every element (compute.latency.window)
 	groupLoad    = "load"    // memory: a read-only stream
 	groupStore   = "store"   // memory: a store-only stream
 	groupRMW     = "rmw"     // memory: a read-modify-write stream
@@ -129,6 +130,7 @@ type sizes struct {
 	inner     int64   // loop length of the in-core benchmarks (elements; all arrays of a type fit L1)
 	work      int64   // iterations per in-core region (time per region ≈ work × cost)
 	loopLens  []int64 // loop lengths of the loop and RINF1 sweeps
+	windowKs  []int64 // chain lengths of the window benchmarks (POLY1's order k)
 	tick2Reps int64   // clock reads of the TICK2 region
 	memMax    int64   // bytes of the working-set sweep's array (about 4× the last-level cache)
 	memWork   int64   // elements streamed per memory region at least
@@ -208,6 +210,18 @@ func inCoreKernel(sz sizes) kernelSpec {
 			region(bench{name: fmt.Sprintf("latency %s %s k=1", op, t), group: groupLatency, op: op, elem: t, k: 1, n: n, reps: reps(n)}, first)
 			region(bench{name: fmt.Sprintf("latency %s %s k=2", op, t), group: groupLatency, op: op, elem: t, k: 2, n: n, reps: reps(n)},
 				first, latencyStmt(op, t, s, a("v"), a("u"), a("x")))
+		}
+	}
+	// The window's law prices the chain by the latencies of its add and
+	// its mul: without both benchmarks there is nothing to price it by.
+	if slices.Contains(sz.elems, "f64") && slices.Contains(sz.ops, "add") && slices.Contains(sz.ops, "mul") {
+		chainVars = append(chainVars, "  var w_acc: f64 = xf64[1]\n", "  var w_c: f64 = xf64[2]\n")
+		for _, k := range sz.windowKs {
+			// POLY1 (Horner's rule, as examples/poly1.spmd): each element
+			// starts a chain of k multiply-adds afresh, so entries of the
+			// repeat overlap as far as the reorder window reaches.
+			region(bench{name: fmt.Sprintf("window k=%d", k), group: groupWindow, op: "madd", elem: "f64", k: int(k), n: n, reps: reps(n * k)},
+				"w_acc = w_c", fmt.Sprintf("repeat %d {", k), "  w_acc = w_c + xf64[i]*w_acc", "}", "yf64[i] = w_acc")
 		}
 	}
 	b.WriteString("}\n")

@@ -65,6 +65,7 @@ type accessYAML struct {
 
 type opTableYAML struct {
 	Source  string        `yaml:"source"`
+	Window  *numberYAML   `yaml:"window,omitempty,flow"` // latency only: the reorder window
 	Entries []opEntryYAML `yaml:"entries"`
 }
 
@@ -199,7 +200,25 @@ func (r *Result) computeSection() computeYAML {
 	c.Ops = opTable(tp, cf.tp, groupOps, r.sz, r.Date, fmt.Sprintf("perfc calibrate independent operations (y[i] = x[i] OP z[i], one and two statements per iteration), cost beyond the loop and the accesses, %s", fitSrc))
 	c.Latency = opTable(cf.latency, cf.lat, groupLatency, r.sz, r.Date, fmt.Sprintf("perfc calibrate chains through a var (s = s OP x[i]), NNLS of %d region times on the chains' operations, %d iterations each, %s, fit rms %s",
 		len(cf.lat), r.sz.work, r.Date, pct(cf.latency.RelRMS)))
+	if w := cf.window; w != nil {
+		c.Latency.Window = &numberYAML{Value: ns(w.window), Source: fmt.Sprintf(
+			"perfc calibrate window (POLY1: Horner's chain of k multiply-adds restarted at each of %d elements), k = %s, "+
+				"law max(T_e, L_e/(1 + W/T_e)) per element on the fitted throughput and latency costs, latency shown at %d of %d k, %s, fit rms %s",
+			r.sz.inner, joinInts(w.ks), w.shown, len(w.ks), r.Date, pct(w.rms))}
+		if w.shown == 0 {
+			c.Latency.Window.Source += "; no k showed its latency, so the window is only a lower bound (the least that hides every chain measured)"
+		}
+	}
 	return c
+}
+
+// joinInts writes numbers separated by commas.
+func joinInts(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(s, ",")
 }
 
 // opTable writes one entry per operation with a positive fitted cost per
@@ -353,6 +372,19 @@ func (r *Result) results() []any {
 			add(x.name+" time per iteration (1/r_inf)", ns(1/x.f.Rinf), src)
 		}
 		add(x.name+" n_1/2", sig4(x.f.NHalf), src)
+	}
+	for _, f := range cf.forms {
+		add("in-core composition "+f.form.name+": relative rms on held-out regions", strconv.FormatFloat(f.heldRMS, 'f', 3, 64), fmt.Sprintf(
+			"perfc calibrate in-core benchmarks, fitted on %d regions (loop sweep, one statement per iteration, copy, store; rms %s there), "+
+				"measured on %d held out (RINF1, two statements per iteration, two copies); worst %+.1f%% (%s), %s; the pricing adds (docs/predict.md)",
+			f.trainN, pct(f.trainRMS), f.heldN, 100*f.heldWorst, f.heldWorstName, r.Date))
+	}
+	if w := cf.window; w != nil {
+		for i, p := range w.pts {
+			per := float64(p.reps) * float64(p.n)
+			add(fmt.Sprintf("window k=%d: time per element (Horner chain of %d multiply-adds, restarted)", p.k, p.k), ns(p.seconds/per),
+				fmt.Sprintf("perfc calibrate window, %s; the law with the fitted window gives %s (%+.1f%%)", r.Date, ns(w.fitted[i]/per), 100*(w.fitted[i]-p.seconds)/p.seconds))
+		}
 	}
 	for _, k := range mf.knees {
 		verdict := "confirmed"

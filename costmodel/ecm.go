@@ -16,7 +16,9 @@ import (
 //	T_core = iterations·loop.iteration + loop entries·loop.entry
 //	       + loads·access.load + stores·access.store
 //	       + Σ ops·cost(op, type) + Σ madd pairs·cost(madd)  (or mul + add)
-//	       + Σ over loops with chains of max(0, latency − throughput)
+//	       + Σ over loops with chains of max(0, bound − throughput), the
+//	         bound the chain's latency, or E·max(T_e, L_e/(1 + W/T_e))
+//	         for a chain that restarts at each of E entries (chainBound)
 //	T_data = max over levels of (lines brought in + write-backs) × line / bandwidth of the level below
 //	T      = max(T_core, T_data)
 //
@@ -92,18 +94,60 @@ func (p *machinePricer) latencyTerms(w *workload) []Term {
 				longest, latency, source = ch, t, src
 			}
 		}
-		extra := latency - throughput
+		bound, how, wsrc := p.chainBound(longest, latency, throughput)
+		extra := bound - throughput
 		if extra <= 0 {
 			continue
+		}
+		if wsrc != "" {
+			source += "; window: " + wsrc
 		}
 		iters := longest.Iterations.Float()
 		terms = append(terms, Term{Resource: "compute", What: fmt.Sprintf("latency bound of the loop at %s (chain %s)", longest.Loop, longest.Var),
 			Count: iters, Unit: "iteration", UnitCost: safeDiv(extra, iters), Time: extra,
-			How: fmt.Sprintf("the chain's Σ latency·count %s exceeds the body's throughput time %s: charged the difference",
-				units.Time(latency), units.Time(throughput)),
-			Source: source})
+			How: how, Source: source})
 	}
 	return terms
+}
+
+// chainBound is the time a loop's chains allow its body, given the longest
+// chain's Σ latency·count and the body's throughput time (both totals over
+// the region), with a sentence saying how it was found and the window's
+// source when it was used.
+//
+// A chain that runs on from entry to entry of its loop is one chain: the
+// body takes at least its whole latency. A chain that restarts at every
+// entry (Chain.Restarts: the location is set anew between entries) is E
+// independent chains of latency L_e = latency/E each; an out-of-order core
+// issues ahead of a waiting chain as far as its reorder window W (a time
+// of in-core work, compute.latency.window) reaches, so the entry whose
+// chain runs and the W/T_e entries behind it in the window, n = 1 + W/T_e,
+// are in flight at once, T_e = throughput/E being one entry's work, and
+// the bound is E·max(T_e, L_e/n). The latency shows only where one entry's
+// chain is longer than its work and the window's together (L_e > T_e + W).
+// Without a window the entries are taken one after another.
+func (p *machinePricer) chainBound(ch analyze.Chain, latency, throughput float64) (float64, string, string) {
+	whole := fmt.Sprintf("the chain's Σ latency·count %s exceeds the body's throughput time %s: charged the difference",
+		units.Time(latency), units.Time(throughput))
+	entries := ch.Entries.Float()
+	if !ch.Restarts || entries <= 1 {
+		return latency, whole, ""
+	}
+	w, ok := p.m.Compute().Window()
+	if !ok {
+		p.note("the machine gives no reorder window (compute.latency.window): chains that restart at every entry of their loop are priced one entry after another")
+		return latency, whole + " (entries one after another: no compute.latency.window)", ""
+	}
+	le, te := latency/entries, throughput/entries
+	inFlight := 1.0
+	if te > 0 {
+		inFlight = 1 + w.Value/te
+	}
+	bound := entries * max(te, le/inFlight)
+	how := fmt.Sprintf("the chain restarts at each of %s entries: %s latency per entry, %s of work per entry, %s entries in a window of %s; "+
+		"E·max(T_e, L_e/n) = %s exceeds the body's throughput time %s: charged the difference",
+		units.Count(entries), units.Time(le), units.Time(te), units.Count(inFlight), w.String(), units.Time(bound), units.Time(throughput))
+	return bound, how, w.Source
 }
 
 // chainsByLoop groups chains by the loop that carries them, in the order

@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"math/big"
+	"os"
 	"strings"
 	"testing"
 
@@ -358,4 +359,93 @@ func TestECMKeysNoted(t *testing.T) {
 			t.Errorf("compose %s: note %v, want %v (notes %q)", compose, got, want, pred.Notes)
 		}
 	}
+}
+
+// hornerCounts are the counts of Horner's rule over 1000 elements with k
+// terms, `acc = c` then `repeat k { acc = c + x*acc }` (register
+// operands): its chain of k adds and k multiplies per entry of the repeat,
+// restarted at each entry or not.
+func hornerCounts(k int64, restarts bool) analyze.Counts {
+	iters := 1000 * k
+	ops := []analyze.OpCount{f64(analyze.OpMul, "s&s&s", iters), f64(analyze.OpAdd, "s&s&s", iters)}
+	madds := []analyze.OpCount{f64(analyze.OpAdd, "s&s&s", iters)}
+	body := analyze.LoopBody{Iterations: n(iters), Ops: ops, Madds: madds}
+	return analyze.Counts{Iterations: n(iters), LoopEntries: n(1000), Ops: ops, Madds: madds,
+		Chains: []analyze.Chain{{Loop: "k.spmd:6:5", Var: "acc", Iterations: n(iters), Entries: n(1000), Restarts: restarts, Ops: ops, Body: body}}}
+}
+
+// TestECMRestartingChains checks the latency bound of chains that restart
+// at every entry of their loop against hand computation, with the test
+// table's window W = 20 ns, latency 1 ns (add) + 0.75 ns (mul) per link,
+// and 0.25 ns (iteration) + 0.5 ns (madd) of throughput per link; n = 1 +
+// W/T_e entries are in flight:
+//
+//   - k = 10: L_e = 17.5 ns, T_e = 7.5 ns, n = 11/3, L_e/n = 4.77 ns < T_e:
+//     throughput-bound, no latency term;
+//   - k = 40: L_e = 70 ns, T_e = 30 ns, n = 5/3, L_e/n = 42 ns: the term
+//     is 1000 × (42 − 30) ns = 12,000 ns;
+//   - k = 80: L_e = 140 ns, T_e = 60 ns, n = 4/3, L_e/n = 105 ns: 1000 ×
+//     45 ns;
+//   - k = 40 not restarting: one chain, 70,000 − 30,000 ns;
+//   - k = 40 restarting on a table without a window: as one chain, noted.
+func TestECMRestartingChains(t *testing.T) {
+	ns := 1e-9
+	m := ecmTable(t)
+	noWindow, err := machines.Parse("nowindow.yaml", []byte(strings.Replace(mustRead(t, "testdata/ecm.yaml"),
+		"    window: {value: 20ns, source: test POLY1 window}\n", "", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		m      *machines.Machine
+		counts analyze.Counts
+		extra  float64
+		note   string
+	}{
+		{"k=10 throughput-bound", m, hornerCounts(10, true), 0, ""},
+		{"k=40 partly overlapped", m, hornerCounts(40, true), 12000 * ns, ""},
+		{"k=80 less overlapped", m, hornerCounts(80, true), 45000 * ns, ""},
+		{"k=40 one chain across entries", m, hornerCounts(40, false), 40000 * ns, ""},
+		{"k=40 restarting, no window", noWindow, hornerCounts(40, true), 40000 * ns, "no reorder window"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, notes := priceRegion(t, tt.m, tt.counts, 8000, Options{Warm: true})
+			var extra, throughput float64
+			for _, x := range r.Terms {
+				if strings.HasPrefix(x.What, "latency bound") {
+					extra += x.Time
+					if tt.m == m && tt.counts.Chains[0].Restarts && !strings.Contains(x.Source, "test POLY1 window") {
+						t.Errorf("the term's source %q does not name the window's", x.Source)
+					}
+				} else {
+					throughput += x.Time
+				}
+			}
+			if !sameTime(extra, tt.extra) && !(tt.extra == 0 && extra == 0) {
+				t.Errorf("latency term %g s, want %g s", extra, tt.extra)
+			}
+			if !sameTime(r.Time, throughput+tt.extra) {
+				t.Errorf("time %g s, want throughput %g s + latency term %g s", r.Time, throughput, tt.extra)
+			}
+			noted := tt.note == ""
+			for _, x := range notes {
+				noted = noted || strings.Contains(x, tt.note)
+			}
+			if !noted {
+				t.Errorf("no note saying %q among %q", tt.note, notes)
+			}
+		})
+	}
+}
+
+// mustRead returns a test file's text.
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -140,6 +140,7 @@ func (d *describer) compute(c *Compute) {
 	for _, k := range c.latencyOrder {
 		d.number(opLabel("latency", k), c.latency[k])
 	}
+	d.optional("latency window", c.window)
 	for _, v := range c.vectors {
 		label := strings.TrimSpace("vector " + v.Form + " " + v.Elem)
 		d.number(label+" work", v.Work)

@@ -240,6 +240,7 @@ compute:
       - {op: add, f64: 4, pattern: ""}
       - {op: fma, f64: 1ns}
     fallback: []
+    window: 2GB/s
 memory:
   source: s
   write_allocate: maybe
@@ -252,8 +253,9 @@ memory:
 			`m.yaml:17:24: 'f64' needs a time, got a number (4)`,
 			`m.yaml:17:36: unknown operand pattern '' (want a&s&s, a&b&c or a&b&s; leave pattern out for every pattern)`,
 			`m.yaml:18:14: unknown operation 'fma' (want add, sub, mul, div, madd, cmp, sqrt, exp, log, sin, cos, abs, min, max)`,
-			`m.yaml:19:5: unknown key 'fallback' in latency (known: source, entries)`,
-			`m.yaml:22:19: 'write_allocate' must be true or false, got 'maybe'`,
+			`m.yaml:19:5: unknown key 'fallback' in latency (known: source, window, entries)`,
+			`m.yaml:20:13: 'window' needs a time, got a bandwidth (2GB/s)`,
+			`m.yaml:23:19: 'write_allocate' must be true or false, got 'maybe'`,
 		}},
 		{"a JSON table's schema", `
 schema: perfc.machine/v2

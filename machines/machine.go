@@ -250,6 +250,7 @@ type Compute struct {
 	fallbacks    []fallback
 	latency      map[opKey]Number // per-operation latency, for loop-carried chains
 	latencyOrder []opKey
+	window       Number // reorder window, as a time: how far the core runs ahead of a chain
 	loop         LoopCost
 	access       AccessCost
 	vectors      []VectorUnit
@@ -345,6 +346,18 @@ func (c *Compute) Latency(p Pattern, op Op, elem string) (Number, bool) {
 
 // HasOps reports whether the table has a per-operation cost table.
 func (c *Compute) HasOps() bool { return c != nil && len(c.ops) > 0 }
+
+// Window is the reorder window as a time (compute.latency.window): the
+// in-core work an out-of-order core issues ahead of a waiting dependency
+// chain. Chains that restart at every entry of their loop overlap as many
+// entries as the window holds (docs/predict.md, "Chains that restart").
+// It is the zero Number when the table does not give it.
+func (c *Compute) Window() (Number, bool) {
+	if c == nil || !c.window.Given {
+		return Number{}, false
+	}
+	return c.window, true
+}
 
 // HasLatency reports whether the table gives operation latencies.
 func (c *Compute) HasLatency() bool { return c != nil && len(c.latency) > 0 }

@@ -635,6 +635,7 @@ func TestECMTable(t *testing.T) {
 		{"latency add f64", get(c.Latency(ThreeArrays, OpAdd, "f64")), 1 * ns},
 		{"latency div f64", get(c.Latency(ArrayScalarScalar, OpDiv, "f64")), 3.25 * ns},
 		{"latency exp f64 by the second ops rule (no madd latency)", get(c.Latency(ArrayScalarScalar, OpExp, "f64")), 13 * ns},
+		{"latency window", get(c.Window()), 24 * ns},
 		{"main bandwidth", get(m.Memory().MainBandwidth()), 32e9},
 		{"L3 bandwidth", m.Memory().Caches()[2].Bandwidth.Value, 64e9},
 	}
@@ -654,6 +655,12 @@ func TestECMTable(t *testing.T) {
 	}
 	if n, _ := c.OpCost(ArrayScalarScalar, OpExp, "f32"); n.Given || !strings.Contains(n.Source, "div: test RINF1") {
 		t.Errorf("a fallback's cost is computed and says from what; got %+v", n)
+	}
+	if w, _ := c.Window(); w.Source != "test POLY1 window k=2..64" {
+		t.Errorf("window source %q: want its own", w.Source)
+	}
+	if w, ok := (&Compute{}).Window(); ok || w.Given {
+		t.Error("a table without compute.latency.window must report its absence")
 	}
 	if wa, given := m.Memory().WriteAllocate(); !wa || !given {
 		t.Errorf("WriteAllocate = %v, %v; want true, true", wa, given)

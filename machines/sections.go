@@ -296,8 +296,9 @@ func (d *decoder) compute(n *yaml.Node) *Compute {
 		d.ops(f.get("ops"), c, src)
 	}
 	if f.has("latency") {
-		lf := d.mapping(f.get("latency"), "latency", "source", "entries")
+		lf := d.mapping(f.get("latency"), "latency", "source", "window", "entries")
 		c.latency, c.latencyOrder = d.opEntries(lf, "latency", lf.source(src), nil)
+		c.window = d.optNumber(lf, "window", Time, positive, lf.source(src))
 	}
 	if f.has("vector") {
 		c.vectors = d.vectors(f.get("vector"), src)

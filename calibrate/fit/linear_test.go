@@ -166,3 +166,26 @@ func TestNNLSDependentColumns(t *testing.T) {
 		t.Errorf("got %v, want add 0.8 and exp+neg 31", l.Coef)
 	}
 }
+
+// Minimize1D finds the least of a function with one minimum to well within
+// 1 %, over several decades; on a flat stretch it takes the smallest x;
+// it refuses a bad interval.
+func TestMinimize1D(t *testing.T) {
+	for _, want := range []float64{3e-9, 2.5e-8, 7.7e-7} {
+		f := func(x float64) float64 { return math.Abs(math.Log(x / want)) }
+		got, fv, err := Minimize1D(f, 1e-11, 1e-5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-want) > 1e-3*want || fv > 1e-3 {
+			t.Errorf("minimum at %g: got %g (f %g)", want, got, fv)
+		}
+	}
+	flat := func(x float64) float64 { return max(0, 1e-8-x) }
+	if got, _, _ := Minimize1D(flat, 1e-11, 1e-5); math.Abs(got-1e-8) > 1e-3*1e-8 {
+		t.Errorf("flat beyond 1e-8: got %g, want the smallest x on the flat, 1e-8", got)
+	}
+	if _, _, err := Minimize1D(flat, 0, 1); err == nil {
+		t.Error("an interval from 0 must be refused")
+	}
+}
