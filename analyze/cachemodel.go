@@ -128,6 +128,9 @@ type cacheModel struct {
 	// windows memoises windowCount: the levels of a hierarchy ask for the
 	// same windows (cachemodel_reuse.go).
 	windows map[windowKey]windowValue
+	// splitting lists the split loops being visited, whose fitting
+	// iterations their children leave out (cachemodel_split.go).
+	splitting []splitSkip
 }
 
 // cacheLines fills Counts.Cache of every region of rt for the levels of h.
