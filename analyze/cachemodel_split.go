@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/big"
 	"slices"
@@ -31,17 +32,11 @@ import (
 // loop keeps the condition at its average trip counts.
 const maxSplitLines = 1 << 20
 
-// splitSkip marks the iterations of a split loop that its fitting side
-// counts: compulsoryEach leaves them out.
-type splitSkip struct {
-	slot int
-	fit  map[int64]bool
-}
-
-// skips reports whether env lies in an iteration a split above counts.
+// skips reports whether env lies in executions a split above counts
+// otherwise.
 func (m *cacheModel) skips(env *lang.Env) bool {
 	for _, s := range m.splitting {
-		if s.fit[env.Index[s.slot]] {
+		if s(env) {
 			return true
 		}
 	}
@@ -62,7 +57,7 @@ type splitIteration struct {
 type splitCharges struct {
 	lines, wbs map[*refGroup]int64
 	cond       string
-	skip       splitSkip
+	skip       func(*lang.Env) bool
 	// rest is the fraction of x's iterations that do not fit.
 	rest *big.Rat
 }
@@ -91,14 +86,7 @@ func (m *cacheModel) splitLoop(x *cacheNode, st *levelState) (splitCharges, bool
 			return nil, errSplitTooLong
 		}
 		at := &lang.Env{Rank: env.Rank, Index: append([]int64(nil), env.Index...)}
-		var total int64
-		for _, gs := range x.arrays {
-			n, ok := m.footprintCount(gs, x.strictlyInside, false, st.line, at)
-			if !ok {
-				return nil, errSplitTooLong
-			}
-			total += n
-		}
+		total := m.bodyLines(x, st.line, at)
 		iters = append(iters, splitIteration{index: at.Index[slot], env: at, lines: total, fits: total <= capacity})
 		return new(big.Rat), nil
 	}}
@@ -125,10 +113,11 @@ func (m *cacheModel) splitLoop(x *cacheNode, st *levelState) (splitCharges, bool
 	if first < 0 || (first == 0 && last == len(iters)-1) || budget > maxSplitLines {
 		return splitCharges{}, false, nil
 	}
-	c := splitCharges{lines: map[*refGroup]int64{}, wbs: map[*refGroup]int64{}, skip: splitSkip{slot: slot, fit: map[int64]bool{}}}
+	fit := map[int64]bool{}
 	for t := first; t <= last; t++ {
-		c.skip.fit[iters[t].index] = true
+		fit[iters[t].index] = true
 	}
+	c := splitCharges{lines: map[*refGroup]int64{}, wbs: map[*refGroup]int64{}, skip: func(env *lang.Env) bool { return fit[env.Index[slot]] }}
 	c.rest = big.NewRat(int64(len(iters)-(last-first+1)), int64(len(iters)))
 	for _, gs := range x.arrays {
 		if !m.splitArray(gs, x, st.line, capacity, iters, first, last, c) {
@@ -139,38 +128,28 @@ func (m *cacheModel) splitLoop(x *cacheNode, st *levelState) (splitCharges, bool
 	return c, true, nil
 }
 
+// bodyLines is the footprint of one iteration of x at the execution env
+// names, in lines (irregular groups a line per access).
+func (m *cacheModel) bodyLines(x *cacheNode, line int64, env *lang.Env) int64 {
+	var total int64
+	for _, gs := range x.arrays {
+		if n, ok := m.footprintCount(gs, x.strictlyInside, false, line, env); ok {
+			total += n
+			continue
+		}
+		f := m.footprintIn(gs, x.strictlyInside, false, line, env, true).val
+		total += new(big.Int).Quo(f.Num(), f.Denom()).Int64()
+	}
+	return total
+}
+
 // errSplitTooLong stops the enumeration of a split loop's iterations.
 var errSplitTooLong = fmt.Errorf("split loop: too many iterations")
 
-// splittable reports whether the lines of x's iterations that do not fit
-// are all charged per execution by its children (compulsoryEach, which
-// leaves out the iterations the split counts): every item of x is a loop
-// that reads an index outside it, whose own iteration fits, and whose
-// executions are few enough to be summed one by one.
+// splittable reports whether x's body changes with x's own index (a loop
+// inside it reads it).
 func (m *cacheModel) splittable(x *cacheNode, st *levelState) bool {
-	if len(x.items) == 0 || !m.nonRectangularBelow(x) {
-		return false
-	}
-	for _, it := range x.items {
-		y := it.node
-		if y == nil {
-			continue // a group directly in x: charged per iteration (visitSplit)
-		}
-		if !m.nonRectangular(y) {
-			return false
-		}
-		if _, ok := loopTrip(y); ok {
-			return false
-		}
-		if m.nodeFootprint(y, st.line, true).val.Cmp(st.capacity()) > 0 {
-			return false
-		}
-		e, err := m.entries(y)
-		if err != nil || e.Value.Cmp(big.NewRat(maxFootprintExecutions, 1)) > 0 {
-			return false
-		}
-	}
-	return true
+	return len(x.items) > 0 && m.nonRectangularBelow(x)
 }
 
 // splitArray counts, for the groups gs of one array, the lines and
@@ -248,7 +227,7 @@ func (m *cacheModel) splitLines(gs []*refGroup, x *cacheNode, line int64, env *l
 			continue
 		}
 		if g.irregular {
-			return splitLineSet{}, false
+			continue // charged a line per access in every iteration (visitRest)
 		}
 		v, ok, err := m.viewAt(g, x.strictlyInside, env)
 		if err != nil {
@@ -324,21 +303,8 @@ func (m *cacheModel) splitCondition(x *cacheNode, st *levelState, from, to split
 // visitSplit visits the children of a split loop x for the iterations
 // that do not fit, and charges the fitting ones with c.
 func (m *cacheModel) visitSplit(x *cacheNode, st *levelState, failed string, c splitCharges) error {
-	m.splitting = append(m.splitting, c.skip)
-	defer func() { m.splitting = m.splitting[:len(m.splitting)-1] }()
-	for _, it := range x.items {
-		if it.node == nil {
-			// A group directly in x executes alike in every iteration.
-			if g := it.group; !g.empty {
-				execs := countEst(g.count).scale(c.rest)
-				st.add(g, execs.times(m.perExecution(g, x, false, st.line)), execs.times(m.perExecution(g, x, true, st.line)))
-				st.note(g, failed)
-			}
-			continue
-		}
-		if err := m.visit(it.node, st, failed); err != nil {
-			return err
-		}
+	if err := m.visitRest(x, st, failed, c.skip, c.rest); err != nil {
+		return err
 	}
 	for _, g := range x.under {
 		l, w := c.lines[g], c.wbs[g]
@@ -346,4 +312,145 @@ func (m *cacheModel) visitSplit(x *cacheNode, st *levelState, failed string, c s
 		st.note(g, c.cond)
 	}
 	return nil
+}
+
+// visitRest visits x's items as for an iteration that does not fit, for
+// the executions skip leaves: compulsoryEach leaves the others out, and
+// the charges of the groups it did not count (closed forms, alike in every
+// execution) are scaled by rest, the fraction of x's iterations counted.
+func (m *cacheModel) visitRest(x *cacheNode, st *levelState, failed string, skip func(*lang.Env) bool, rest *big.Rat) error {
+	type before struct{ lines, wbs Count }
+	was := make(map[*refGroup]before, len(x.under))
+	for _, g := range x.under {
+		was[g] = before{st.lines[g], st.wbs[g]}
+	}
+	outer := m.filtered
+	m.filtered = map[*refGroup]bool{}
+	m.splitting = append(m.splitting, skip)
+	defer func() {
+		m.splitting = m.splitting[:len(m.splitting)-1]
+		for g := range m.filtered {
+			if outer != nil {
+				outer[g] = true
+			}
+		}
+		m.filtered = outer
+	}()
+	for _, it := range x.items {
+		if it.node != nil {
+			if err := m.visit(it.node, st, failed); err != nil {
+				return err
+			}
+			continue
+		}
+		if g := it.group; !g.empty {
+			m.direct(g, x, st)
+			st.note(g, failed)
+		}
+	}
+	for _, g := range x.under {
+		if m.filtered[g] || g.irregular {
+			continue
+		}
+		b := was[g]
+		dl := est{val: new(big.Rat).Sub(countValue(st.lines[g]), countValue(b.lines)), bare: true}
+		dw := est{val: new(big.Rat).Sub(countValue(st.wbs[g]), countValue(b.wbs)), bare: true}
+		st.lines[g], st.wbs[g] = b.lines, b.wbs
+		st.add(g, dl.scale(rest), dw.scale(rest))
+	}
+	return nil
+}
+
+// countValue is a count's value, zero for the zero Count.
+func countValue(c Count) *big.Rat {
+	if c.Value == nil {
+		return new(big.Rat)
+	}
+	return c.Value
+}
+
+// executionSplit decides, for a loop y whose bounds read an index outside
+// it (LU's i, Gaussian elimination's update rows), at each of its
+// executions whether one of its iterations fits: the trip counts, and so
+// the condition, change with the outer index. ok is false when every
+// execution decides alike (the condition at the average trip counts then
+// stands) or there are too many executions to decide one by one. fits
+// reports whether an execution's iteration fits, from the indices of the
+// loops outside y; rest is the fraction of executions that do not.
+func (m *cacheModel) executionSplit(y *cacheNode, st *levelState) (sp executionSplit, ok bool, err error) {
+	if y.chain == nil || len(y.items) == 0 || !m.nonRectangular(y) {
+		return executionSplit{}, false, nil
+	}
+	e, err := m.entries(y)
+	if err != nil || e.Value.Cmp(big.NewRat(maxFootprintExecutions, 1)) > 0 || e.Value.Cmp(big.NewRat(1, 1)) <= 0 {
+		return executionSplit{}, false, err
+	}
+	outer := y.chain[:len(y.chain)-1]
+	var slots []int
+	for _, l := range outer {
+		if l.kind == loopLevel {
+			slots = append(slots, m.ra.k.Info.Defs[l.loop.Var].Slot)
+		}
+	}
+	capacity := int64(st.lv.Size) / st.line
+	fit := map[string]bool{}
+	var n, fitting int64
+	key := func(env *lang.Env) string {
+		b := make([]byte, 0, 8*len(slots))
+		for _, s := range slots {
+			b = binary.AppendVarint(b, env.Index[s])
+		}
+		return string(b)
+	}
+	w := weight{why: "cache condition of a non-rectangular loop, execution by execution", concrete: func(env *lang.Env) (*big.Rat, error) {
+		if env.Rank != m.ra.rank {
+			return nil, fmt.Errorf("cache footprint of rank %d replayed for rank %d", m.ra.rank, env.Rank)
+		}
+		total := m.bodyLines(y, st.line, env)
+		n++
+		if total <= capacity {
+			fitting++
+			fit[key(env)] = true
+		}
+		return new(big.Rat), nil
+	}}
+	if _, err := m.ra.sumChain(outer, w); err != nil {
+		if err == errSplitTooLong {
+			return executionSplit{}, false, nil
+		}
+		return executionSplit{}, false, err
+	}
+	if fitting == 0 || fitting == n {
+		return executionSplit{}, false, nil
+	}
+	return executionSplit{
+		fits: func(env *lang.Env) bool { return fit[key(env)] },
+		rest: big.NewRat(n-fitting, n),
+		n:    n, fitting: fitting,
+	}, true, nil
+}
+
+// executionSplit is the result of (*cacheModel).executionSplit.
+type executionSplit struct {
+	fits       func(*lang.Env) bool
+	rest       *big.Rat
+	n, fitting int64
+}
+
+// visitExecutionSplit counts the executions of y whose iteration fits as
+// a fitting loop (each its footprint once, compulsoryEach) and the others
+// as a loop whose iteration does not fit (its children, visitRest).
+func (m *cacheModel) visitExecutionSplit(y *cacheNode, st *levelState, failed string, sp executionSplit) error {
+	m.splitting = append(m.splitting, func(env *lang.Env) bool { return !sp.fits(env) })
+	err := m.compulsoryEach(y, st)
+	m.splitting = m.splitting[:len(m.splitting)-1]
+	if err != nil {
+		return err
+	}
+	pos := m.ra.position(y.stmt)
+	cond := fmt.Sprintf("iterations of %s (line %d) fit %s in %d of its %d executions", y.name, pos.Line, st.lv.Name, sp.fitting, sp.n)
+	for _, g := range y.under {
+		st.note(g, failed, cond)
+	}
+	return m.visitRest(y, st, cond, sp.fits, sp.rest)
 }
