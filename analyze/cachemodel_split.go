@@ -110,7 +110,7 @@ func (m *cacheModel) splitLoop(x *cacheNode, st *levelState) (splitCharges, bool
 		last = t
 		budget += it.lines
 	}
-	if first < 0 || (first == 0 && last == len(iters)-1) || budget > maxSplitLines {
+	if first < 0 || budget > maxSplitLines {
 		return splitCharges{}, false, nil
 	}
 	fit := map[int64]bool{}
@@ -119,10 +119,8 @@ func (m *cacheModel) splitLoop(x *cacheNode, st *levelState) (splitCharges, bool
 	}
 	c := splitCharges{lines: map[*refGroup]int64{}, wbs: map[*refGroup]int64{}, skip: func(env *lang.Env) bool { return fit[env.Index[slot]] }}
 	c.rest = big.NewRat(int64(len(iters)-(last-first+1)), int64(len(iters)))
-	for _, gs := range x.arrays {
-		if !m.splitArray(gs, x, st.line, capacity, iters, first, last, c) {
-			return splitCharges{}, false, nil
-		}
+	if !m.splitRun(x, st.line, capacity, iters, first, last, c) {
+		return splitCharges{}, false, nil
 	}
 	c.cond = m.splitCondition(x, st, iters[first], iters[last])
 	return c, true, nil
@@ -152,59 +150,99 @@ func (m *cacheModel) splittable(x *cacheNode, st *levelState) bool {
 	return len(x.items) > 0 && m.nonRectangularBelow(x)
 }
 
-// splitArray counts, for the groups gs of one array, the lines and
-// write-backs of the fitting iterations first..last of x into c, line by
-// line: an iteration misses the lines the previous one did not touch, the
-// first fitting one after one that did not fit also those its
-// predecessor touched beyond the capacity (see the file comment); a line
-// is written back once per time it is brought in and dirtied. It is false
-// when a group's lines cannot be enumerated.
-func (m *cacheModel) splitArray(gs []*refGroup, x *cacheNode, line, capacity int64, iters []splitIteration, first, last int, c splitCharges) bool {
+// splitRun counts the lines and write-backs of the fitting iterations
+// first..last of x into c, line by line, as an LRU cache at the grain of
+// iterations: a line touched in the previous iteration hits (both fit); one
+// last touched in an earlier iteration s hits when the iterations s+1..t
+// touch no more distinct lines than the level holds (the window of its
+// reuse fits); the first fitting iteration after one that did not fit
+// finds that one's lines but for its excess over the capacity (see the
+// file comment). A line is written back once per time it is brought in
+// and dirtied. It is false when a group's lines cannot be enumerated.
+func (m *cacheModel) splitRun(x *cacheNode, line, capacity int64, iters []splitIteration, first, last int, c splitCharges) bool {
+	type key struct {
+		array int
+		line  int64
+	}
 	type state struct {
 		owner *refGroup
 		dirty bool // written back already charged for this residency
+		stamp int  // the last iteration that touched it, from 1
 	}
-	var prev map[int64]state
+	lines := map[key]state{}
+	// since counts, per stamp, the lines whose last touch it is (a
+	// Fenwick tree over the stamps 1..len).
+	n := last - first + 2
+	since := make([]int64, n+1)
+	bump := func(i int, d int64) {
+		for ; i <= n; i += i & -i {
+			since[i] += d
+		}
+	}
+	upTo := func(i int) int64 {
+		var s int64
+		for ; i > 0; i -= i & -i {
+			s += since[i]
+		}
+		return s
+	}
 	excess := int64(0)
 	if first > 0 {
 		// The iteration before the run does not fit: its lines are cached
 		// but for its excess over the capacity.
-		p, ok := m.splitLines(gs, x, line, iters[first-1].env)
-		if !ok {
-			return false
-		}
-		prev = make(map[int64]state, len(p.all))
-		for l := range p.all {
-			prev[l] = state{dirty: p.dirty[l]}
+		for a, gs := range x.arrays {
+			p, ok := m.splitLines(gs, x, line, iters[first-1].env)
+			if !ok {
+				return false
+			}
+			for _, l := range p.order {
+				lines[key{a, l}] = state{dirty: p.dirty[l], stamp: 1}
+				bump(1, 1)
+			}
 		}
 		excess = max(0, iters[first-1].lines-capacity)
 	}
 	for t := first; t <= last; t++ {
-		cur, ok := m.splitLines(gs, x, line, iters[t].env)
-		if !ok {
-			return false
+		stamp := t - first + 2
+		var sets []splitLineSet
+		var size int64
+		for _, gs := range x.arrays {
+			cur, ok := m.splitLines(gs, x, line, iters[t].env)
+			if !ok {
+				return false
+			}
+			sets = append(sets, cur)
+			size += int64(len(cur.order))
 		}
-		next := make(map[int64]state, len(cur.all))
-		for _, l := range cur.order {
-			g := cur.all[l]
-			s, hit := prev[l]
-			if hit && excess > 0 {
-				hit, excess = false, excess-1
+		before := upTo(n)
+		for a, cur := range sets {
+			for _, l := range cur.order {
+				g := cur.all[l]
+				k := key{a, l}
+				s, seen := lines[k]
+				hit := seen && (s.stamp == stamp-1 || before-upTo(s.stamp)+size <= capacity)
+				if hit && excess > 0 && s.stamp == 1 && first > 0 {
+					hit, excess = false, excess-1
+				}
+				if seen {
+					bump(s.stamp, -1)
+				}
+				if !hit {
+					c.lines[g]++
+					s = state{owner: g}
+				}
+				if s.owner == nil {
+					s.owner = g
+				}
+				if cur.dirty[l] && !s.dirty {
+					c.wbs[s.owner]++
+					s.dirty = true
+				}
+				s.stamp = stamp
+				lines[k] = s
+				bump(stamp, 1)
 			}
-			if !hit {
-				c.lines[g]++
-				s = state{owner: g}
-			}
-			if s.owner == nil {
-				s.owner = g
-			}
-			if cur.dirty[l] && !s.dirty {
-				c.wbs[s.owner]++
-				s.dirty = true
-			}
-			next[l] = s
 		}
-		prev, excess = next, 0
 	}
 	return true
 }
@@ -303,8 +341,10 @@ func (m *cacheModel) splitCondition(x *cacheNode, st *levelState, from, to split
 // visitSplit visits the children of a split loop x for the iterations
 // that do not fit, and charges the fitting ones with c.
 func (m *cacheModel) visitSplit(x *cacheNode, st *levelState, failed string, c splitCharges) error {
-	if err := m.visitRest(x, st, failed, c.skip, c.rest); err != nil {
-		return err
+	if c.rest.Sign() > 0 {
+		if err := m.visitRest(x, st, failed, c.skip, c.rest); err != nil {
+			return err
+		}
 	}
 	for _, g := range x.under {
 		l, w := c.lines[g], c.wbs[g]
