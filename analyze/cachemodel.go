@@ -133,6 +133,8 @@ type cacheModel struct {
 	// whose charges honoured them.
 	splitting []func(*lang.Env) bool
 	filtered  map[*refGroup]bool
+	// splitIters memoises splitIterations.
+	splitIters map[splitKey][]splitIteration
 }
 
 // cacheLines fills Counts.Cache of every region of rt for the levels of h.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"slices"
+	"sort"
 
 	"perfc/lang"
 )
@@ -30,7 +31,7 @@ import (
 // maxSplitLines bounds the lines the fitting iterations of a split loop
 // touch, summed over them, that are enumerated one by one; beyond it the
 // loop keeps the condition at its average trip counts.
-const maxSplitLines = 1 << 20
+const maxSplitLines = 1 << 16
 
 // skips reports whether env lies in executions a split above counts
 // otherwise.
@@ -44,12 +45,11 @@ func (m *cacheModel) skips(env *lang.Env) bool {
 }
 
 // splitIteration is one iteration of a split loop: its index value, the
-// environment at it, and its body's footprint in lines.
+// environment at it, and its body's footprint in lines (−1 until needed).
 type splitIteration struct {
 	index int64
 	env   *lang.Env
 	lines int64
-	fits  bool
 }
 
 // splitCharges is what the fitting iterations of a split loop add, per
@@ -75,8 +75,61 @@ func (m *cacheModel) splitLoop(x *cacheNode, st *levelState) (splitCharges, bool
 	if err != nil || e.Value.Cmp(big.NewRat(1, 1)) != 0 {
 		return splitCharges{}, false, err
 	}
+	iters, err := m.splitIterations(x, st.line)
+	if err != nil || len(iters) == 0 {
+		return splitCharges{}, false, err
+	}
 	capacity := int64(st.lv.Size) / st.line
+	lines := func(t int) int64 {
+		if iters[t].lines < 0 {
+			iters[t].lines = m.bodyLines(x, st.line, iters[t].env)
+		}
+		return iters[t].lines
+	}
+	fits := func(t int) bool { return lines(t) <= capacity }
+	// The condition is monotone in the trip counts: the iterations that
+	// fit are a prefix or a suffix, found by bisection.
+	n := len(iters)
+	first, last := 0, n-1
+	switch f0, f1 := fits(0), fits(n-1); {
+	case !f0 && !f1:
+		return splitCharges{}, false, nil
+	case f0 && !f1:
+		last = sort.Search(n, func(t int) bool { return !fits(t) }) - 1
+	case !f0 && f1:
+		first = sort.Search(n, fits)
+	}
+	// The run is counted line by line: its lines, estimated from its
+	// ends, must stay within maxSplitLines.
+	if (lines(first)+lines(last))/2*int64(last-first+1) > maxSplitLines {
+		return splitCharges{}, false, nil
+	}
+	if first > 0 {
+		lines(first - 1)
+	}
 	slot := m.ra.k.Info.Defs[loop.Var].Slot
+	fit := map[int64]bool{}
+	for t := first; t <= last; t++ {
+		fit[iters[t].index] = true
+	}
+	c := splitCharges{lines: map[*refGroup]int64{}, wbs: map[*refGroup]int64{}, skip: func(env *lang.Env) bool { return fit[env.Index[slot]] }}
+	c.rest = big.NewRat(int64(n-(last-first+1)), int64(n))
+	if !m.splitRun(x, st.line, capacity, iters, first, last, c) {
+		return splitCharges{}, false, nil
+	}
+	c.cond = m.splitCondition(x, st, iters[first], iters[last])
+	return c, true, nil
+}
+
+// splitIterations lists the iterations of x (which runs once), their
+// footprints not yet computed (lines −1); the levels of a hierarchy with
+// one line size share them, with the footprints found so far.
+func (m *cacheModel) splitIterations(x *cacheNode, line int64) ([]splitIteration, error) {
+	key := splitKey{x, line}
+	if its, ok := m.splitIters[key]; ok {
+		return its, nil
+	}
+	slot := m.ra.k.Info.Defs[x.stmt.(*lang.ForStmt).Var].Slot
 	var iters []splitIteration
 	w := weight{why: "cache footprint of a loop split at its layer condition", concrete: func(env *lang.Env) (*big.Rat, error) {
 		if env.Rank != m.ra.rank {
@@ -86,44 +139,26 @@ func (m *cacheModel) splitLoop(x *cacheNode, st *levelState) (splitCharges, bool
 			return nil, errSplitTooLong
 		}
 		at := &lang.Env{Rank: env.Rank, Index: append([]int64(nil), env.Index...)}
-		total := m.bodyLines(x, st.line, at)
-		iters = append(iters, splitIteration{index: at.Index[slot], env: at, lines: total, fits: total <= capacity})
+		iters = append(iters, splitIteration{index: at.Index[slot], env: at, lines: -1})
 		return new(big.Rat), nil
 	}}
 	if _, err := m.ra.sumChain(x.chain, w); err != nil {
-		if err == errSplitTooLong {
-			return splitCharges{}, false, nil
+		if err != errSplitTooLong {
+			return nil, err
 		}
-		return splitCharges{}, false, err
+		iters = nil
 	}
-	first, last := -1, -1
-	var budget int64
-	for t, it := range iters {
-		if !it.fits {
-			continue
-		}
-		if first < 0 {
-			first = t
-		} else if last != t-1 {
-			return splitCharges{}, false, nil // not a single run
-		}
-		last = t
-		budget += it.lines
+	if m.splitIters == nil {
+		m.splitIters = map[splitKey][]splitIteration{}
 	}
-	if first < 0 || budget > maxSplitLines {
-		return splitCharges{}, false, nil
-	}
-	fit := map[int64]bool{}
-	for t := first; t <= last; t++ {
-		fit[iters[t].index] = true
-	}
-	c := splitCharges{lines: map[*refGroup]int64{}, wbs: map[*refGroup]int64{}, skip: func(env *lang.Env) bool { return fit[env.Index[slot]] }}
-	c.rest = big.NewRat(int64(len(iters)-(last-first+1)), int64(len(iters)))
-	if !m.splitRun(x, st.line, capacity, iters, first, last, c) {
-		return splitCharges{}, false, nil
-	}
-	c.cond = m.splitCondition(x, st, iters[first], iters[last])
-	return c, true, nil
+	m.splitIters[key] = iters
+	return iters, nil
+}
+
+// splitKey identifies the iterations of a split loop at one line size.
+type splitKey struct {
+	x    *cacheNode
+	line int64
 }
 
 // bodyLines is the footprint of one iteration of x at the execution env
