@@ -182,7 +182,32 @@ var errSplitTooLong = fmt.Errorf("split loop: too many iterations")
 // splittable reports whether x's body changes with x's own index (a loop
 // inside it reads it).
 func (m *cacheModel) splittable(x *cacheNode, st *levelState) bool {
-	return len(x.items) > 0 && m.nonRectangularBelow(x)
+	return len(x.items) > 0 && m.nonRectangularBelow(x) && m.eachBelow(x)
+}
+
+// eachBelow reports whether every non-rectangular loop strictly inside x
+// runs few enough times to be counted execution by execution
+// (compulsoryEach), the only way of counting that leaves out the
+// executions a split counts otherwise: a closed form over a triangle,
+// scaled by the share of executions, would take the average execution for
+// those of the part it keeps.
+func (m *cacheModel) eachBelow(x *cacheNode) bool {
+	for _, it := range x.items {
+		y := it.node
+		if y == nil {
+			continue
+		}
+		if m.nonRectangular(y) {
+			e, err := m.entries(y)
+			if err != nil || e.Value.Cmp(big.NewRat(maxFootprintExecutions, 1)) > 0 {
+				return false
+			}
+		}
+		if !m.eachBelow(y) {
+			return false
+		}
+	}
+	return true
 }
 
 // splitRun counts the lines and write-backs of the fitting iterations
@@ -453,7 +478,7 @@ func countValue(c Count) *big.Rat {
 // reports whether an execution's iteration fits, from the indices of the
 // loops outside y; rest is the fraction of executions that do not.
 func (m *cacheModel) executionSplit(y *cacheNode, st *levelState) (sp executionSplit, ok bool, err error) {
-	if y.chain == nil || len(y.items) == 0 || !m.nonRectangular(y) {
+	if y.chain == nil || len(y.items) == 0 || !m.nonRectangular(y) || !m.eachBelow(y) {
 		return executionSplit{}, false, nil
 	}
 	e, err := m.entries(y)
