@@ -243,6 +243,11 @@ func cacheCases() []cacheCase {
 		// the k range is split where its condition changes, the fitting
 		// iterations counted line by line (691 lines against 690).
 		cacheCase{name: "LU, triangular loops", src: luSrc, cache: cacheFullHierarchy, tol: 0.01, why: "k range split at its layer condition"},
+		// Row i's and row k's tails fit L1 together only for the later k:
+		// the executions of the i loop are split as well (model 24,336
+		// lines, simulator 24,552); the trailing matrix crosses L2 too.
+		cacheCase{name: "LU, rows cross L1, trailing matrix L2", src: luSrc, defs: []string{"N=72"}, cache: cacheFullHierarchy, tol: 0.01, why: "k range and i executions split at their layer conditions"},
+		cacheCase{name: "LU, trailing matrix crosses L2", src: luSrc, defs: []string{"N=48"}, cache: cacheFullHierarchy, tol: 0.01, why: "k range split at its layer condition"},
 		// Row i and x[0..i] fit L1 for i < 56 only: the i range is split;
 		// the whole triangle is counted line by line in L2 (648 lines
 		// against 653: L2 sees only L1's misses, and x, hot in L1, ages in
