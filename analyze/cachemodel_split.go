@@ -405,7 +405,7 @@ func eachLatticeLine(lat []valDim, segs []valSeg, line, most int64, f func(int64
 // iterations.
 func (m *cacheModel) splitCondition(x *cacheNode, st *levelState, from, to splitIteration) string {
 	pos := m.ra.position(x.stmt)
-	return fmt.Sprintf("iterations of %s (line %d) reused across %s = %d..%d from %s while one iteration's lines (%d..%d B) <= %s: holds there, fails elsewhere",
+	return fmt.Sprintf("iterations of %s (line %d) reused across %s = %d..%d from %s while one iteration's lines (%d..%d B) < %s: holds there, fails elsewhere",
 		x.name, pos.Line, x.name, from.index, to.index, st.lv.Name, from.lines*st.line, to.lines*st.line, formatSize(int64(st.lv.Size)))
 }
 
