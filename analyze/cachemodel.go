@@ -128,6 +128,13 @@ type cacheModel struct {
 	// windows memoises windowCount: the levels of a hierarchy ask for the
 	// same windows (cachemodel_reuse.go).
 	windows map[windowKey]windowValue
+	// splitting lists the splits being visited: the executions their
+	// children leave out (cachemodel_split.go); filtered marks the groups
+	// whose charges honoured them.
+	splitting []func(*lang.Env) bool
+	filtered  map[*refGroup]bool
+	// splitIters memoises splitIterations.
+	splitIters map[splitKey][]splitIteration
 }
 
 // cacheLines fills Counts.Cache of every region of rt for the levels of h.

@@ -109,6 +109,26 @@ func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) erro
 		body = m.nodeFootprint(x, st.line, false)
 	}
 	cond := m.condition(x, st, body, fits, refs)
+	if x.stmt != nil {
+		// Executions of x that differ in whether its iteration fits.
+		sp, ok, err := m.executionSplit(x, st)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return m.visitExecutionSplit(x, st, failed, sp)
+		}
+	}
+	if fits && x.stmt != nil {
+		// The average iteration fits, but a late (or early) one may not.
+		split, ok, err := m.splitLoop(x, st)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return m.visitSplit(x, st, failed, split)
+		}
+	}
 	if fits {
 		done, window, err := m.fitting(x, st)
 		if err != nil {
@@ -126,6 +146,13 @@ func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) erro
 	}
 	if cond != "" {
 		failed = cond
+	}
+	split, ok, err := m.splitLoop(x, st)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return m.visitSplit(x, st, failed, split)
 	}
 	for _, it := range x.items {
 		if it.node != nil {
@@ -224,6 +251,12 @@ func (m *cacheModel) compulsoryEach(x *cacheNode, st *levelState) error {
 						// A replay for another rank: addresses use this
 						// rank's symbols, so let that rank be analysed.
 						return nil, fmt.Errorf("cache footprint of rank %d replayed for rank %d", m.ra.rank, env.Rank)
+					}
+					if m.skips(env) {
+						if m.filtered != nil {
+							m.filtered[g] = true
+						}
+						return new(big.Rat), nil
 					}
 					cur := m.footprintIn(gs[:k+1], x.insideOrSelf, stores, st.line, env, true)
 					prev := m.footprintIn(gs[:k], x.insideOrSelf, stores, st.line, env, true)
