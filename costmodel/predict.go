@@ -258,8 +258,24 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[st
 				how += ", mean over the rank's messages, each priced with its own peer and size"
 			}
 		}
+		inExchange := false
+		if _, ok := overlapped[i]; !ok && msg.Kind == "send" && msg.Rank >= 0 && hasRecvAt(c.Messages, msg.Stmt) {
+			if t, why, ok := p.exchange(rank, peer, peer, bytes); ok {
+				inExchange, how = true, why
+				if _, w := walked[walkKey(msg.Stmt, msg.Kind)]; !w {
+					unit = t
+				}
+			}
+		}
 		if why, ok := overlapped[i]; ok {
 			unit, how = 0, why
+		} else if half && p.m.Exchange() != nil {
+			how = "included in the send half's exchange law (both halves in series)"
+			if _, ok := walked[walkKey(msg.Stmt, msg.Kind)]; !ok {
+				unit = 0
+			}
+		} else if inExchange {
+			unit, how = p.switchTerm(unit, how)
 		} else if !half {
 			unit, how = p.switchTerm(unit, how)
 		} else {
@@ -315,6 +331,11 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 				sums[half{ev.Stmt, false}] += p.Message(ev.Peer, r, ev.Bytes)
 			}
 		case analyze.EvSendRecv:
+			if t, _, ok := p.exchange(r, ev.Peer, ev.From, float64(max(ev.Bytes, ev.RecvBytes))); ok {
+				sums[half{ev.Stmt, true}] += t
+				sums[half{ev.Stmt, false}] += 0
+				break
+			}
 			if ev.Peer >= 0 {
 				send = p.Message(r, ev.Peer, ev.Bytes)
 				sums[half{ev.Stmt, true}] += send
@@ -497,6 +518,17 @@ func isFinite(t float64) bool { return !math.IsNaN(t) && !math.IsInf(t, 0) }
 func hasSendAt(msgs []analyze.Message, pos string) bool {
 	for _, m := range msgs {
 		if m.Kind == "send" && m.Stmt == pos {
+			return true
+		}
+	}
+	return false
+}
+
+// hasRecvAt reports whether the statement at pos also receives: the send
+// half of a sendrecv or exchange.
+func hasRecvAt(msgs []analyze.Message, pos string) bool {
+	for _, m := range msgs {
+		if m.Kind == "recv" && m.Stmt == pos {
 			return true
 		}
 	}

@@ -476,6 +476,25 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 	return mm.Time(float64(bytes), level)
 }
 
+// exchange prices one whole sendrecv or exchange event of rank `from`
+// and `to` (the peers of its halves), moving bytes each way, with the
+// table's exchange law (messages.exchange, COMMS2): on the goroutine
+// runtime the rank that arrives second copies both directions itself, one
+// after the other, so the halves do not overlap (docs/predict.md,
+// "Messages"). It reports false when the table has no such law, when a
+// half has no peer, or when a peer is on another node of a cluster (the
+// law was measured inside one): then the halves overlap as before.
+func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, string, bool) {
+	x := p.m.Exchange()
+	if x == nil || to < 0 || from < 0 {
+		return 0, "", false
+	}
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && (p.differentNodes(cl, rank, to) || p.differentNodes(cl, rank, from)) {
+		return 0, "", false
+	}
+	return x.Time(bytes, x.Levels(int(rank), int(to))), "exchange law (messages.exchange, both halves in series)", true
+}
+
 // message prices one message and says how.
 func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (float64, string) {
 	mm, level := p.route(src, dst, elem)

@@ -1,0 +1,74 @@
+package costmodel
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"perfc/machines"
+)
+
+// TestExchangeLaw checks that a table's messages.exchange prices a whole
+// sendrecv or exchange event (both halves in series, as the goroutine
+// runtime copies them), with a fixed peer and with a peer that varies
+// (the walked path), that it leaves plain sends and receives alone, and
+// that without it the halves overlap as before. Times worked by hand:
+// messages of 1024 B cost 1 µs + 1024 B / 1 GB/s = 2.024 µs; an exchange
+// of 1024 B each way 2 µs + 1024 B / 0.5 GB/s = 4.048 µs.
+func TestExchangeLaw(t *testing.T) {
+	base := mustRead(t, "testdata/ecm.yaml")
+	plain, err := machines.Parse("ecm.yaml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withX, err := machines.Parse("ecmx.yaml", []byte(base+`  exchange:
+    source: test COMMS2
+    model: hockney
+    t0: 2us
+    rinf: 0.5GB/s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = "kernel k(n = 128) on P = 2 ranks {\n  array a[n], b[n]: f64\n  region \"r\" {\n"
+	tests := []struct {
+		name      string
+		body      string
+		want      float64 // with the exchange law, µs
+		wantPlain float64 // without it, µs
+	}{
+		{"exchange in place", "exchange a[0:n] with rank ^ 1", 4.048, 2.024},
+		{"sendrecv", "sendrecv a[0:n] to rank ^ 1 from rank ^ 1 into b[0:n]", 4.048, 2.024},
+		{"peer that varies", "for d in 0..1 { exchange a[0:n] with rank ^ (1 << d) }", 4.048, 2.024},
+		{"pingpong", "if rank == 0 { send a[0:n] to 1\n recv a[0:n] from 1 } else { recv a[0:n] from 0\n send a[0:n] to 0 }", 4.048, 4.048},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + "    " + tc.body + "\n  }\n}\n"
+			for _, c := range []struct {
+				m    *machines.Machine
+				want float64
+			}{{withX, tc.want}, {plain, tc.wantPlain}} {
+				p, err := predictSource(t, c.m, src, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := 0.0
+				for _, r := range p.Regions {
+					if r.Name == "r" {
+						got = r.Messages * 1e6
+					}
+				}
+				if math.Abs(got-c.want) > 1e-9 {
+					var terms []string
+					for _, r := range p.Regions {
+						for _, tm := range r.Terms {
+							terms = append(terms, tm.What+": "+tm.How)
+						}
+					}
+					t.Errorf("%s: messages %.6g µs, want %.6g µs\n%s", c.m.Name(), got, c.want, strings.Join(terms, "\n"))
+				}
+			}
+		})
+	}
+}
