@@ -63,6 +63,11 @@ func TestExchangeLaw(t *testing.T) {
 						got = r.Messages * 1e6
 					}
 				}
+				// Point-to-point messages: the emulated critical path is
+				// the total, and agrees.
+				if p.Emulation == nil || math.Abs(p.Total*1e6-c.want) > 1e-6 {
+					t.Errorf("%s: emulated total %.6g µs, want %.6g µs", c.m.Name(), p.Total*1e6, c.want)
+				}
 				if math.Abs(got-c.want) > 1e-9 {
 					var terms []string
 					for _, r := range p.Regions {

@@ -495,6 +495,24 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 	return x.Time(bytes, x.Levels(int(rank), int(to))), "exchange law (messages.exchange, both halves in series)", true
 }
 
+// SendRecvMessage implements emulate.SerialSendRecv for a table with an
+// exchange law: the message of a sendrecv's send half costs the whole
+// exchange in place (both of a pair's messages do, so the event ends when
+// the exchange would), and the two halves' messages in series otherwise.
+func (p *machinePricer) SendRecvMessage(src, dst, from, bytes, recvBytes int64, s *lang.CommStmt) (float64, bool) {
+	if p.m.Exchange() == nil || s == nil {
+		return 0, false
+	}
+	t, _, ok := p.exchange(src, dst, from, float64(max(bytes, recvBytes)))
+	if !ok {
+		return 0, false
+	}
+	if isInPlace(s) {
+		return t, true
+	}
+	return p.Message(src, dst, bytes) + p.Message(from, src, recvBytes), true
+}
+
 // message prices one message and says how.
 func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (float64, string) {
 	mm, level := p.route(src, dst, elem)
