@@ -496,18 +496,27 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 }
 
 // SendRecvMessage implements emulate.SerialSendRecv for a table with an
-// exchange law: the message of a sendrecv's send half costs the whole
-// exchange in place (both of a pair's messages do, so the event ends when
-// the exchange would), and the two halves' messages in series otherwise.
+// exchange law. When every rank has a core, the emulator runs the two
+// messages of a pair's sendrecvs at once and the event ends with the
+// later: each message then costs the whole exchange in place, and the two
+// halves' messages in series otherwise. When ranks share cores, the
+// emulator already copies both messages on the core of the rank that
+// arrives second, one after the other, as the runtime does: each message
+// of an exchange in place then costs half the exchange law, and a
+// sendrecv into another buffer keeps its message prices.
 func (p *machinePricer) SendRecvMessage(src, dst, from, bytes, recvBytes int64, s *lang.CommStmt) (float64, bool) {
 	if p.m.Exchange() == nil || s == nil {
 		return 0, false
 	}
 	t, _, ok := p.exchange(src, dst, from, float64(max(bytes, recvBytes)))
-	if !ok {
+	switch {
+	case !ok:
 		return 0, false
-	}
-	if isInPlace(s) {
+	case p.sharesCores() && isInPlace(s):
+		return t / 2, true
+	case p.sharesCores():
+		return 0, false
+	case isInPlace(s):
 		return t, true
 	}
 	return p.Message(src, dst, bytes) + p.Message(from, src, recvBytes), true
