@@ -236,6 +236,7 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[string]float64) []Term {
 	var terms []Term
 	overlapped := p.rules.overlappedReceives(c.Messages)
+	inPlace := p.inPlaceStmts()
 	for i, msg := range c.Messages {
 		n := msg.Count.Float()
 		if n == 0 {
@@ -258,8 +259,35 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[st
 				how += ", mean over the rank's messages, each priced with its own peer and size"
 			}
 		}
+		_, isWalked := walked[walkKey(msg.Stmt, msg.Kind)]
+		serial := false // a half of a sendrecv whose halves run in series
+		if _, ok := overlapped[i]; !ok && msg.Rank >= 0 && p.m.Exchange() != nil && (half || hasRecvAt(c.Messages, msg.Stmt)) {
+			if inPlace[msg.Stmt] {
+				if t, why, ok := p.exchange(rank, peer, peer, bytes); ok {
+					serial = true
+					switch {
+					case half:
+						how = "included in the send half's exchange law (in place: the copy and both halves in series)"
+						if !isWalked {
+							unit = 0
+						}
+					case !isWalked:
+						unit, how = t, why
+					default:
+						how = why
+					}
+				}
+			} else if _, _, ok := p.exchange(rank, peer, peer, bytes); ok {
+				serial = true
+				how += ", in series with the other half (the runtime copies both halves one after the other)"
+			}
+		}
 		if why, ok := overlapped[i]; ok {
 			unit, how = 0, why
+		} else if serial {
+			if unit > 0 {
+				unit, how = p.switchTerm(unit, how)
+			}
 		} else if !half {
 			unit, how = p.switchTerm(unit, how)
 		} else {
@@ -315,6 +343,18 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 				sums[half{ev.Stmt, false}] += p.Message(ev.Peer, r, ev.Bytes)
 			}
 		case analyze.EvSendRecv:
+			if t, _, ok := p.exchange(r, ev.Peer, ev.From, float64(max(ev.Bytes, ev.RecvBytes))); ok {
+				// The runtime copies both halves in series; in place,
+				// the exchange law prices the whole event.
+				if isInPlace(ev.Stmt) {
+					sums[half{ev.Stmt, true}] += t
+					sums[half{ev.Stmt, false}] += 0
+				} else {
+					sums[half{ev.Stmt, true}] += p.Message(r, ev.Peer, ev.Bytes)
+					sums[half{ev.Stmt, false}] += p.Message(ev.From, r, ev.RecvBytes)
+				}
+				break
+			}
 			if ev.Peer >= 0 {
 				send = p.Message(r, ev.Peer, ev.Bytes)
 				sums[half{ev.Stmt, true}] += send
@@ -497,6 +537,40 @@ func isFinite(t float64) bool { return !math.IsNaN(t) && !math.IsInf(t, 0) }
 func hasSendAt(msgs []analyze.Message, pos string) bool {
 	for _, m := range msgs {
 		if m.Kind == "send" && m.Stmt == pos {
+			return true
+		}
+	}
+	return false
+}
+
+// isInPlace reports whether a sendrecv or exchange receives into the
+// buffer it sends (exchange, sendrecv without into): the runtime copies
+// what it sends to scratch first, as MPI_Sendrecv_replace.
+func isInPlace(s *lang.CommStmt) bool {
+	return s.Kind == lang.Exchange || s.Kind == lang.SendRecv && s.Into == nil
+}
+
+// inPlaceStmts maps the position (file:line:col, as analyze.Message.Stmt
+// spells it) of every in-place sendrecv and exchange of the kernel to true.
+func (p *machinePricer) inPlaceStmts() map[string]bool {
+	if p.m.Exchange() == nil || p.k == nil || p.k.Kernel == nil {
+		return nil // nothing reads it
+	}
+	out := map[string]bool{}
+	lang.Inspect(p.k.Kernel, func(n lang.Node) bool {
+		if s, ok := n.(*lang.CommStmt); ok && isInPlace(s) {
+			out[p.k.File.Source.Position(s.Pos()).String()] = true
+		}
+		return true
+	})
+	return out
+}
+
+// hasRecvAt reports whether the statement at pos also receives: the send
+// half of a sendrecv or exchange.
+func hasRecvAt(msgs []analyze.Message, pos string) bool {
+	for _, m := range msgs {
+		if m.Kind == "recv" && m.Stmt == pos {
 			return true
 		}
 	}

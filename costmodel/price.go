@@ -476,6 +476,52 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 	return mm.Time(float64(bytes), level)
 }
 
+// exchange prices one whole sendrecv or exchange event of rank `from`
+// and `to` (the peers of its halves), moving bytes each way, with the
+// table's exchange law (messages.exchange, COMMS2): on the goroutine
+// runtime the rank that arrives second copies both directions itself, one
+// after the other, so the halves do not overlap (docs/predict.md,
+// "Messages"). It reports false when the table has no such law, when a
+// half has no peer, or when a peer is on another node of a cluster (the
+// law was measured inside one): then the halves overlap as before.
+func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, string, bool) {
+	x := p.m.Exchange()
+	if x == nil || to < 0 || from < 0 {
+		return 0, "", false
+	}
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && (p.differentNodes(cl, rank, to) || p.differentNodes(cl, rank, from)) {
+		return 0, "", false
+	}
+	return x.Time(bytes, x.Levels(int(rank), int(to))), "exchange law (messages.exchange, both halves in series)", true
+}
+
+// SendRecvMessage implements emulate.SerialSendRecv for a table with an
+// exchange law. When every rank has a core, the emulator runs the two
+// messages of a pair's sendrecvs at once and the event ends with the
+// later: each message then costs the whole exchange in place, and the two
+// halves' messages in series otherwise. When ranks share cores, the
+// emulator already copies both messages on the core of the rank that
+// arrives second, one after the other, as the runtime does: each message
+// of an exchange in place then costs half the exchange law, and a
+// sendrecv into another buffer keeps its message prices.
+func (p *machinePricer) SendRecvMessage(src, dst, from, bytes, recvBytes int64, s *lang.CommStmt) (float64, bool) {
+	if p.m.Exchange() == nil || s == nil {
+		return 0, false
+	}
+	t, _, ok := p.exchange(src, dst, from, float64(max(bytes, recvBytes)))
+	switch {
+	case !ok:
+		return 0, false
+	case p.sharesCores() && isInPlace(s):
+		return t / 2, true
+	case p.sharesCores():
+		return 0, false
+	case isInPlace(s):
+		return t, true
+	}
+	return p.Message(src, dst, bytes) + p.Message(from, src, recvBytes), true
+}
+
 // message prices one message and says how.
 func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (float64, string) {
 	mm, level := p.route(src, dst, elem)

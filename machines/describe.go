@@ -27,6 +27,9 @@ func (m *Machine) Describe(w io.Writer) error {
 				d.messages("messages for "+elem+" payloads", v)
 			}
 		}
+		if x := m.messages.exchange; x != nil {
+			d.messages("exchanges (a whole sendrecv event, n bytes each way)", x)
+		}
 	}
 	d.collectives(m.collectives)
 	d.cluster(m.cluster)

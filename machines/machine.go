@@ -150,6 +150,15 @@ func (m *Machine) Messages(elem string) *MessageModel {
 	return m.messages
 }
 
+// Exchange is the table's law of a whole sendrecv event (messages.exchange,
+// written by perfc calibrate from COMMS2), or nil when it has none.
+func (m *Machine) Exchange() *MessageModel {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.exchange
+}
+
 // Collective returns the table's cost of a collective operation, evaluated
 // with Vars{Bytes, P} (Bytes as docs/language.md defines the size of each
 // collective). kind, op and elem are spelled as in the kernel language
@@ -683,7 +692,17 @@ type MessageModel struct {
 	eager   Number
 	startup Startup
 	byElem  map[string]*MessageModel
+	// exchange prices a whole sendrecv event (both halves) where the
+	// runtime serialises them (COMMS2); nil when the table does not say.
+	exchange *MessageModel
 }
+
+// Exchange is the law of one sendrecv or exchange event that moves n bytes
+// each way between two ranks, both halves together, as COMMS2 measures it
+// ([001] L517), or nil when the table has none (then the halves overlap
+// and the event costs the longer). A variant by element type has none of
+// its own: the top-level model's is used (Machine.Exchange).
+func (mm *MessageModel) Exchange() *MessageModel { return mm.exchange }
 
 // Hockney is one range of the Hockney message law t = t0 + n/r∞ ([001] eqs.
 // 3.4–3.11). All four parameters are filled: those the table gives (Given)

@@ -248,6 +248,9 @@ func (m *Machine) messageModels() []*MessageModel {
 				all = append(all, v)
 			}
 		}
+		if m.messages.exchange != nil {
+			all = append(all, m.messages.exchange)
+		}
 	}
 	if m.cluster != nil && m.cluster.inter != nil {
 		all = append(all, m.cluster.inter)
@@ -580,7 +583,7 @@ func hockneyKeys() []string { return []string{"t0", "pi0", "rinf", "per_byte", "
 func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *MessageModel {
 	keys := append(hockneyKeys(), "source", "model", "ranges", "L", "o", "g", "G", "time", "network", "eager_limit", "startup")
 	if top {
-		keys = append(keys, "by_elem")
+		keys = append(keys, "by_elem", "exchange")
 	}
 	f := d.mapping(n, what, keys...)
 	src := f.source(inherited)
@@ -616,6 +619,9 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	}
 	if top && f.has("by_elem") {
 		mm.byElem = d.byElem(f.get("by_elem"), src)
+	}
+	if top && f.has("exchange") {
+		mm.exchange = d.messageModel(f.get("exchange"), "messages.exchange", "", false)
 	}
 	return mm
 }

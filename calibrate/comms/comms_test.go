@@ -293,6 +293,19 @@ func TestSectionsLoad(t *testing.T) {
 			}
 		}
 	}
+	// The COMMS2 law (0.3 µs + n / 40 GB/s) feeds messages.exchange.
+	if x := m.Exchange(); x == nil {
+		t.Errorf("no messages.exchange (COMMS2) in\n%s", body)
+	} else {
+		for _, n := range []float64{8, 4 << 10, 1 << 20} {
+			if want, got := 0.3e-6+n/40e9, x.Time(n, 1); math.Abs(got-want) > 0.01*want {
+				t.Errorf("exchange of %g B: %g s, want %g within 1 %%", n, got, want)
+			}
+		}
+		if !strings.Contains(x.Source(), "COMMS2") {
+			t.Errorf("exchange source %q does not name COMMS2", x.Source())
+		}
+	}
 	if n, ok := m.Ranks(); !ok || n.Value != 2 {
 		t.Errorf("ranks %v %v, want 2", n, ok)
 	}

@@ -63,7 +63,7 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		r.messagesErr = err // the measured points stand in (Messages)
 	}
 	if n, t := series(pts, Comms2, partition); len(n) >= 3 {
-		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance}); err == nil {
+		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0}); err == nil {
 			r.exchange = &p
 		}
 	}
@@ -199,22 +199,34 @@ func (r *Result) Messages() any {
 	if !r.messagesOK {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
-	m := messagesYAML{Source: src, Model: "hockney"}
-	for i, h := range r.messages.Laws {
+	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong")}
+	if p := r.exchange; p != nil {
+		n, _ := series(r.points, Comms2, partition)
+		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange"),
+			Source: fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
+				r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+	}
+	return m
+}
+
+// ranges writes the Hockney ranges of a piecewise law of bench.
+func (r *Result) ranges(p fit.Piecewise, bench string) []rangeYAML {
+	var out []rangeYAML
+	for i, h := range p.Laws {
 		rg := rangeYAML{T0: fmtTime(h.T0), Rinf: fmtRate(h.Rinf),
-			Source: fmt.Sprintf("perfc calibrate COMMS1 pingpong, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
-				fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
+			Source: fmt.Sprintf("perfc calibrate %s, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
+				bench, fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
 		if h.T0 > minT0 {
 			rg.NHalf = fmtBytes(h.NHalf())
 		} else {
 			rg.Source += "; t0 raised to 1ns: the line through these points starts below zero (they curve upwards)"
 		}
-		if i < len(r.messages.Below) {
-			rg.Below = fmtBytes(r.messages.Below[i])
+		if i < len(p.Below) {
+			rg.Below = fmtBytes(p.Below[i])
 		}
-		m.Ranges = append(m.Ranges, rg)
+		out = append(out, rg)
 	}
-	return m
+	return out
 }
 
 // describePiecewise says what a piecewise law is, for a source.
@@ -416,6 +428,9 @@ type messagesYAML struct {
 	Model  string      `yaml:"model"`
 	Ranges []rangeYAML `yaml:"ranges,omitempty"`
 	Time   *tableYAML  `yaml:"time,omitempty"`
+	// Exchange is the COMMS2 law of a whole sendrecv event (both halves),
+	// which the pricing reads as messages.exchange.
+	Exchange *messagesYAML `yaml:"exchange,omitempty"`
 }
 
 type rangeYAML struct {

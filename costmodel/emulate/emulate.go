@@ -206,6 +206,18 @@ type Injector interface {
 	Inject(src, dst int64, bytes int64) float64
 }
 
+// SerialSendRecv is optionally implemented by a Pricer whose runtime runs
+// the two halves of a sendrecv in series (the goroutine runtime of the
+// generated programs: the rank that arrives second copies both directions
+// itself). The message of a sendrecv's send half, from src to dst while
+// its rank receives recvBytes from rank from, then costs what
+// SendRecvMessage returns rather than Message, so that the event, which
+// ends with the later of its halves, takes what the whole exchange takes.
+// It reports false where the halves overlap after all.
+type SerialSendRecv interface {
+	SendRecvMessage(src, dst, from, bytes, recvBytes int64, s *lang.CommStmt) (float64, bool)
+}
+
 // emulator is the state of one emulation.
 type emulator struct {
 	k        *lang.Checked
@@ -213,6 +225,7 @@ type emulator struct {
 	checked  *checkedPricer // the first unusable price, kept for Emulate's error
 	eager    int64
 	inject   Injector
+	serial   SerialSendRecv // nil when the halves of a sendrecv overlap
 	opts     EmulateOptions
 	until    float64 // opts.Until when positive, +Inf otherwise: a rank stops once its clock passes it
 	observe  bool    // someone wants the intervals (a timeline or an observer)
@@ -354,6 +367,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	// The optional interfaces are the caller's pricer's: checkedPricer
 	// embeds only Pricer's methods, and would hide them.
 	em.inject, _ = p.(Injector)
+	em.serial, _ = p.(SerialSendRecv)
 	em.computer, _ = p.(RankComputer)
 	cores, err := newCoreState(k, p, opts.Limits)
 	if err != nil {

@@ -133,7 +133,13 @@ func (em *emulator) route(s int64, ss *rankState) {
 		e.boundary, e.cost = em.net.route(s, ss.send.peer, ss.send.bytes)
 		e.bytes = ss.send.bytes
 	}
-	ss.send.wave, ss.send.boundary, ss.send.cost = e.sent, e.boundary, e.cost
+	cost := e.cost
+	if ss.kind == ActSendRecv && em.serial != nil {
+		if c, ok := em.serial.SendRecvMessage(s, ss.send.peer, ss.recv.peer, ss.send.bytes, ss.recv.bytes, ss.stmt); ok {
+			cost = c
+		}
+	}
+	ss.send.wave, ss.send.boundary, ss.send.cost = e.sent, e.boundary, cost
 }
 
 // eagerSize reports whether a message of n bytes is sent eagerly.
