@@ -251,3 +251,32 @@ func TestStudyCompositionsTellsFormsApart(t *testing.T) {
 		}
 	}
 }
+
+// The access benchmarks must tell a load's cost from a store's and an
+// iteration's: with at most two loads per store (copy, copy2, store) the
+// load's column is nearly a combination of the other two, and a noisy
+// fit sets access.load to 0, which under-prices a 5-point stencil by
+// half. Some access benchmark must load one element at most per store
+// and some at least five, in every element type.
+func TestAccessBenchmarksSeparateLoadsFromStores(t *testing.T) {
+	pts := countedPoints(t, inCoreKernel(modeSizes(Tiny, 0)), testCaches)
+	lo, hi := map[string]float64{}, map[string]float64{}
+	for _, p := range pts {
+		if p.group != groupAccess || p.counts.Stores.Float() == 0 {
+			continue
+		}
+		r := p.counts.Loads.Float() / p.counts.Stores.Float()
+		if v, ok := lo[p.elem]; !ok || r < v {
+			lo[p.elem] = r
+		}
+		hi[p.elem] = max(hi[p.elem], r)
+	}
+	if len(lo) == 0 {
+		t.Fatal("no access benchmarks")
+	}
+	for elem := range lo {
+		if lo[elem] > 1 || hi[elem] < 5 {
+			t.Errorf("%s: loads per store span %.3g..%.3g, want from ≤ 1 to ≥ 5", elem, lo[elem], hi[elem])
+		}
+	}
+}

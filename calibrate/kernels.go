@@ -181,6 +181,16 @@ func inCoreKernel(sz sizes) kernelSpec {
 		region(bench{name: "copy " + t, group: groupAccess, elem: t, n: n, reps: reps(n)}, a("y")+" = "+a("x"))
 		region(bench{name: "copy2 " + t, group: groupAccess, elem: t, n: n, reps: reps(n)}, a("y")+" = "+a("x"), a("w")+" = "+a("z"))
 		region(bench{name: "store " + t, group: groupAccess, elem: t, n: n, reps: reps(n)}, a("y")+" = s"+t)
+		// Several loads per store (a 5-point stencil has five): without
+		// them every access benchmark loads at most twice per store, the
+		// load's column is nearly collinear with the store's and the
+		// iteration's, and the fit may set access.load to 0, which
+		// under-prices kernels that read many operands per element
+		// (docs/calibrate.md, "Several loads per iteration").
+		region(bench{name: "gather3 " + t, group: groupAccess, elem: t, n: n, reps: reps(n)},
+			a("y")+" = "+a("x")+" + "+a("z")+" + "+a("v"))
+		region(bench{name: "gather5 " + t, group: groupAccess, elem: t, n: n, reps: reps(n)},
+			a("y")+" = "+a("x")+" + "+a("z")+" + "+a("v")+" + "+a("u")+" + "+a("w"))
 	}
 	for _, op := range sz.ops {
 		for _, t := range sz.elems {

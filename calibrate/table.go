@@ -195,7 +195,7 @@ func (r *Result) computeSection() computeYAML {
 		Loop: loopYAML{Iteration: ns(coef(featIteration)), Entry: ns(coef(featEntry)),
 			Source: fmt.Sprintf("perfc calibrate empty loops %s, RINF1 and every in-core region, %s", lengths(r.sz.loopLens), fitSrc)},
 		Access: accessYAML{Load: ns(coef(featLoad)), Store: ns(coef(featStore)),
-			Source: fmt.Sprintf("perfc calibrate copy, copy2, store and every in-core region, %s", fitSrc)},
+			Source: fmt.Sprintf("perfc calibrate copy, copy2, store, gather3, gather5 and every in-core region, %s", fitSrc)},
 	}
 	c.Ops = opTable(tp, cf.tp, groupOps, r.sz, r.Date, fmt.Sprintf("perfc calibrate independent operations (y[i] = x[i] OP z[i], one and two statements per iteration), cost beyond the loop and the accesses, %s", fitSrc))
 	c.Latency = opTable(cf.latency, cf.lat, groupLatency, r.sz, r.Date, fmt.Sprintf("perfc calibrate chains through a var (s = s OP x[i]), NNLS of %d region times on the chains' operations, %d iterations each, %s, fit rms %s",
