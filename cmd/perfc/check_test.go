@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"perfc/codegen/spmd"
 	"perfc/lang"
 )
 
@@ -78,5 +79,21 @@ func TestCheckTimeout(t *testing.T) {
 	bins, _ := filepath.Glob(filepath.Join(cache, "*", "kernel*"))
 	if len(bins) != 0 {
 		t.Errorf("a stopped build left %q in the cache", bins)
+	}
+}
+
+// TestCheckErrorSign checks the error column's convention, the one perfc
+// validate uses: (predicted − measured)/measured, negative when perfc
+// predicts too short.
+func TestCheckErrorSign(t *testing.T) {
+	m := &spmd.Measurement{Kernel: "k", File: "k.spmd", Ranks: 1, Samples: 1, Runs: 1,
+		Regions: []spmd.Timing{{Name: "r", MinUs: 2, MedianUs: 2, MaxUs: 2}},
+		Total:   spmd.Timing{Name: "total", MinUs: 4, MedianUs: 4, MaxUs: 4}}
+	var buf bytes.Buffer
+	printCheck(&buf, checkResult{Measurement: m, Machine: "t", Predicted: map[string]float64{"r": 1e-6, "total": 6e-6}})
+	for _, want := range []string{"-50.0%", "+50.0%"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, buf.String())
+		}
 	}
 }
