@@ -48,7 +48,7 @@ type sizes struct {
 	comms1, comms2, comms3, coll []int64
 	ranks                        []int   // rank counts of COMMS3, SYNCH1 and the collectives
 	target                       float64 // seconds one region should last
-	samples                      int     // measurements per kernel (the minimum is kept)
+	samples                      int     // measurements per kernel (the median is kept)
 }
 
 // modeSizes chooses the lengths: the full run measures the pingpong at

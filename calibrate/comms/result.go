@@ -187,7 +187,7 @@ func (r *Result) Ranks() int { return partition }
 // bytes).
 func (r *Result) Messages() any {
 	n, _ := series(r.points, Comms1, partition)
-	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
+	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
 		r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
 	if r.messagesErr != nil {
 		return messagesYAML{
@@ -203,7 +203,7 @@ func (r *Result) Messages() any {
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange"),
-			Source: fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
+			Source: fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, median of %d measurements), %s..%s (%d lengths), P=2, %s",
 				r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 	}
 	return m
@@ -273,7 +273,7 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 // bytes would price every rank count as the one they were measured on,
 // three to ten times off on the others (docs/calibrate-comms.md).
 func (r *Result) Collectives() any {
-	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, minimum of %d measurements, %s", r.samples, r.date)}
+	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, median of %d measurements, %s", r.samples, r.date)}
 	for _, kind := range CollectiveKinds() {
 		cf, ok := r.colls[kind]
 		if !ok {
@@ -407,14 +407,14 @@ func (r *Result) Results() any {
 		}
 		for _, pt := range cf.points {
 			out = append(out, resultYAML{Name: fmt.Sprintf("COLL %s, %s, P=%d", kind, fmtBytes(pt.Bytes), pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("perfc calibrate COLL %s, %s, P=%d, minimum of %d measurements (spread %s), %s; the formula misses by %s rms",
+				Source: fmt.Sprintf("perfc calibrate COLL %s, %s, P=%d, median of %d measurements (spread %s), %s; the formula misses by %s rms",
 					kind, fmtBytes(pt.Bytes), pt.Ranks, r.samples, percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
 		}
 	}
 	for _, pt := range r.points {
 		if pt.Bench == Synch1 {
 			out = append(out, resultYAML{Name: fmt.Sprintf("SYNCH1 barrier, P=%d", pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, minimum of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
+				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, median of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
 		}
 	}
 	return out
