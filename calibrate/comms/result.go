@@ -38,6 +38,7 @@ type Result struct {
 	exchange    *fit.Piecewise
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
+	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
 }
 
 // collFit is a collective kind's fit and the points it came from.
@@ -71,6 +72,13 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		if n, t := series(pts, Comms3, p); len(n) >= 2 {
 			if h, err := fit.FitHockney(n, t); err == nil {
 				r.saturation[p] = h
+			}
+		}
+	}
+	for i, x := range n {
+		if x == 8 { // the tight-loop round trip of the wake-up benchmark's 8 B
+			if w, ok := fitWakeup(pts, 2*t[i]); ok {
+				r.wake = &w
 			}
 		}
 	}
@@ -194,12 +202,13 @@ func (r *Result) Messages() any {
 			Source: src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
 			Model:  "expr",
 			Time:   r.table(Comms1, partition, "bytes"),
+			Wakeup: r.wakeupSection(),
 		}
 	}
 	if !r.messagesOK {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
-	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong")}
+	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong"), Wakeup: r.wakeupSection()}
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange"),
@@ -431,6 +440,8 @@ type messagesYAML struct {
 	// Exchange is the COMMS2 law of a whole sendrecv event (both halves),
 	// which the pricing reads as messages.exchange.
 	Exchange *messagesYAML `yaml:"exchange,omitempty"`
+	// Wakeup is the WAKE benchmark's wake-up cost (messages.wakeup).
+	Wakeup *wakeupYAML `yaml:"wakeup,omitempty"`
 }
 
 type rangeYAML struct {

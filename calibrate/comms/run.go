@@ -157,6 +157,7 @@ type Point struct {
 	Time   float64 // s per operation (median over the measurements)
 	Min    float64 // s per operation (minimum), for reference
 	Spread float64 // (max − min)/median of the measurements
+	Blocks int64   // the gap of GAP and WAKE, in blocks of 1000 triad elements
 }
 
 // points turns a measurement into one Point per benchmark region.
@@ -176,7 +177,7 @@ func (kp kernelPlan) points(m *spmd.Measurement) ([]Point, error) {
 			return nil, fmt.Errorf("region %q measured %g..%g us; a time must be positive and finite", b.name, t.MinUs, t.MaxUs)
 		}
 		out = append(out, Point{
-			Bench: b.kind, Bytes: float64(b.bytes), Ranks: b.ranks,
+			Bench: b.kind, Bytes: float64(b.bytes), Ranks: b.ranks, Blocks: b.blocks,
 			Time:   t.MedianUs * 1e-6 / ops,
 			Min:    t.MinUs * 1e-6 / ops,
 			Spread: (t.MaxUs - t.MinUs) / t.MedianUs,
