@@ -16,10 +16,10 @@ import (
 // counts of its region.
 type point struct {
 	bench
-	// seconds is the region's time per run, the minimum over the
-	// measurements (each the mean of its runs): on a busy machine other
-	// work only ever adds time, so the least is the machine's own
-	// (PARKBENCH's rule; calibrate/comms takes the same).
+	// seconds is the region's time per run, the median of the
+	// measurements (each the mean of its runs): perfc check and validate
+	// compare a prediction with the median, so the table is fitted to the
+	// typical run, not the luckiest one (calibrate/comms takes the same).
 	seconds float64
 	spread  float64        // (max − min)/median of the measurements
 	counts  analyze.Counts // the analyzer's counts of the region
@@ -116,11 +116,11 @@ func joinCounts(spec kernelSpec, rep *analyze.Report, m *spmd.Measurement) (*mea
 		if !ok || !okc {
 			return nil, fmt.Errorf("calibrate: region %q of kernel %s was not measured or not counted", b.name, spec.name)
 		}
-		spread := 0.0
-		if t.MedianUs > 0 {
-			spread = (t.MaxUs - t.MinUs) / t.MedianUs
+		if !(t.MedianUs > 0) {
+			return nil, fmt.Errorf("calibrate: region %q of kernel %s measured a median of %g us; a time must be positive", b.name, spec.name, t.MedianUs)
 		}
-		out.points = append(out.points, point{bench: b, seconds: t.MinUs * 1e-6, spread: spread, counts: c})
+		spread := (t.MaxUs - t.MinUs) / t.MedianUs
+		out.points = append(out.points, point{bench: b, seconds: t.MedianUs * 1e-6, spread: spread, counts: c})
 	}
 	return out, nil
 }

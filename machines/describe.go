@@ -30,6 +30,11 @@ func (m *Machine) Describe(w io.Writer) error {
 		if x := m.messages.exchange; x != nil {
 			d.messages("exchanges (a whole sendrecv event, n bytes each way)", x)
 		}
+		if w := m.messages.wakeup; w != nil {
+			d.section("wake-up of a rank that blocked")
+			d.number("time", w.Time)
+			d.number("after", w.After)
+		}
 	}
 	d.collectives(m.collectives)
 	d.cluster(m.cluster)

@@ -159,6 +159,15 @@ func (m *Machine) Exchange() *MessageModel {
 	return m.messages.exchange
 }
 
+// Wakeup is the table's wake-up cost (messages.wakeup), or nil when it has
+// none (then waiting costs nothing beyond the wait).
+func (m *Machine) Wakeup() *Wakeup {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.wakeup
+}
+
 // Collective returns the table's cost of a collective operation, evaluated
 // with Vars{Bytes, P} (Bytes as docs/language.md defines the size of each
 // collective). kind, op and elem are spelled as in the kernel language
@@ -695,6 +704,21 @@ type MessageModel struct {
 	// exchange prices a whole sendrecv event (both halves) where the
 	// runtime serialises them (COMMS2); nil when the table does not say.
 	exchange *MessageModel
+	// wakeup is the cost of waking a rank that blocked long enough for
+	// its thread to sleep; nil when the table does not say.
+	wakeup *Wakeup
+}
+
+// Wakeup is the cost a blocked rank pays to be woken (messages.wakeup):
+// a rank of the generated programs that waits for a message or a barrier
+// longer than After has had its OS thread put to sleep by the Go
+// scheduler, and the operation that releases it ends Time later than it
+// would for a rank still spinning. Calibrated by perfc calibrate's gapped
+// pingpong (docs/calibrate-comms.md), explained in docs/predict.md.
+type Wakeup struct {
+	Time   Number // the extra time of the operation that wakes the rank
+	After  Number // how long a rank waits before its thread sleeps
+	Source string
 }
 
 // Exchange is the law of one sendrecv or exchange event that moves n bytes

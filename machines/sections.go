@@ -583,7 +583,7 @@ func hockneyKeys() []string { return []string{"t0", "pi0", "rinf", "per_byte", "
 func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *MessageModel {
 	keys := append(hockneyKeys(), "source", "model", "ranges", "L", "o", "g", "G", "time", "network", "eager_limit", "startup")
 	if top {
-		keys = append(keys, "by_elem", "exchange")
+		keys = append(keys, "by_elem", "exchange", "wakeup")
 	}
 	f := d.mapping(n, what, keys...)
 	src := f.source(inherited)
@@ -623,7 +623,26 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	if top && f.has("exchange") {
 		mm.exchange = d.messageModel(f.get("exchange"), "messages.exchange", "", false)
 	}
+	if top && f.has("wakeup") {
+		mm.wakeup = d.wakeup(f.get("wakeup"))
+	}
 	return mm
+}
+
+// wakeup reads messages.wakeup: the time a rank that blocked in a message
+// or barrier for longer than after takes to be woken (docs/machines.md).
+// It needs its own source: it is measured apart from the message law.
+func (d *decoder) wakeup(n *yaml.Node) *Wakeup {
+	f := d.mapping(n, "messages.wakeup", "time", "after", "source")
+	src := f.source("")
+	if src == "" {
+		d.errorf(f.node, "messages.wakeup has no source: add source: (how the wake-up cost was measured)")
+	}
+	return &Wakeup{
+		Time:   d.reqNumber(f, "time", Time, nonNegative, src),
+		After:  d.reqNumber(f, "after", Time, nonNegative, src),
+		Source: src,
+	}
 }
 
 // rejectForeignKeys reports keys that belong to another model.

@@ -3,6 +3,7 @@ package comms
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -16,7 +17,17 @@ const (
 	Comms2 Bench = "COMMS2" // both ranks exchange at once; t = one exchange
 	Comms3 Bench = "COMMS3" // every rank sends to every other; t = the P(P−1) messages
 	Synch1 Bench = "SYNCH1" // barrier; t = one barrier
+	// Gap and Wake measure the wake-up of a rank that waited
+	// (docs/calibrate-comms.md, "Wake-up"): rank 0 computes a gap of
+	// blocks × 1000 triad elements, alone (Gap, t = the gap) or before an
+	// 8-byte pingpong round trip with rank 1 (Wake, t = gap + round trip).
+	Gap  Bench = "GAP"
+	Wake Bench = "WAKE"
 )
+
+// gapBlock is the elements of one block of a gap's compute loop (about
+// 1 µs of triad on the host).
+const gapBlock = 1000
 
 // collectiveKinds are the language's collectives (docs/language.md),
 // measured against ranks and bytes; the barrier is SYNCH1.
@@ -35,6 +46,9 @@ type bench struct {
 	reps  int64  // repetitions inside the region
 	per   int64  // operations timed per repetition (2 messages in a round trip)
 	name  string // the region name
+	// blocks is the gap of Gap and Wake: blocks of gapBlock elements that
+	// rank 0 computes before each repetition's round trip.
+	blocks int64
 }
 
 // kernelPlan is one generated kernel: every benchmark at one rank count.
@@ -46,9 +60,10 @@ type kernelPlan struct {
 // sizes are the message lengths of each benchmark for one mode.
 type sizes struct {
 	comms1, comms2, comms3, coll []int64
+	gaps                         []int64 // gaps of Gap and Wake, in blocks of gapBlock elements
 	ranks                        []int   // rank counts of COMMS3, SYNCH1 and the collectives
 	target                       float64 // seconds one region should last
-	samples                      int     // measurements per kernel (the minimum is kept)
+	samples                      int     // measurements per kernel (the median is kept)
 }
 
 // modeSizes chooses the lengths: the full run measures the pingpong at
@@ -65,6 +80,7 @@ func modeSizes(quick, tiny bool) sizes {
 			comms2: []int64{8, 4 << 10, 256 << 10},
 			comms3: []int64{8, 4 << 10, 64 << 10},
 			coll:   []int64{8, 4 << 10},
+			gaps:   []int64{4, 64},
 			ranks:  []int{2, 4}, target: 200e-6, samples: 3,
 		}
 	case quick:
@@ -77,6 +93,7 @@ func modeSizes(quick, tiny bool) sizes {
 			comms2: []int64{0, 8, 512, 32 << 10, 1 << 20},
 			comms3: []int64{8, 512, 32 << 10, 1 << 20},
 			coll:   []int64{8, 512, 4 << 10, 32 << 10, 128 << 10},
+			gaps:   []int64{4, 16, 64, 128},
 			ranks:  []int{2, 4}, target: 5e-3, samples: 7,
 		}
 	}
@@ -96,6 +113,7 @@ func modeSizes(quick, tiny bool) sizes {
 		comms2: append(append([]int64{0}, c2...), 4<<20),
 		comms3: []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 1 << 20},
 		coll:   []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10},
+		gaps:   []int64{2, 4, 8, 16, 32, 64, 128},
 		ranks:  []int{2, 4, 8}, target: 20e-3, samples: 9,
 	}
 }
@@ -113,6 +131,10 @@ func plan(s sizes) []kernelPlan {
 			}
 			for _, n := range s.comms2 {
 				kp.add(Comms2, n, 1, s.target)
+			}
+			for _, g := range s.gaps {
+				kp.addGap(Gap, g, s.target)
+				kp.addGap(Wake, g, s.target)
 			}
 		}
 		for _, n := range s.comms3 {
@@ -139,6 +161,15 @@ func (kp *kernelPlan) add(kind Bench, n int64, per int64, target float64) {
 		name = string(kind)
 	}
 	kp.benches = append(kp.benches, bench{kind: kind, bytes: n, ranks: kp.ranks, reps: reps, per: per, name: name})
+}
+
+// addGap appends a Gap or Wake benchmark of the given blocks, one
+// operation per repetition (the gap, or the gap and a round trip).
+func (kp *kernelPlan) addGap(kind Bench, blocks int64, target float64) {
+	est := float64(blocks)*gapBlock*0.7e-9 + 10e-6
+	reps := int64(math.Max(1, math.Round(target/est)))
+	kp.benches = append(kp.benches, bench{kind: kind, bytes: 8, ranks: kp.ranks, reps: reps, per: 1, blocks: blocks,
+		name: fmt.Sprintf("%s %d", kind, blocks)})
 }
 
 // estimate is a rough time of one operation in seconds, from the host's
@@ -195,6 +226,9 @@ func (kp kernelPlan) source() string {
 	fmt.Fprintf(&b, "// perfc calibrate: communication benchmarks on %d ranks (generated)\n", kp.ranks)
 	fmt.Fprintf(&b, "kernel calibrate_comms_p%d() on P = %d ranks {\n", kp.ranks, kp.ranks)
 	fmt.Fprintf(&b, "  array buf[%d]: f64\n  array sb[%d], rb[%d]: f64\n  array x[%d]: f64\n", buf, sr, sr, x)
+	if slices.ContainsFunc(kp.benches, func(bn bench) bool { return bn.blocks > 0 }) {
+		fmt.Fprintf(&b, "  array wa[%d], wb[%d], wc[%d]: f64\n", gapBlock, gapBlock, gapBlock)
+	}
 	for _, bn := range kp.benches {
 		fmt.Fprintf(&b, "  region %q {\n    repeat %d {\n", bn.name, bn.reps)
 		for _, line := range bn.body() {
@@ -231,6 +265,23 @@ func (bn bench) body() []string {
 		}
 	case Synch1:
 		return []string{"barrier"}
+	case Gap, Wake: // rank 0 computes, rank 1 waits (in the round trip's receive)
+		gap := []string{
+			"if rank == 0 {",
+			fmt.Sprintf("  repeat %d {", bn.blocks),
+			fmt.Sprintf("    for i in 0..%d { wa[i] = wb[i] + 3.0*wc[i] }", gapBlock),
+			"  }",
+		}
+		if bn.kind == Gap {
+			return append(gap, "}")
+		}
+		return append(gap,
+			"  send buf[0:1] to 1",
+			"  recv buf[0:1] from 1",
+			"} else if rank == 1 {",
+			"  recv buf[0:1] from 0",
+			"  send buf[0:1] to 0",
+			"}")
 	case "bcast":
 		return []string{"bcast x" + s + " from 0"}
 	case "reduce":

@@ -108,7 +108,7 @@ func (r *Result) pingpongPlot() (*plot.Plot, error) {
 	}
 	sc.GlyphStyle = draw.GlyphStyle{Color: palette[0], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	p.Add(sc)
-	p.Legend.Add("measured (minimum)", sc)
+	p.Legend.Add("measured (median)", sc)
 	line, err := plotter.NewLine(curve(pts[0].X, pts[len(pts)-1].X, func(x float64) float64 { return r.messages.Time(x) * 1e6 }))
 	if err != nil {
 		return nil, err

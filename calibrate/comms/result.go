@@ -38,6 +38,7 @@ type Result struct {
 	exchange    *fit.Piecewise
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
+	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
 }
 
 // collFit is a collective kind's fit and the points it came from.
@@ -71,6 +72,13 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		if n, t := series(pts, Comms3, p); len(n) >= 2 {
 			if h, err := fit.FitHockney(n, t); err == nil {
 				r.saturation[p] = h
+			}
+		}
+	}
+	for i, x := range n {
+		if x == 8 { // the tight-loop round trip of the wake-up benchmark's 8 B
+			if w, ok := fitWakeup(pts, 2*t[i]); ok {
+				r.wake = &w
 			}
 		}
 	}
@@ -187,23 +195,24 @@ func (r *Result) Ranks() int { return partition }
 // bytes).
 func (r *Result) Messages() any {
 	n, _ := series(r.points, Comms1, partition)
-	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
+	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
 		r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
 	if r.messagesErr != nil {
 		return messagesYAML{
 			Source: src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
 			Model:  "expr",
 			Time:   r.table(Comms1, partition, "bytes"),
+			Wakeup: r.wakeupSection(),
 		}
 	}
 	if !r.messagesOK {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
-	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong")}
+	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong"), Wakeup: r.wakeupSection()}
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange"),
-			Source: fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, minimum of %d measurements), %s..%s (%d lengths), P=2, %s",
+			Source: fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, median of %d measurements), %s..%s (%d lengths), P=2, %s",
 				r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 	}
 	return m
@@ -273,7 +282,7 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 // bytes would price every rank count as the one they were measured on,
 // three to ten times off on the others (docs/calibrate-comms.md).
 func (r *Result) Collectives() any {
-	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, minimum of %d measurements, %s", r.samples, r.date)}
+	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, median of %d measurements, %s", r.samples, r.date)}
 	for _, kind := range CollectiveKinds() {
 		cf, ok := r.colls[kind]
 		if !ok {
@@ -407,14 +416,14 @@ func (r *Result) Results() any {
 		}
 		for _, pt := range cf.points {
 			out = append(out, resultYAML{Name: fmt.Sprintf("COLL %s, %s, P=%d", kind, fmtBytes(pt.Bytes), pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("perfc calibrate COLL %s, %s, P=%d, minimum of %d measurements (spread %s), %s; the formula misses by %s rms",
+				Source: fmt.Sprintf("perfc calibrate COLL %s, %s, P=%d, median of %d measurements (spread %s), %s; the formula misses by %s rms",
 					kind, fmtBytes(pt.Bytes), pt.Ranks, r.samples, percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
 		}
 	}
 	for _, pt := range r.points {
 		if pt.Bench == Synch1 {
 			out = append(out, resultYAML{Name: fmt.Sprintf("SYNCH1 barrier, P=%d", pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, minimum of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
+				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, median of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
 		}
 	}
 	return out
@@ -431,6 +440,8 @@ type messagesYAML struct {
 	// Exchange is the COMMS2 law of a whole sendrecv event (both halves),
 	// which the pricing reads as messages.exchange.
 	Exchange *messagesYAML `yaml:"exchange,omitempty"`
+	// Wakeup is the WAKE benchmark's wake-up cost (messages.wakeup).
+	Wakeup *wakeupYAML `yaml:"wakeup,omitempty"`
 }
 
 type rangeYAML struct {

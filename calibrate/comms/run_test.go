@@ -54,7 +54,7 @@ func TestRun(t *testing.T) {
 	if testing.Verbose() {
 		t.Log(body)
 		for _, p := range r.Points() {
-			t.Logf("%-10s P=%d %10.0f B  min %10.4f us  median %10.4f us  spread %5.1f%%", p.Bench, p.Ranks, p.Bytes, p.Time*1e6, p.Median*1e6, 100*p.Spread)
+			t.Logf("%-10s P=%d %10.0f B  median %10.4f us  min %10.4f us  spread %5.1f%%", p.Bench, p.Ranks, p.Bytes, p.Time*1e6, p.Min*1e6, 100*p.Spread)
 		}
 	}
 	if m.Messages("") == nil {

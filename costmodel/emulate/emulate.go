@@ -218,6 +218,33 @@ type SerialSendRecv interface {
 	SendRecvMessage(src, dst, from, bytes, recvBytes int64, s *lang.CommStmt) (float64, bool)
 }
 
+// Waker is optionally implemented by a Pricer whose ranks' threads sleep
+// when they wait long (the goroutine runtime of the generated programs:
+// Go parks an idle thread on a futex after a few microseconds of
+// spinning, docs/predict.md "Waking a rank"). A blocking message, eager
+// receive or collective that releases a rank which waited longer than
+// after seconds ends cost seconds later. ok is false when the pricer has
+// no such cost. It applies only where every rank has its own core: ranks
+// that share cores hand their core to one another (CoreSharer) instead.
+type Waker interface {
+	Wakeup() (cost, after float64, ok bool)
+}
+
+// wakeup is a Waker's cost, fetched once per emulation.
+type wakeup struct {
+	on          bool
+	cost, after float64
+}
+
+// extra is the wake-up cost of an operation whose longest-waiting rank
+// waited the given time: cost when the wait exceeds after, else zero.
+func (w wakeup) extra(waited float64) float64 {
+	if w.on && waited > w.after {
+		return w.cost
+	}
+	return 0
+}
+
 // emulator is the state of one emulation.
 type emulator struct {
 	k        *lang.Checked
@@ -238,6 +265,7 @@ type emulator struct {
 	works    map[workKey]float64
 	computer RankComputer // p, when its segments cost differently by rank class
 	cores    *coreState   // the cores the ranks share; nil when every rank has its own
+	wake     wakeup       // the pricer's wake-up cost; applied only when cores is nil
 	net      network
 	path     pathRing
 	coll     collectiveState
@@ -374,6 +402,9 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		return nil, err
 	}
 	em.cores = cores
+	if w, ok := p.(Waker); ok && cores == nil {
+		em.wake.cost, em.wake.after, em.wake.on = w.Wakeup()
+	}
 	em.until = math.Inf(1)
 	if opts.Until > 0 {
 		em.until = opts.Until

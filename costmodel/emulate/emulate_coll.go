@@ -54,6 +54,9 @@ func (em *emulator) startCollective() {
 		op = s.Op.String()
 	}
 	cost := em.p.Collective(kind, op, payloadElem(em.k, s.Payload), c.bytes, n)
+	if em.wake.on {
+		cost += em.wake.extra(c.latest - em.earliestArrival()) // the first to arrive slept
+	}
 	start, end := c.latest, c.latest+cost
 	em.res.Collectives++
 	lastHead := em.path.takeHead(&em.ranks[c.last], c.last)
@@ -76,6 +79,16 @@ func (em *emulator) startCollective() {
 		em.wakeOther(int64(q))
 	}
 	em.coll.reset()
+}
+
+// earliestArrival is the time the first rank reached the collective in
+// progress: the longest wait, the one a wake-up cost depends on.
+func (em *emulator) earliestArrival() float64 {
+	first := em.coll.latest
+	for q := range em.ranks {
+		first = min(first, em.ranks[q].posted)
+	}
+	return first
 }
 
 // payloadElem names the element type of a payload for the collective

@@ -177,7 +177,7 @@ func (em *emulator) match(s, d int64) error {
 	ss.send.matched, ds.recv.matched = true, true
 	ds.recv.wave = ss.send.wave
 	ready := max(ss.posted, ds.posted)
-	b, cost := ss.send.boundary, ss.send.cost
+	b, cost := ss.send.boundary, ss.send.cost+em.wake.extra(ready-min(ss.posted, ds.posted))
 	if b >= 0 {
 		em.net.request(linkRequest{time: ready, ready: ready, wave: ss.send.wave, src: int32(s), dst: int32(d), boundary: b, cost: cost})
 		return nil
@@ -414,6 +414,7 @@ func (em *emulator) receiveEager(d int64, ds *rankState, m *eagerMsg) error {
 	ds.recv.wave = m.wave
 	start := max(ds.posted, m.sent)
 	end := max(ds.posted, m.arrival)
+	end += em.wake.extra(m.arrival - ds.posted) // the receiver slept while it waited
 	prev, via := &emptyPath, viaProgram
 	if m.arrival > ds.posted {
 		prev, via = &m.prev, m.via

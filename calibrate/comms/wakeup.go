@@ -1,0 +1,106 @@
+package comms
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// wakeFit is the wake-up cost found from the Gap and Wake benchmarks: the
+// time a round trip takes beyond the gap and a tight-loop round trip once
+// the gap is long enough for the waiting rank's thread to sleep, and the
+// gap from which it does.
+type wakeFit struct {
+	time, after float64 // s
+	excess      []gapExcess
+}
+
+// gapExcess is one gap's measurement: the gap (rank 0's compute alone)
+// and what its round trip took beyond a tight-loop round trip.
+type gapExcess struct {
+	gap, excess float64 // s
+}
+
+// fitWakeup pairs every Wake point with the Gap point of the same blocks,
+// and the excess of Wake over Gap and the zero-gap round trip (twice the
+// COMMS1 time at 8 B, roundTrip). The wake-up time is the median excess
+// of the longer half of the gaps; after is the mid-point between the
+// longest gap whose excess is below half of it and the next gap (0 when
+// every gap pays it). It reports false when there are fewer than two
+// gaps or the excess is not positive (the waiting rank never sleeps).
+func fitWakeup(pts []Point, roundTrip float64) (wakeFit, bool) {
+	gaps := map[int64]float64{}
+	for _, p := range pts {
+		if p.Bench == Gap && p.Ranks == partition {
+			gaps[p.Blocks] = p.Time
+		}
+	}
+	var w wakeFit
+	for _, p := range pts {
+		if g, ok := gaps[p.Blocks]; ok && p.Bench == Wake && p.Ranks == partition {
+			w.excess = append(w.excess, gapExcess{gap: g, excess: p.Time - g - roundTrip})
+		}
+	}
+	if len(w.excess) < 2 {
+		return wakeFit{}, false
+	}
+	slices.SortFunc(w.excess, func(a, b gapExcess) int {
+		switch {
+		case a.gap < b.gap:
+			return -1
+		case a.gap > b.gap:
+			return 1
+		}
+		return 0
+	})
+	long := w.excess[len(w.excess)/2:]
+	xs := make([]float64, len(long))
+	for i, e := range long {
+		xs[i] = e.excess
+	}
+	w.time = median(xs)
+	if !(w.time > 0) {
+		return wakeFit{}, false
+	}
+	for i, e := range w.excess {
+		if e.excess < w.time/2 && i+1 < len(w.excess) {
+			w.after = (e.gap + w.excess[i+1].gap) / 2
+		}
+	}
+	return w, true
+}
+
+// median is the median of xs (not empty), which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// wakeupYAML is messages.wakeup (docs/machines.md).
+type wakeupYAML struct {
+	Time   string `yaml:"time"`
+	After  string `yaml:"after"`
+	Source string `yaml:"source"`
+}
+
+// wakeupSection writes the fitted wake-up cost with the measured excess
+// of every gap in its source.
+func (r *Result) wakeupSection() *wakeupYAML {
+	if r.wake == nil {
+		return nil
+	}
+	var parts []string
+	for _, e := range r.wake.excess {
+		parts = append(parts, fmt.Sprintf("%s: +%s", fmtTime(e.gap), fmtTime(e.excess)))
+	}
+	return &wakeupYAML{
+		Time:  fmtTime(r.wake.time),
+		After: fmtTime(r.wake.after),
+		Source: fmt.Sprintf("perfc calibrate WAKE: an 8 B pingpong round trip after rank 0 computes a gap, beyond the gap and the tight-loop round trip (gap: excess, median of %d measurements: %s), P=2, %s",
+			r.samples, strings.Join(parts, ", "), r.date),
+	}
+}
