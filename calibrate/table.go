@@ -2,7 +2,6 @@ package calibrate
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"perfc/analyze/cache"
 	"perfc/calibrate/fit"
 	"perfc/calibrate/host"
+	"perfc/internal/units"
 )
 
 // The machine table a calibration writes (docs/calibrate.md, the keys in
@@ -151,19 +151,8 @@ func anySlice(v any) []any {
 	return out
 }
 
-// sig4 formats v with four significant digits and no exponent (the
-// tables' number syntax), trailing zeros dropped.
-func sig4(v float64) string {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return "0"
-	}
-	d := max(0, 3-int(math.Floor(math.Log10(math.Abs(v)))))
-	s := strconv.FormatFloat(v, 'f', d, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
+// sig4 writes v in a machine table's number syntax (units.TableNumber).
+func sig4(v float64) string { return units.TableNumber(v) }
 
 // ns writes seconds in nanoseconds.
 func ns(s float64) string { return sig4(s*1e9) + "ns" }

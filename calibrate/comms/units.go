@@ -3,26 +3,16 @@ package comms
 import (
 	"math"
 	"strconv"
-	"strings"
+
+	"perfc/internal/units"
 )
 
 // The formatters write quantities as machine tables read them (docs/
 // machines.md, "Units"): four significant digits, no exponent, the unit
 // joined to the number, in the unit that keeps the number readable.
 
-// sig4 formats v with four significant digits and no exponent, trailing
-// zeros dropped.
-func sig4(v float64) string {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return "0"
-	}
-	d := max(0, 3-int(math.Floor(math.Log10(math.Abs(v)))))
-	s := strconv.FormatFloat(v, 'f', d, 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s
-}
+// sig4 writes v in a machine table's number syntax (units.TableNumber).
+func sig4(v float64) string { return units.TableNumber(v) }
 
 // scaled writes v (in the base unit) in the first unit of the list, largest
 // first, in which it is at least 1; the last unit takes anything smaller.

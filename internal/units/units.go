@@ -232,3 +232,19 @@ func rounded4(x float64) float64 {
 func Number(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
+
+// TableNumber writes x with four significant digits and never an exponent,
+// trailing zeros dropped: the number syntax of a machine table
+// (docs/machines.md, "Units"), which reads 0.000135 but not 1.35e-04.
+// perfc calibrate writes every fitted value with it.
+func TableNumber(x float64) string {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return "0"
+	}
+	d := max(0, 3-int(math.Floor(math.Log10(math.Abs(x)))))
+	s := strconv.FormatFloat(x, 'f', d, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}

@@ -192,3 +192,19 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
+
+// TestTableNumber checks the machine-table number syntax: four significant
+// digits, never an exponent, no trailing zeros.
+func TestTableNumber(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{0, "0"}, {0.000135, "0.000135"}, {1.5e-9, "0.0000000015"}, {1234.5678, "1235"},
+		{0.1, "0.1"}, {170e9, "170000000000"}, {-2.25, "-2.25"}, {math.NaN(), "0"},
+	} {
+		if got := TableNumber(tc.x); got != tc.want {
+			t.Errorf("TableNumber(%g) = %q, want %q", tc.x, got, tc.want)
+		}
+	}
+}
