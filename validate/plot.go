@@ -15,10 +15,13 @@ import (
 	"perfc/internal/units"
 )
 
-// groupColors tell the tuning cases from the held-out ones.
-var groupColors = map[string]color.RGBA{
-	GroupTuning:  {0x1f, 0x77, 0xb4, 0xff}, // blue
-	GroupHeldOut: {0xd6, 0x27, 0x28, 0xff}, // red
+// groupColor tells the tuning cases (blue) from the held-out ones (red);
+// a function, not a package-level map, so that nothing can change it.
+func groupColor(group string) color.RGBA {
+	if group == GroupTuning {
+		return color.RGBA{0x1f, 0x77, 0xb4, 0xff}
+	}
+	return color.RGBA{0xd6, 0x27, 0x28, 0xff}
 }
 
 // SavePlot draws predicted against measured to path, SVG or PNG by its
@@ -98,7 +101,7 @@ func (r *Report) plot() (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: groupColors[g], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+		sc.GlyphStyle = draw.GlyphStyle{Color: groupColor(g), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(sc)
 		p.Legend.Add(fmt.Sprintf("%s (%d)", g, len(points[g])), sc)
 	}
