@@ -96,16 +96,7 @@ func TestCacheModelKerncraft(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc := cacheCase{name: kc.file, src: string(src), defs: kc.defs, tol: 0.01, why: kc.why}
-			k := checkCacheKernel(t, tc.src, tc.defs...)
-			rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, err := traceKernel(k, h, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			compareCache(t, tc, rep.Classes[0], tr)
+			class, tr := checkAgainstSimulator(t, tc, h)
 			per, elem := kerncraftAccesses[kc.file], kerncraftElem[kc.file]
 			if elem == 0 {
 				elem = 8
@@ -115,7 +106,7 @@ func TestCacheModelKerncraft(t *testing.T) {
 			}
 			work := float64(tr.accesses/per) * float64(elem) / 64
 			row := fmt.Sprintf("%s %v:", kc.file, kc.defs)
-			total := rep.Classes[0].Total
+			total := class.Total
 			for i, c := range total.Cache {
 				var misses, wbs int64
 				for _, counts := range tr.regions {

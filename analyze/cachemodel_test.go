@@ -273,8 +273,9 @@ func TestCacheModelAgainstSimulator(t *testing.T) {
 }
 
 // checkAgainstSimulator counts case tc's rank 0 on h with the analytic
-// model and traces it through the simulator, and compares the two.
-func checkAgainstSimulator(t *testing.T, tc cacheCase, h cache.Hierarchy) {
+// model and traces it through the simulator, compares the two, and
+// returns both for a caller that reports more of them.
+func checkAgainstSimulator(t *testing.T, tc cacheCase, h cache.Hierarchy) (*Class, traceResult) {
 	t.Helper()
 	k := checkCacheKernel(t, tc.src, tc.defs...)
 	rep, err := Analyze(k, Options{Cache: h, OnlyRank: new(int64(0))})
@@ -286,6 +287,7 @@ func checkAgainstSimulator(t *testing.T, tc cacheCase, h cache.Hierarchy) {
 		t.Fatal(err)
 	}
 	compareCache(t, tc, rep.Classes[0], got)
+	return rep.Classes[0], got
 }
 
 // compareCache checks model against trace: lines per region and level,
