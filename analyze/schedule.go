@@ -86,6 +86,9 @@ const (
 	EvSendRecv // a send and a receive at once (sendrecv, exchange)
 	EvCollective
 	EvBarrier
+	EvISend // isend: post a send; Peer, Bytes, Req
+	EvIRecv // irecv: post a receive; Peer, Bytes, Req
+	EvWait  // wait, waitall: complete requests; Reqs (nil and All for waitall)
 )
 
 // Event is one step of a rank's expanded schedule. The emulator must not
@@ -98,6 +101,18 @@ type Event struct {
 	From      int64          // sendrecv source
 	Bytes     int64          // bytes sent (collectives: payload bytes)
 	RecvBytes int64          // sendrecv: bytes received
+	// Req numbers the request an EvISend or EvIRecv posts: requests are
+	// numbered densely per kernel, 0 … Schedule.NumRequests()-1, one
+	// number per request name, so that an emulator keeps a rank's
+	// requests in a slice.
+	Req int
+	// Reqs are the requests an EvWait completes, in the order written; a
+	// request not active on the rank (never posted, or its peer was none)
+	// is skipped. All is waitall: every active request of the rank.
+	Reqs []int
+	All  bool
+	// WaitStmt is the statement of an EvWait (Stmt is nil then).
+	WaitStmt *lang.WaitStmt
 }
 
 // Schedule is one rank's schedule.

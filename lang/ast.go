@@ -250,6 +250,8 @@ const (
 	Recv
 	SendRecv
 	Exchange
+	ISend // isend P to PEER as REQ: post a send, complete it at a wait
+	IRecv // irecv P from PEER as REQ: post a receive, complete it at a wait
 	Bcast
 	Reduce
 	Allreduce
@@ -261,7 +263,7 @@ const (
 	Barrier
 )
 
-var commNames = [...]string{"send", "recv", "sendrecv", "exchange", "bcast", "reduce", "allreduce",
+var commNames = [...]string{"send", "recv", "sendrecv", "exchange", "isend", "irecv", "bcast", "reduce", "allreduce",
 	"scatter", "gather", "allgather", "alltoall", "scan", "barrier"}
 
 func (k CommKind) String() string {
@@ -270,6 +272,10 @@ func (k CommKind) String() string {
 	}
 	return fmt.Sprintf("CommKind(%d)", k)
 }
+
+// IsNonBlocking reports whether the statement posts a request that a
+// WaitStmt completes.
+func (k CommKind) IsNonBlocking() bool { return k == ISend || k == IRecv }
 
 // IsCollective reports whether every rank takes part in the operation.
 func (k CommKind) IsCollective() bool { return k >= Bcast }
@@ -335,6 +341,7 @@ type CommStmt struct {
 	Peer    Expr     // send/sendrecv: destination; recv: source; exchange: partner; bcast/scatter/reduce/gather: root
 	From    Expr     // sendrecv only: the source
 	Into    *Payload // sendrecv only: the receive buffer, nil to receive in place
+	Req     *Ident   // isend, irecv: the request named after 'as'
 }
 
 func (*LetStmt) stmtNode()    {}

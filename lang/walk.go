@@ -70,6 +70,10 @@ func Inspect(n Node, f func(Node) bool) {
 		}
 	case *RegionStmt:
 		Inspect(n.Body, f)
+	case *WaitStmt:
+		for _, r := range n.Reqs {
+			Inspect(r, f)
+		}
 	case *CommStmt:
 		if n.Payload != nil {
 			Inspect(n.Payload, f)
@@ -78,6 +82,9 @@ func Inspect(n Node, f func(Node) bool) {
 		inspectExpr(n.From, f)
 		if n.Into != nil {
 			Inspect(n.Into, f)
+		}
+		if n.Req != nil {
+			Inspect(n.Req, f)
 		}
 	case *Payload:
 		inspectExpr(n.Bytes, f)
