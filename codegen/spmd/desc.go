@@ -50,6 +50,7 @@ const (
 	siteEntry                   // one start of a for or repeat (its statement runs)
 	siteISend                   // an isend: a message of kind isend, a request posted
 	siteIRecv                   // an irecv
+	siteWait                    // a wait or waitall: not counted, it names the statement
 )
 
 // site is one place in the kernel that the instrumented build counts.

@@ -23,7 +23,7 @@ import (
 // the bytes. The collectives' internal messages keep their slots.
 //
 // The methods the generated program calls (isend, irecv, waitReqs,
-// waitAll, requestsDone, reqBuf, reqVar, completedBy) are the interface an
+// waitAll, requestsDone, reqBuf, reqVar, completedAt) are the interface an
 // MPI transport implements too (MPI_Isend, MPI_Irecv, MPI_Waitall).
 
 // reqOp is one posted message: a request's, or the one of a blocking send
@@ -204,6 +204,7 @@ func (r *rank) waitReqs(site int, reqs ...int) {
 	var pending [8]*reqOp
 	ops := pending[:0]
 	for _, q := range reqs {
+		rq.lastSite[q] = -1
 		if op := rq.active[q]; op != nil {
 			ops = append(ops, op)
 		}
@@ -216,7 +217,8 @@ func (r *rank) waitAll(site int) {
 	rq := r.rq
 	var pending [8]*reqOp
 	ops := pending[:0]
-	for _, op := range rq.active {
+	for i, op := range rq.active {
+		rq.lastSite[i] = -1
 		if op != nil {
 			ops = append(ops, op)
 		}
@@ -250,10 +252,16 @@ func (r *rank) finish(site int, ops []*reqOp) {
 	rq.mu.Unlock()
 }
 
-// completedBy returns the post site of request req's last completion.
+// completedAt returns the position of the post that the last wait naming
+// request req completed, or "" when that wait found it inactive.
 //
 //lint:ignore U1000 used by the generated main.go, to unpack a var an irecv received
-func (r *rank) completedBy(req int) int { return r.rq.lastSite[req] }
+func (r *rank) completedAt(req int) string {
+	if s := r.rq.lastSite[req]; s >= 0 {
+		return r.w.k.sites[s].stmt
+	}
+	return ""
+}
 
 // requestsDone is the end of a loop iteration (site: the loop; posts: the
 // post sites whose innermost loop it is) or of the kernel body (site -1,
