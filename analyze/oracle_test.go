@@ -722,20 +722,31 @@ func (w *oracleRun) payloadBytes(pl *lang.Payload) (int64, error) {
 	if obj.Kind != lang.ArrayObj {
 		return n, nil
 	}
-	rest := obj.Dims[len(pl.Index):]
-	if pl.HasRange() {
-		lo, err := k.EvalInt(pl.Lo, w.env)
+	for _, sub := range pl.Subs {
+		if !sub.IsRange() {
+			continue
+		}
+		lo, err := k.EvalInt(sub.Lo, w.env)
 		if err != nil {
 			return 0, err
 		}
-		hi, err := k.EvalInt(pl.Hi, w.env)
+		hi, err := k.EvalInt(sub.Hi, w.env)
 		if err != nil {
 			return 0, err
 		}
-		n *= hi - lo
-		rest = rest[1:]
+		step := int64(1)
+		if sub.Step != nil {
+			if step, err = k.EvalInt(sub.Step, w.env); err != nil {
+				return 0, err
+			}
+		}
+		if hi > lo {
+			n *= (hi - lo + step - 1) / step
+		} else {
+			n = 0
+		}
 	}
-	for _, d := range rest {
+	for _, d := range obj.Dims[min(len(pl.Subs), len(obj.Dims)):] {
 		n *= d
 	}
 	return n, nil

@@ -164,8 +164,12 @@ type Info struct {
 	Values map[Expr]Value
 
 	NumSlots int       // loop index slots: Env.Index needs this length
-	Arrays   []*Object // every array, in declaration order
-	Vars     []*Object // every var, in declaration order
+	Arrays   []*Object // every array, in declaration order (pack buffers included)
+	// Packs holds the pack and unpack loops of every array payload that
+	// is not contiguous (payloadpack.go); a payload not in it moves
+	// straight from the array.
+	Packs map[*Payload]*Pack
+	Vars  []*Object // every var, in declaration order
 }
 
 // newInfo returns an Info with empty maps.
