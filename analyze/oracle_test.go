@@ -299,6 +299,12 @@ func (pr *oracleProgram) prepareStmt(s lang.Stmt, enclosing []lang.Stmt, region 
 		if s.Init != nil && pr.k.Info.Deps[s.Init] != 0 {
 			pr.prepareLocal(s, nil, s.Init, lang.Assign, int64(len(s.Names)), enclosing, region)
 		}
+	case *lang.CommStmt:
+		if cp := pr.k.Info.CommPacks[s]; cp != nil {
+			for _, st := range append(append([]lang.Stmt(nil), cp.Before...), cp.After...) {
+				pr.prepareStmt(st, enclosing, region)
+			}
+		}
 	}
 }
 
@@ -623,8 +629,32 @@ func (w *oracleRun) ifStmt(s *lang.IfStmt, mult *big.Rat, region string) error {
 	return nil
 }
 
-// comm counts one run of a communication statement.
+// comm counts one run of a communication statement, with the pack loops
+// it runs before its transfer and the unpack loops after (lang.CommPack).
 func (w *oracleRun) comm(s *lang.CommStmt, mult *big.Rat, region string) error {
+	cp := w.pr.k.Info.CommPacks[s]
+	if cp == nil {
+		return w.transfer(s, mult, region)
+	}
+	for _, st := range cp.Before {
+		if err := w.stmt(st, mult, region); err != nil {
+			return err
+		}
+	}
+	if err := w.transfer(s, mult, region); err != nil {
+		return err
+	}
+	for _, st := range cp.After {
+		if err := w.stmt(st, mult, region); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// transfer counts the messages or the collective of one run of a
+// communication statement.
+func (w *oracleRun) transfer(s *lang.CommStmt, mult *big.Rat, region string) error {
 	switch s.Kind {
 	case lang.Send, lang.Recv:
 		return w.p2p(s.Kind.String(), s, s.Payload, s.Peer, mult, region)

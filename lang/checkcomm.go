@@ -49,6 +49,7 @@ func (c *checker) comm(s *CommStmt) {
 		}
 	}
 	c.reduceOp(s, pay)
+	c.commPacks(s)
 }
 
 // collectiveGuard reports a collective that not every rank reaches

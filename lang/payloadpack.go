@@ -27,6 +27,108 @@ type Pack struct {
 	PackLoops, UnpackLoops *ForStmt
 }
 
+// CommPack is the copying a communication statement does around its
+// transfer (Info.CommPacks): Before runs before the data moves (the pack
+// loops of what it sends), After once it has arrived (the unpack loops of
+// what it receives). A point-to-point direction copies only when its
+// peer is a rank: each loop nest is then under `if PEER != none`, so that
+// a message to or from none costs nothing, as in MPI (MPI_PROC_NULL).
+//
+// Which payloads are copied, by statement: send, isend and every
+// collective pack their payload; recv and irecv unpack theirs (an irecv
+// at its wait); sendrecv packs its payload and unpacks its into (or its
+// payload, in place); exchange packs and unpacks its payload; bcast,
+// reduce, allreduce, scan and scatter unpack theirs on every rank too
+// (on the root of a bcast it copies back what it packed); gather,
+// allgather and alltoall receive into the runtime's P-block buffer, not
+// into the payload, so they only pack.
+type CommPack struct {
+	Before, After []Stmt
+}
+
+// PackFor returns the pack loops and buffer of payload p, nil when p moves
+// straight from memory (contiguous, a var, or a size in bytes).
+func (info *Info) PackFor(p *Payload) *Pack {
+	if p == nil {
+		return nil
+	}
+	return info.Packs[p]
+}
+
+// commPacks records the copying statement s does around its transfer
+// (CommPack), checked like the statement's own code; nothing when none
+// of its payloads needs packing.
+func (c *checker) commPacks(s *CommStmt) {
+	var before, after []Stmt
+	guard := func(peer Expr, loops *ForStmt) Stmt {
+		if peer == nil || c.constantAtLeast0(peer) {
+			return loops
+		}
+		return &IfStmt{IfPos: loops.ForPos, Cond: &BinaryExpr{X: peer, OpPos: loops.ForPos, Op: Neq, Y: &NoneLit{NonePos: loops.ForPos}},
+			Then: &Block{Lbrace: loops.ForPos, Stmts: []Stmt{loops}, Rbrace: loops.ForPos}}
+	}
+	pack := func(p *Payload, peer Expr) {
+		if pk := c.info.PackFor(p); pk != nil {
+			before = append(before, guard(peer, pk.PackLoops))
+		}
+	}
+	unpack := func(p *Payload, peer Expr) {
+		if pk := c.info.PackFor(p); pk != nil {
+			after = append(after, guard(peer, pk.UnpackLoops))
+		}
+	}
+	switch s.Kind {
+	case Send, ISend:
+		pack(s.Payload, s.Peer)
+	case Recv, IRecv:
+		unpack(s.Payload, s.Peer)
+	case SendRecv:
+		pack(s.Payload, s.Peer)
+		if s.Into != nil {
+			unpack(s.Into, s.From)
+		} else {
+			unpack(s.Payload, s.From)
+		}
+	case Exchange:
+		pack(s.Payload, s.Peer)
+		unpack(s.Payload, s.Peer)
+	case Bcast, Reduce, Allreduce, Scan, Scatter:
+		pack(s.Payload, nil)
+		unpack(s.Payload, nil)
+	case Gather, Allgather, Alltoall:
+		pack(s.Payload, nil)
+	}
+	if len(before)+len(after) == 0 {
+		return
+	}
+	errs := c.errs
+	for _, st := range append(append([]Stmt(nil), before...), after...) {
+		c.openScope()
+		for _, p := range []*Payload{s.Payload, s.Into} {
+			if pk := c.info.PackFor(p); pk != nil && pk.Buffer != nil {
+				c.scope.insert(pk.Buffer)
+			}
+		}
+		c.stmt(st)
+		c.closeScope()
+	}
+	c.errs = errs
+	if c.info.CommPacks == nil {
+		c.info.CommPacks = map[*CommStmt]*CommPack{}
+	}
+	c.info.CommPacks[s] = &CommPack{Before: before, After: after}
+}
+
+// constantAtLeast0 reports whether e is a constant rank (never none).
+func (c *checker) constantAtLeast0(e Expr) bool {
+	v, ok := c.info.Values[e]
+	if !ok || c.info.Types[e] == PeerType {
+		return false
+	}
+	n, ok := v.Int64()
+	return ok && n >= 0
+}
+
 // contiguous reports whether an array payload is one run of memory: no
 // range at all, or fixed indices, then a range of step 1, then only whole
 // dimensions (0:size, step 1) in the brackets that follow.
@@ -77,10 +179,11 @@ type packRange struct {
 }
 
 // buildPack makes the buffer and the pack and unpack loops of a payload
-// that is not contiguous and records them in Info.Packs. Their checking
-// is the checker's own work on nodes it built from a checked payload, so
-// its messages would only repeat the payload's (or mistake a bound it
-// cannot decide for an error); they are dropped.
+// that is not contiguous and records them in Info.Packs; commPacks checks
+// the loops that the statement runs. That checking is the checker's own
+// work on nodes it built from a checked payload, so its messages would
+// only repeat the payload's (or mistake a bound it cannot decide for an
+// error); they are dropped.
 func (c *checker) buildPack(p *Payload, obj *Object) {
 	var ranges []packRange
 	bound := int64(1)
@@ -126,8 +229,6 @@ func (c *checker) buildPack(p *Payload, obj *Object) {
 	errs := c.errs
 	c.openScope()
 	c.arrayDecl(pk.Decl)
-	c.stmt(pk.PackLoops)
-	c.stmt(pk.UnpackLoops)
 	c.closeScope()
 	c.errs = errs
 	pk.Buffer = c.info.Defs[buf]

@@ -169,6 +169,10 @@ type Info struct {
 	// is not contiguous (payloadpack.go); a payload not in it moves
 	// straight from the array.
 	Packs map[*Payload]*Pack
+	// CommPacks holds, for every communication statement that has such
+	// a payload, the pack loops it runs before its transfer and the
+	// unpack loops after.
+	CommPacks map[*CommStmt]*CommPack
 	Vars  []*Object // every var, in declaration order
 }
 
