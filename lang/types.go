@@ -173,7 +173,7 @@ type Info struct {
 	// a payload, the pack loops it runs before its transfer and the
 	// unpack loops after.
 	CommPacks map[*CommStmt]*CommPack
-	Vars  []*Object // every var, in declaration order
+	Vars      []*Object // every var, in declaration order
 }
 
 // newInfo returns an Info with empty maps.
