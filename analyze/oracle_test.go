@@ -1094,6 +1094,7 @@ var exampleSettings = map[string][]string{
 	"concat":            {"l=100 P=4", "l=0 P=1"},
 	"gauss":             {"N=8 P=4", "N=12 P=3", "N=16 P=4", "N=5 P=1"},
 	"halo2d":            {"nx=4 ny=3 iters=2 Px=2 Py=2", "nx=3 ny=2 iters=1 Px=3 Py=2", "nx=2 ny=2 iters=1 Px=1 Py=1"},
+	"halo2d_columns":    {"nx=4 ny=3 iters=2 Px=2 Py=2", "nx=3 ny=2 iters=1 Px=3 Py=2", "nx=2 ny=2 iters=1 Px=1 Py=1"},
 	"hypercube":         {"n=16 P=8", "n=3 P=2"},
 	"matmul":            {"N=5", "N=8"},
 	"matmul_transposed": {"N=5", "N=1"},

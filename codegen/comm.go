@@ -60,6 +60,10 @@ func (g *generator) payload(pl *lang.Payload, slot int, in, receives bool) paylo
 		}
 		return p
 	}
+	if pk := g.info.Packs[pl]; pk != nil {
+		p.bytes = g.packedView(pl, pk)
+		return p
+	}
 	g.imports["unsafe"] = true
 	off, n := g.payloadSpan(pl, obj)
 	size := int64(obj.Elem.Size())
@@ -190,6 +194,7 @@ func (g *generator) comm(s *lang.CommStmt) {
 	default:
 		g.fail(s, "%s", lang.UnhandledComm("codegen: communication", s.Kind))
 	}
+	g.packBefore(s)
 	for _, p := range pays {
 		for _, l := range p.setup {
 			g.line("%s", l)
@@ -201,6 +206,7 @@ func (g *generator) comm(s *lang.CommStmt) {
 			g.line("%s", l)
 		}
 	}
+	g.unpackAfter(s)
 	g.line("}")
 }
 
