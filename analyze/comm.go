@@ -316,20 +316,31 @@ func (ra *rankAnalysis) payloadBytes(pl *lang.Payload) (*symbolic.Poly, error) {
 	if spec == nil {
 		return nil, nil
 	}
-	first := len(pl.Index)
-	if pl.HasRange() {
-		lo, err := single(pl.Lo)
+	for _, sub := range pl.Subs {
+		if !sub.IsRange() {
+			continue
+		}
+		lo, err := single(sub.Lo)
 		if err != nil || lo == nil {
 			return nil, err
 		}
-		hi, err := single(pl.Hi)
+		hi, err := single(sub.Hi)
 		if err != nil || hi == nil {
 			return nil, err
 		}
-		size = size.Mul(hi.Sub(*lo))
-		first++
+		length := hi.Sub(*lo)
+		if step := payloadStep(ra.k, sub); step != 1 {
+			// ceil(length/step) is a polynomial only when the length is
+			// a constant.
+			v, ok := length.Constant()
+			if !ok {
+				return nil, nil
+			}
+			length = symbolic.Int(ceilDivRat(v, step))
+		}
+		size = size.Mul(length)
 	}
-	for _, d := range spec.Dims[min(first, len(spec.Dims)):] {
+	for _, d := range spec.Dims[min(len(pl.Subs), len(spec.Dims)):] {
 		dp, err := single(d)
 		if err != nil || dp == nil {
 			return nil, err
@@ -346,8 +357,8 @@ func (ra *rankAnalysis) fixedPayloadBytes(pl *lang.Payload) (int64, bool) {
 	if pl == nil {
 		return 0, true
 	}
-	for _, e := range []lang.Expr{pl.Bytes, pl.Lo, pl.Hi} {
-		if e != nil && ra.k.Info.Deps[e]&(lang.DepIndex|lang.DepRank) != 0 {
+	for _, e := range pl.SizeExprs() {
+		if ra.k.Info.Deps[e]&(lang.DepIndex|lang.DepRank) != 0 {
 			return 0, false
 		}
 	}
@@ -368,23 +379,57 @@ func (ra *rankAnalysis) payloadBytesAt(pl *lang.Payload, env *lang.Env) (int64, 
 	if obj.Kind != lang.ArrayObj {
 		return size, nil
 	}
-	first := len(pl.Index)
-	if pl.HasRange() {
-		lo, err := ra.k.EvalInt(pl.Lo, env)
+	for _, sub := range pl.Subs {
+		if !sub.IsRange() {
+			continue
+		}
+		lo, err := ra.k.EvalInt(sub.Lo, env)
 		if err != nil {
 			return 0, err
 		}
-		hi, err := ra.k.EvalInt(pl.Hi, env)
+		hi, err := ra.k.EvalInt(sub.Hi, env)
 		if err != nil {
 			return 0, err
 		}
-		size *= hi - lo
-		first++
+		size *= rangeCount(lo, hi, payloadStep(ra.k, sub))
 	}
-	for _, d := range obj.Dims[min(first, len(obj.Dims)):] {
+	for _, d := range obj.Dims[min(len(pl.Subs), len(obj.Dims)):] {
 		size *= d
 	}
 	return size, nil
+}
+
+// payloadStep returns the step of a payload range (1 when absent; the
+// checker made it a constant ≥ 1).
+func payloadStep(k *lang.Checked, sub *lang.Subscript) int64 {
+	if sub.Step == nil {
+		return 1
+	}
+	if n, ok := k.Info.Values[sub.Step].Int64(); ok && n >= 1 {
+		return n
+	}
+	return 1
+}
+
+// rangeCount is the number of elements lo, lo+step, … below hi.
+func rangeCount(lo, hi, step int64) int64 {
+	if hi <= lo {
+		return 0
+	}
+	return (hi - lo + step - 1) / step
+}
+
+// ceilDivRat returns ceil(v/step) for v ≥ 0 (0 below).
+func ceilDivRat(v *big.Rat, step int64) int64 {
+	if v.Sign() <= 0 {
+		return 0
+	}
+	q := new(big.Rat).Quo(v, big.NewRat(step, 1))
+	n := new(big.Int).Quo(q.Num(), q.Denom())
+	if new(big.Rat).SetInt(n).Cmp(q) != 0 {
+		n.Add(n, big.NewInt(1))
+	}
+	return n.Int64()
 }
 
 // intWeight makes a concrete weight from an integer-valued function of the

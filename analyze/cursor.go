@@ -652,7 +652,7 @@ func indexSlots(k *lang.Checked, n *SNode) []int {
 		exprs = append(exprs, s.Peer, s.From)
 		for _, pl := range []*lang.Payload{s.Payload, s.Into} {
 			if pl != nil {
-				exprs = append(exprs, pl.Bytes, pl.Lo, pl.Hi)
+				exprs = append(exprs, pl.SizeExprs()...)
 			}
 		}
 	case *lang.IfStmt:

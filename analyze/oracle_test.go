@@ -309,6 +309,12 @@ func (pr *oracleProgram) prepareStmt(s lang.Stmt, enclosing []lang.Stmt, region 
 		if s.Init != nil && pr.k.Info.Deps[s.Init] != 0 {
 			pr.prepareLocal(s, nil, s.Init, lang.Assign, int64(len(s.Names)), enclosing, region)
 		}
+	case *lang.CommStmt:
+		if cp := pr.k.Info.CommPacks[s]; cp != nil {
+			for _, st := range append(append([]lang.Stmt(nil), cp.Before...), cp.After...) {
+				pr.prepareStmt(st, enclosing, region)
+			}
+		}
 	}
 }
 
@@ -642,8 +648,32 @@ func (w *oracleRun) ifStmt(s *lang.IfStmt, mult *big.Rat, region string) error {
 	return nil
 }
 
-// comm counts one run of a communication statement.
+// comm counts one run of a communication statement, with the pack loops
+// it runs before its transfer and the unpack loops after (lang.CommPack).
 func (w *oracleRun) comm(s *lang.CommStmt, mult *big.Rat, region string) error {
+	cp := w.pr.k.Info.CommPacks[s]
+	if cp == nil {
+		return w.transfer(s, mult, region)
+	}
+	for _, st := range cp.Before {
+		if err := w.stmt(st, mult, region); err != nil {
+			return err
+		}
+	}
+	if err := w.transfer(s, mult, region); err != nil {
+		return err
+	}
+	for _, st := range cp.After {
+		if err := w.stmt(st, mult, region); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// transfer counts the messages or the collective of one run of a
+// communication statement.
+func (w *oracleRun) transfer(s *lang.CommStmt, mult *big.Rat, region string) error {
 	switch s.Kind {
 	case lang.Send, lang.Recv:
 		return w.p2p(s.Kind.String(), s, s.Payload, s.Peer, mult, region)
@@ -746,20 +776,31 @@ func (w *oracleRun) payloadBytes(pl *lang.Payload) (int64, error) {
 	if obj.Kind != lang.ArrayObj {
 		return n, nil
 	}
-	rest := obj.Dims[len(pl.Index):]
-	if pl.HasRange() {
-		lo, err := k.EvalInt(pl.Lo, w.env)
+	for _, sub := range pl.Subs {
+		if !sub.IsRange() {
+			continue
+		}
+		lo, err := k.EvalInt(sub.Lo, w.env)
 		if err != nil {
 			return 0, err
 		}
-		hi, err := k.EvalInt(pl.Hi, w.env)
+		hi, err := k.EvalInt(sub.Hi, w.env)
 		if err != nil {
 			return 0, err
 		}
-		n *= hi - lo
-		rest = rest[1:]
+		step := int64(1)
+		if sub.Step != nil {
+			if step, err = k.EvalInt(sub.Step, w.env); err != nil {
+				return 0, err
+			}
+		}
+		if hi > lo {
+			n *= (hi - lo + step - 1) / step
+		} else {
+			n = 0
+		}
 	}
-	for _, d := range rest {
+	for _, d := range obj.Dims[min(len(pl.Subs), len(obj.Dims)):] {
 		n *= d
 	}
 	return n, nil
@@ -1082,6 +1123,7 @@ var exampleSettings = map[string][]string{
 	"concat":            {"l=100 P=4", "l=0 P=1"},
 	"gauss":             {"N=8 P=4", "N=12 P=3", "N=16 P=4", "N=5 P=1"},
 	"halo2d":            {"nx=4 ny=3 iters=2 Px=2 Py=2", "nx=3 ny=2 iters=1 Px=3 Py=2", "nx=2 ny=2 iters=1 Px=1 Py=1"},
+	"halo2d_columns":    {"nx=4 ny=3 iters=2 Px=2 Py=2", "nx=3 ny=2 iters=1 Px=3 Py=2", "nx=2 ny=2 iters=1 Px=1 Py=1"},
 	"hypercube":         {"n=16 P=8", "n=3 P=2"},
 	"matmul":            {"N=5", "N=8"},
 	"matmul_transposed": {"N=5", "N=1"},

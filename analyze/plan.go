@@ -119,10 +119,21 @@ type plan struct {
 // newPlan walks the kernel once.
 func newPlan(k *lang.Checked) *plan {
 	p := &plan{k: k, specs: map[*lang.Object]*lang.ArraySpec{}, chains: true}
+	packSpecs(p)
 	p.region("")
 	p.block(k.Kernel.Body, nil, "")
 	p.runs = p.leafRuns()
 	return p
+}
+
+// packSpecs records the declarations of the pack buffers, which are in
+// no block of the kernel (lang.Pack).
+func packSpecs(p *plan) {
+	for _, pk := range p.k.Info.Packs {
+		if pk.Buffer != nil {
+			p.specs[pk.Buffer] = pk.Decl.Arrays[0]
+		}
+	}
 }
 
 // region notes a region name in order of appearance.
@@ -174,7 +185,21 @@ func (p *plan) stmt(s lang.Stmt, chain []level, region string) {
 		p.region(s.Name)
 		p.block(s.Body, chain, s.Name)
 	case *lang.CommStmt:
+		// A payload that is not contiguous is copied through a buffer
+		// (lang.CommPack): its pack loops run before the transfer and its
+		// unpack loops after, counted as the kernel's own loops are.
+		cp := info.CommPacks[s]
+		if cp != nil {
+			for _, st := range cp.Before {
+				p.stmt(st, chain, region)
+			}
+		}
 		p.leaves = append(p.leaves, &leaf{kind: leafComm, region: region, chain: chain, stmt: s, pos: s.Pos()})
+		if cp != nil {
+			for _, st := range cp.After {
+				p.stmt(st, chain, region)
+			}
+		}
 	case *lang.WaitStmt:
 		// Completes requests: counted from the schedule (requests.go).
 	case *lang.LetStmt:

@@ -173,6 +173,7 @@ func newPlanSpecs(p *plan, body *lang.Block) {
 		}
 		return true
 	})
+	packSpecs(p)
 }
 
 // scheduleBuilder turns statements into schedule nodes.
@@ -252,7 +253,7 @@ func (b *scheduleBuilder) stmt(s lang.Stmt, ctx []level, region string) ([]*SNod
 	info := b.p.k.Info
 	switch s := s.(type) {
 	case *lang.CommStmt:
-		return []*SNode{{Kind: SComm, Stmt: s}}, nil
+		return b.comm(s, ctx, region)
 	case *lang.WaitStmt:
 		return []*SNode{{Kind: SWait, Stmt: s}}, nil
 	case *lang.Block:
@@ -296,6 +297,35 @@ func (b *scheduleBuilder) stmt(s lang.Stmt, ctx []level, region string) ([]*SNod
 		return []*SNode{{Kind: SIf, Stmt: s, Body: then, Else: els}}, nil
 	}
 	return nil, b.ra.errorf(s, "%s", lang.Unhandled("analyze: schedule (a statement with communication)", s))
+}
+
+// comm builds the nodes of a communication statement: its transfer, with
+// the computing segments of its pack and unpack loops (lang.CommPack)
+// before and after it.
+func (b *scheduleBuilder) comm(s *lang.CommStmt, ctx []level, region string) ([]*SNode, error) {
+	cp := b.p.k.Info.CommPacks[s]
+	if cp == nil {
+		return []*SNode{{Kind: SComm, Stmt: s}}, nil
+	}
+	var out []*SNode
+	copies := func(run []lang.Stmt) error {
+		if len(run) == 0 {
+			return nil
+		}
+		seg, err := b.segment(run, ctx, region)
+		if seg != nil {
+			out = append(out, &SNode{Kind: SCompute, Seg: seg})
+		}
+		return err
+	}
+	if err := copies(cp.Before); err != nil {
+		return nil, err
+	}
+	out = append(out, &SNode{Kind: SComm, Stmt: s})
+	if err := copies(cp.After); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // segment plans a run of statements without communication and sums its

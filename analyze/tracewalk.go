@@ -292,6 +292,17 @@ func (t *traceWalk) stmt(s lang.Stmt) {
 		t.enterRegion(s.Name)
 		t.block(s.Body)
 		t.enterRegion(outer)
+	case *lang.CommStmt:
+		// The transfer touches no modelled memory; the pack and unpack
+		// loops of a payload that is not contiguous do (lang.CommPack).
+		if cp := t.k.Info.CommPacks[s]; cp != nil {
+			for _, st := range cp.Before {
+				t.stmt(st)
+			}
+			for _, st := range cp.After {
+				t.stmt(st)
+			}
+		}
 	}
 }
 

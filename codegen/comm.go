@@ -60,6 +60,10 @@ func (g *generator) payload(pl *lang.Payload, slot int, in, receives bool) paylo
 		}
 		return p
 	}
+	if pk := g.info.Packs[pl]; pk != nil {
+		p.bytes = g.packedView(pl, pk)
+		return p
+	}
 	g.imports["unsafe"] = true
 	off, n := g.payloadSpan(pl, obj)
 	size := int64(obj.Elem.Size())
@@ -80,9 +84,10 @@ func scaled(x code, k int64) string {
 	return fmt.Sprintf("%s*%d", paren(x, 5), k)
 }
 
-// payloadSpan returns the element offset and count of an array payload:
-// fixed leading indices, then a range lo:hi over the next dimension or the
-// whole rest of the array.
+// payloadSpan returns the element offset and count of a contiguous array
+// payload (one the checker made no pack for): fixed leading indices, then a
+// range lo:hi of step 1 over the next dimension and whole dimensions after
+// it, or no range and the whole rest of the array.
 func (g *generator) payloadSpan(pl *lang.Payload, obj *lang.Object) (off, n code) {
 	dims := obj.Dims
 	stride := func(k int) int64 { // elements per step of dimension k
@@ -93,21 +98,16 @@ func (g *generator) payloadSpan(pl *lang.Payload, obj *lang.Object) (off, n code
 		return s
 	}
 	var terms []code
-	for k, ix := range pl.Index {
-		terms = append(terms, g.times(g.expr(ix, "int"), stride(k)))
-	}
-	f := len(pl.Index)
-	if pl.HasRange() {
-		lo, hi := g.expr(pl.Lo, "int"), g.expr(pl.Hi, "int")
-		terms = append(terms, g.times(lo, stride(f)))
-		n = g.times(g.minus(hi, lo), stride(f))
-	} else {
-		n = g.intLit(stride(f - 1))
-		if f == 0 {
-			n = g.intLit(stride(-1))
+	for k, sub := range pl.Subs {
+		if !sub.IsRange() {
+			terms = append(terms, g.times(g.expr(sub.Index, "int"), stride(k)))
+			continue
 		}
+		lo, hi := g.expr(sub.Lo, "int"), g.expr(sub.Hi, "int")
+		terms = append(terms, g.times(lo, stride(k)))
+		return g.sum(terms), g.times(g.minus(hi, lo), stride(k))
 	}
-	return g.sum(terms), n
+	return g.sum(terms), g.intLit(stride(len(pl.Subs) - 1))
 }
 
 // intLit is an int literal code.
@@ -196,6 +196,7 @@ func (g *generator) comm(s *lang.CommStmt) {
 	default:
 		g.fail(s, "%s", lang.UnhandledComm("codegen: communication", s.Kind))
 	}
+	g.packBefore(s)
 	for _, p := range pays {
 		for _, l := range p.setup {
 			g.line("%s", l)
@@ -207,6 +208,7 @@ func (g *generator) comm(s *lang.CommStmt) {
 			g.line("%s", l)
 		}
 	}
+	g.unpackAfter(s)
 	g.line("}")
 }
 

@@ -27,6 +27,7 @@ var smallParams = map[string]string{
 	"concat":            "l=64,P=6",
 	"gauss":             "N=16,P=4",
 	"halo2d":            "nx=8,ny=8,iters=2,Px=3,Py=2",
+	"halo2d_columns":    "nx=8,ny=6,iters=2,Px=3,Py=2",
 	"hypercube":         "n=16,P=8",
 	"matmul":            "N=8",
 	"matmul_transposed": "N=8",

@@ -124,8 +124,10 @@ func payloadBound(k *lang.Checked, pl *lang.Payload) int64 {
 	if obj.Kind != lang.ArrayObj {
 		return size
 	}
-	for _, d := range obj.Dims[min(len(pl.Index), len(obj.Dims)):] {
-		size *= d // no overflow: the checker bounds an array's bytes by 2^63
+	for d, n := range obj.Dims {
+		if d >= len(pl.Subs) || pl.Subs[d].IsRange() {
+			size *= n // no overflow: the checker bounds an array's bytes by 2^63
+		}
 	}
 	return size
 }

@@ -224,23 +224,66 @@ type RegionStmt struct {
 	Body      *Block
 }
 
-// Payload is what a communication statement moves: an array slice such as
-// `A[0][0:N+1]` (fixed leading indices, then an optional half-open range over
-// the next dimension; no range means all of the remaining dimensions), a
-// scalar var (`best`), or an abstract size (`8*n bytes`).
+// Payload is what a communication statement moves: an array section such
+// as `A[0][0:N+1]`, a column `A[1:n+1][j]`, a block `A[r0:r1][c0:c1]` or a
+// strided slice `x[0:n:2]` (one Subscript per bracket written, each a fixed
+// index or a range; the dimensions after the last bracket are whole), a
+// scalar var (`best`), or an abstract size (`8*n bytes`). A section that is
+// not one contiguous run of memory is packed into a scratch buffer before
+// it is sent and unpacked after it is received (lang.Pack).
 type Payload struct {
 	StartPos Pos
-	Bytes    Expr   // non-nil: `SIZE bytes`; the fields below are unused
-	Name     *Ident // array or var
-	Index    []Expr // fixed leading indices
-	Lo, Hi   Expr   // range over dimension len(Index); both nil: no range
-	End      Pos    // position just after the payload
+	Bytes    Expr         // non-nil: `SIZE bytes`; the fields below are unused
+	Name     *Ident       // array or var
+	Subs     []*Subscript // the brackets, one per dimension from the first
+	End      Pos          // position just after the payload
 }
 
 func (p *Payload) Pos() Pos { return p.StartPos }
 
-// HasRange reports whether the payload has a `lo:hi` range.
-func (p *Payload) HasRange() bool { return p.Lo != nil }
+// HasRange reports whether any bracket of the payload is a range.
+func (p *Payload) HasRange() bool {
+	for _, s := range p.Subs {
+		if s.IsRange() {
+			return true
+		}
+	}
+	return false
+}
+
+// SizeExprs returns the expressions a payload's size depends on: its byte
+// size, or the bounds and steps of its ranges (fixed indices choose where
+// the elements are, not how many).
+func (p *Payload) SizeExprs() []Expr {
+	if p.Bytes != nil {
+		return []Expr{p.Bytes}
+	}
+	var out []Expr
+	for _, s := range p.Subs {
+		if s.IsRange() {
+			out = append(out, s.Lo, s.Hi)
+			if s.Step != nil {
+				out = append(out, s.Step)
+			}
+		}
+	}
+	return out
+}
+
+// Subscript is one bracket of an array payload: a fixed index `[i]`, or a
+// half-open range `[lo:hi]` with an optional constant step `[lo:hi:step]`
+// (elements lo, lo+step, … below hi).
+type Subscript struct {
+	Lbrack Pos
+	Index  Expr // a fixed index; nil for a range
+	Lo, Hi Expr // a range; both nil for a fixed index
+	Step   Expr // nil: 1
+}
+
+func (s *Subscript) Pos() Pos { return s.Lbrack }
+
+// IsRange reports whether the bracket is a range.
+func (s *Subscript) IsRange() bool { return s.Index == nil }
 
 // CommKind names a communication statement.
 type CommKind uint8

@@ -53,6 +53,7 @@ func (c *checker) comm(s *CommStmt) {
 	if s.Kind.IsNonBlocking() {
 		c.post(s)
 	}
+	c.commPacks(s)
 }
 
 // collectiveGuard reports a collective that not every rank reaches
@@ -98,106 +99,7 @@ func (c *checker) payload(p *Payload, ctx exprCtx) payloadInfo {
 		}
 		return info
 	}
-	obj := c.lookup(p.Name)
-	if obj != nil && obj.Kind != ArrayObj && obj.Kind != VarObj {
-		c.errorf(p.Name, "a payload must name an array or a var, but %s is %s; to move a size without data, write '%s bytes'",
-			p.Name.Name, obj.Kind.article(), p.Name.Name)
-		obj = nil
-	}
-	if obj != nil && obj.Kind == VarObj {
-		if len(p.Index) > 0 || p.HasRange() {
-			c.errorf(p, "%s is a var, a single value; send it without indices or a range", p.Name.Name)
-			obj = nil
-		} else {
-			c.record(p.Name, operand{typ: obj.Type, dep: DepData})
-			one := constAffine(big.NewRat(1, 1))
-			return payloadInfo{ok: true, elem: obj.Elem, count: &one}
-		}
-	}
-	used := len(p.Index)
-	if p.HasRange() {
-		used++
-	}
-	if obj != nil && used > len(obj.Dims) {
-		c.errorf(p, "%s has %s, but the payload gives %d", p.Name.Name, plural(len(obj.Dims), "dimension", "dimensions"), used)
-		obj = nil
-	}
-	if obj == nil {
-		for _, x := range p.Index {
-			c.value(x, ctx)
-		}
-		c.value(p.Lo, ctx)
-		c.value(p.Hi, ctx)
-		return payloadInfo{}
-	}
-	c.record(p.Name, operand{typ: obj.Type, dep: DepData})
-	return c.arrayPayload(p, obj, ctx)
-}
-
-// arrayPayload checks the indices and range of an array payload: A[i]
-// (a row), A[i][lo:hi] (a slice of the next dimension), x[lo:hi].
-func (c *checker) arrayPayload(p *Payload, obj *Object, ctx exprCtx) payloadInfo {
-	for i, x := range p.Index {
-		op := c.intContext(x, "an index", ctx)
-		c.checkIndex(x, op, ctx, obj, i)
-	}
-	info := payloadInfo{ok: true, elem: obj.Elem}
-	first := len(p.Index)
-	if p.HasRange() {
-		first++
-	}
-	rest := big.NewRat(1, 1)
-	for _, d := range obj.Dims[first:] {
-		rest.Mul(rest, ratInt64(d))
-	}
-	if !p.HasRange() {
-		count := constAffine(rest) // the rest of the array from the fixed indices on
-		info.count = &count
-		return info
-	}
-	length, ok := c.slice(p, obj, ctx)
-	if ok {
-		count := length.scale(rest)
-		info.count = &count
-	}
-	return info
-}
-
-// slice checks the range lo:hi over dimension dim of a payload: 0 ≤ lo ≤
-// hi ≤ size, where that can be decided. It returns the length hi - lo.
-func (c *checker) slice(p *Payload, obj *Object, ctx exprCtx) (affine, bool) {
-	dim := len(p.Index)
-	lo := c.intContext(p.Lo, "a slice bound", ctx)
-	hi := c.intContext(p.Hi, "a slice bound", ctx)
-	size := ratInt64(obj.Dims[dim])
-	fLo, okLo := c.boundsOf(p.Lo, lo, ctx)
-	fHi, okHi := c.boundsOf(p.Hi, hi, ctx)
-	known := obj.Dims[dim] > 0
-	if okLo && known {
-		if got, at, found := c.violation(fLo, new(big.Rat), size); found {
-			c.errorf(p.Lo, "the slice start %s is outside %s (a slice lo:hi needs 0 ≤ lo ≤ hi ≤ %d)",
-				valueAt(p.Lo, got.RatString(), at), dimText(obj, dim), obj.Dims[dim])
-		}
-	}
-	if okHi && known {
-		if got, at, found := c.violation(fHi, new(big.Rat), size); found {
-			c.errorf(p.Hi, "the slice end %s is outside %s (a slice lo:hi needs 0 ≤ lo ≤ hi ≤ %d)",
-				valueAt(p.Hi, got.RatString(), at), dimText(obj, dim), obj.Dims[dim])
-		}
-	}
-	if okLo && okHi {
-		length := fHi.addScaled(fLo, big.NewRat(-1, 1))
-		if got, at, found := c.violation(length, new(big.Rat), nil); found {
-			c.errorf(p.Lo, "the slice %s:%s has negative length %s%s; it must end where it starts or later",
-				exprText(p.Lo), exprText(p.Hi), got.RatString(), at)
-		}
-	}
-	fLo, okLo = c.affineOf(p.Lo)
-	fHi, okHi = c.affineOf(p.Hi)
-	if !okLo || !okHi || lo.typ == InvalidType || hi.typ == InvalidType {
-		return affine{}, false
-	}
-	return fHi.addScaled(fLo, big.NewRat(-1, 1)), true
+	return c.namedPayload(p, ctx)
 }
 
 // samePayload checks that sendrecv sends and receives the same element

@@ -54,16 +54,24 @@ func (c *checker) payloadSpans(pl *Payload) (*Object, []indexSpan) {
 		return obj, nil
 	}
 	var spans []indexSpan
-	for _, x := range pl.Index {
-		v, ok := c.constInt(x)
-		if !ok {
-			return obj, nil
+	for _, sub := range pl.Subs {
+		if !sub.IsRange() {
+			v, ok := c.constInt(sub.Index)
+			if !ok {
+				return obj, nil
+			}
+			spans = append(spans, indexSpan{v, v})
+			continue
 		}
-		spans = append(spans, indexSpan{v, v})
-	}
-	if pl.HasRange() {
-		lo, okLo := c.constInt(pl.Lo)
-		hi, okHi := c.constInt(pl.Hi)
+		if sub.Step != nil {
+			// A strided range touches some elements of its hull, not
+			// all: an intersection with the hull proves nothing.
+			if st, ok := c.constInt(sub.Step); !ok || st != 1 {
+				return obj, nil
+			}
+		}
+		lo, okLo := c.constInt(sub.Lo)
+		hi, okHi := c.constInt(sub.Hi)
 		switch {
 		case !okLo || !okHi:
 			return obj, nil
@@ -188,11 +196,15 @@ func payloadText(pl *Payload) string {
 	}
 	var b strings.Builder
 	b.WriteString(pl.Name.Name)
-	for _, x := range pl.Index {
-		fmt.Fprintf(&b, "[%s]", exprText(x))
-	}
-	if pl.HasRange() {
-		fmt.Fprintf(&b, "[%s:%s]", exprText(pl.Lo), exprText(pl.Hi))
+	for _, sub := range pl.Subs {
+		switch {
+		case !sub.IsRange():
+			fmt.Fprintf(&b, "[%s]", exprText(sub.Index))
+		case sub.Step != nil:
+			fmt.Fprintf(&b, "[%s:%s:%s]", exprText(sub.Lo), exprText(sub.Hi), exprText(sub.Step))
+		default:
+			fmt.Fprintf(&b, "[%s:%s]", exprText(sub.Lo), exprText(sub.Hi))
+		}
 	}
 	return b.String()
 }

@@ -153,6 +153,8 @@ func (b *jsonBuilder) node(n Node) *jsonObject {
 		return b.arraySpec(n)
 	case *Payload:
 		return b.payload(n)
+	case *Subscript:
+		return b.subscript(n)
 	case Stmt:
 		return b.stmt(n)
 	case Expr:
@@ -361,8 +363,8 @@ func (b *jsonBuilder) arraySpec(a *ArraySpec) *jsonObject {
 	return b.finish(o, a)
 }
 
-// payload returns the object of a Payload: either "bytes", or "name",
-// "index" and the optional "lo" and "hi" of a range.
+// payload returns the object of a Payload: either "bytes", or "name" and
+// "subs", its brackets.
 func (b *jsonBuilder) payload(p *Payload) *jsonObject {
 	if p == nil {
 		b.fail("nil *Payload")
@@ -374,10 +376,26 @@ func (b *jsonBuilder) payload(p *Payload) *jsonObject {
 		return b.finish(o, p)
 	}
 	o.set("name", b.name(p.Name))
-	o.set("index", b.exprs(p.Index))
-	o.set("lo", b.optional(p.Lo))
-	o.set("hi", b.optional(p.Hi))
+	o.set("subs", jsonList(p.Subs, b.subscript))
 	return b.finish(o, p)
+}
+
+// subscript returns the object of one bracket of a payload: "index" for a
+// fixed index, or "lo", "hi" and the optional "step" of a range.
+func (b *jsonBuilder) subscript(s *Subscript) *jsonObject {
+	if s == nil {
+		b.fail("nil *Subscript")
+		return nil
+	}
+	o := b.object("Subscript", s)
+	if !s.IsRange() {
+		o.set("index", b.expr(s.Index))
+		return b.finish(o, s)
+	}
+	o.set("lo", b.required(s.Lo, "range start"))
+	o.set("hi", b.required(s.Hi, "range end"))
+	o.set("step", b.optional(s.Step))
+	return b.finish(o, s)
 }
 
 // elem returns the name of an element type.

@@ -586,7 +586,7 @@ func (p *printer) comm(s *CommStmt) {
 	}
 }
 
-// payload prints `SIZE bytes` or `name[i]…[lo:hi]`, all compact.
+// payload prints `SIZE bytes` or `name[i][lo:hi:step]…`, all compact.
 func (p *printer) payload(pl *Payload) {
 	if pl == nil {
 		p.invalid("nil *Payload")
@@ -598,14 +598,32 @@ func (p *printer) payload(pl *Payload) {
 		return
 	}
 	p.ident(pl.Name)
-	p.indices(pl.Index)
-	if pl.Lo != nil || pl.Hi != nil {
-		p.text("[")
-		p.expr(pl.Lo, true)
-		p.text(":")
-		p.expr(pl.Hi, true)
-		p.text("]")
+	for _, sub := range pl.Subs {
+		p.subscript(sub)
 	}
+}
+
+// subscript prints one bracket of a payload: `[i]`, `[lo:hi]` or
+// `[lo:hi:step]`, compact.
+func (p *printer) subscript(s *Subscript) {
+	if s == nil {
+		p.invalid("nil *Subscript")
+		return
+	}
+	p.text("[")
+	if !s.IsRange() {
+		p.expr(s.Index, true)
+		p.text("]")
+		return
+	}
+	p.expr(s.Lo, true)
+	p.text(":")
+	p.expr(s.Hi, true)
+	if s.Step != nil {
+		p.text(":")
+		p.expr(s.Step, true)
+	}
+	p.text("]")
 }
 
 // indices prints `[x][y]…` with compact expressions.

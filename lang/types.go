@@ -164,8 +164,16 @@ type Info struct {
 	Values map[Expr]Value
 
 	NumSlots int       // loop index slots: Env.Index needs this length
-	Arrays   []*Object // every array, in declaration order
-	Vars     []*Object // every var, in declaration order
+	Arrays   []*Object // every array, in declaration order (pack buffers included)
+	// Packs holds the pack and unpack loops of every array payload that
+	// is not contiguous (payloadpack.go); a payload not in it moves
+	// straight from the array.
+	Packs map[*Payload]*Pack
+	// CommPacks holds, for every communication statement that has such
+	// a payload, the pack loops it runs before its transfer and the
+	// unpack loops after.
+	CommPacks map[*CommStmt]*CommPack
+	Vars      []*Object // every var, in declaration order
 	// Requests are the request names of the kernel's isend and irecv
 	// statements, each by its first 'as', in that order: a request's
 	// number (RequestNumber) is its index here, so that the analyzer and

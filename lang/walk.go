@@ -91,11 +91,14 @@ func Inspect(n Node, f func(Node) bool) {
 		if n.Name != nil {
 			Inspect(n.Name, f)
 		}
-		for _, x := range n.Index {
-			inspectExpr(x, f)
+		for _, sub := range n.Subs {
+			Inspect(sub, f)
 		}
+	case *Subscript:
+		inspectExpr(n.Index, f)
 		inspectExpr(n.Lo, f)
 		inspectExpr(n.Hi, f)
+		inspectExpr(n.Step, f)
 	case *BinaryExpr:
 		inspectExpr(n.X, f)
 		inspectExpr(n.Y, f)

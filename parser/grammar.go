@@ -8,8 +8,8 @@ import "github.com/alecthomas/participle/v2/lexer"
 //
 //   - Declared names accept keywords (nameNode), so that `var for: f64`
 //     says "'for' is a keyword" rather than "unexpected token".
-//   - Every index accepts a range `[lo:hi]` (indexNode); only the last index
-//     of a payload may have one.
+//   - Every index accepts a range `[lo:hi]` or `[lo:hi:step]` (indexNode);
+//     only the brackets of a payload may have one.
 //   - Comparisons, else clauses and kernel parameter commas are parsed
 //     loosely (`a < b < c`, `else {} else {}`, `(N = 1 M = 2)`) and rejected
 //     while lowering with a message that says what to write.
@@ -330,7 +330,7 @@ type redOpNode struct {
 }
 
 // payloadNode is `SIZE bytes` or an expression that lowering checks to be a
-// name with indices and an optional final range.
+// name with brackets, each an index or a range.
 type payloadNode struct {
 	X     *exprNode    `parser:"@@"`
 	Bytes *lexer.Token `parser:"@'bytes'?"`
@@ -447,13 +447,16 @@ type callArgs struct {
 	Rparen lexer.Token `parser:"@')'"`
 }
 
-// indexNode is `[i]`, or `[lo:hi]` where a payload allows a range.
+// indexNode is `[i]`, or `[lo:hi]` or `[lo:hi:step]` where a payload
+// allows a range.
 type indexNode struct {
-	Lbrack lexer.Token  `parser:"@'['"`
-	X      *exprNode    `parser:"@@"`
-	Colon  *lexer.Token `parser:"( @':'"`
-	Hi     *exprNode    `parser:"  @@ )?"`
-	Rbrack lexer.Token  `parser:"@']'"`
+	Lbrack    lexer.Token  `parser:"@'['"`
+	X         *exprNode    `parser:"@@"`
+	Colon     *lexer.Token `parser:"( @':'"`
+	Hi        *exprNode    `parser:"  @@"`
+	StepColon *lexer.Token `parser:"  ( @':'"`
+	Step      *exprNode    `parser:"    @@ )? )?"`
+	Rbrack    lexer.Token  `parser:"@']'"`
 }
 
 // parenNode is `( expr )`.

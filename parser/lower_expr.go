@@ -140,18 +140,33 @@ func (l *lowerer) indexed(name lexer.Token, index []*indexNode) lang.Expr {
 	return x
 }
 
-// index lowers one `[i]`. A range `[lo:hi]` is only meaningful as the last
-// index of a payload (payload handles that case); anywhere else it is
+// index lowers one `[i]`. A range `[lo:hi]` or `[lo:hi:step]` is only
+// meaningful in a payload (payload handles that case); anywhere else it is
 // reported and its lower bound kept.
 func (l *lowerer) index(n *indexNode) lang.Expr {
 	if n.Colon != nil {
-		l.errorf(pos(*n.Colon), "a range 'lo:hi' is allowed only as the last index of a payload, as in 'send x[0:n] to 1'")
+		l.errorf(pos(*n.Colon), "a range 'lo:hi' selects part of an array only in a payload, as in 'send x[0:n] to 1'; "+
+			"an element needs one index per dimension")
 	}
 	return l.expr(n.X)
 }
 
+// subscript lowers one bracket of a payload: an index or a range.
+func (l *lowerer) subscript(n *indexNode) *lang.Subscript {
+	s := &lang.Subscript{Lbrack: pos(n.Lbrack)}
+	if n.Colon == nil {
+		s.Index = l.expr(n.X)
+		return s
+	}
+	s.Lo, s.Hi = l.expr(n.X), l.expr(n.Hi)
+	if n.Step != nil {
+		s.Step = l.expr(n.Step)
+	}
+	return s
+}
+
 // payload lowers what a communication statement moves: `SIZE bytes`, or a
-// name with fixed indices and an optional final range.
+// name with brackets, each a fixed index or a range.
 func (l *lowerer) payload(n *payloadNode) *lang.Payload {
 	if n.Bytes != nil {
 		size := l.expr(n.X)
@@ -160,7 +175,7 @@ func (l *lowerer) payload(n *payloadNode) *lang.Payload {
 	ref := plainName(n.X)
 	if ref == nil {
 		x := l.expr(n.X)
-		l.errorf(x.Pos(), "a payload is an array slice such as x[0:n], a row A[i], a var, or a size 'SIZE bytes'; add 'bytes' after a size")
+		l.errorf(x.Pos(), "a payload is an array section such as x[0:n], a row A[i], a column A[0:n][j], a var, or a size 'SIZE bytes'; add 'bytes' after a size")
 		return &lang.Payload{StartPos: x.Pos(), Bytes: x, End: x.Pos()}
 	}
 	l.checkNotType(ref.Name)
@@ -168,16 +183,10 @@ func (l *lowerer) payload(n *payloadNode) *lang.Payload {
 	if len(ref.Index) == 0 {
 		return p
 	}
-	last := ref.Index[len(ref.Index)-1]
-	for _, ix := range ref.Index[:len(ref.Index)-1] {
-		p.Index = append(p.Index, l.index(ix))
+	for _, ix := range ref.Index {
+		p.Subs = append(p.Subs, l.subscript(ix))
 	}
-	if last.Colon != nil {
-		p.Lo, p.Hi = l.expr(last.X), l.expr(last.Hi)
-	} else {
-		p.Index = append(p.Index, l.expr(last.X))
-	}
-	p.End = endOf(last.Rbrack)
+	p.End = endOf(ref.Index[len(ref.Index)-1].Rbrack)
 	return p
 }
 

@@ -87,11 +87,11 @@ func TestStatementShapes(t *testing.T) {
 			name: "payload forms",
 			body: "send A[0][0:N+1] to east\nrecv x[0:n] from west\nbcast A[i] from 0\nscan min best\nsend 8*n bytes to (rank+1) % P",
 			want: []lang.Stmt{
-				&lang.CommStmt{Kind: lang.Send, Payload: &lang.Payload{Name: id("A"), Index: []lang.Expr{num("0")},
-					Lo: num("0"), Hi: bin(id("N"), lang.Add, num("1"))}, Peer: &lang.DirExpr{Dir: lang.East}},
-				&lang.CommStmt{Kind: lang.Recv, Payload: &lang.Payload{Name: id("x"), Lo: num("0"), Hi: id("n")},
+				&lang.CommStmt{Kind: lang.Send, Payload: &lang.Payload{Name: id("A"), Subs: []*lang.Subscript{
+					{Index: num("0")}, {Lo: num("0"), Hi: bin(id("N"), lang.Add, num("1"))}}}, Peer: &lang.DirExpr{Dir: lang.East}},
+				&lang.CommStmt{Kind: lang.Recv, Payload: &lang.Payload{Name: id("x"), Subs: []*lang.Subscript{{Lo: num("0"), Hi: id("n")}}},
 					Peer: &lang.DirExpr{Dir: lang.West}},
-				&lang.CommStmt{Kind: lang.Bcast, Payload: &lang.Payload{Name: id("A"), Index: []lang.Expr{id("i")}}, Peer: num("0")},
+				&lang.CommStmt{Kind: lang.Bcast, Payload: &lang.Payload{Name: id("A"), Subs: []*lang.Subscript{{Index: id("i")}}}, Peer: num("0")},
 				&lang.CommStmt{Kind: lang.Scan, Op: lang.ReduceMin, Payload: &lang.Payload{Name: id("best")}},
 				&lang.CommStmt{Kind: lang.Send, Payload: &lang.Payload{Bytes: bin(num("8"), lang.Mul, id("n"))},
 					Peer: bin(&lang.ParenExpr{X: bin(id("rank"), lang.Add, num("1"))}, lang.Rem, id("P"))},
@@ -102,15 +102,15 @@ func TestStatementShapes(t *testing.T) {
 			body: "sendrecv x[0:n] to neighbor(1, 0) from none into y[0:n]\nexchange x[0:n] with rank ^ (1<<d)\n" +
 				"scatter b[0:m] from 0; gather b[0:m] to 0; allgather b[0:m]; alltoall b[0:m]; barrier",
 			want: []lang.Stmt{
-				&lang.CommStmt{Kind: lang.SendRecv, Payload: &lang.Payload{Name: id("x"), Lo: num("0"), Hi: id("n")},
+				&lang.CommStmt{Kind: lang.SendRecv, Payload: &lang.Payload{Name: id("x"), Subs: []*lang.Subscript{{Lo: num("0"), Hi: id("n")}}},
 					Peer: &lang.CallExpr{Fun: id("neighbor"), Args: []lang.Expr{num("1"), num("0")}},
-					From: &lang.NoneLit{}, Into: &lang.Payload{Name: id("y"), Lo: num("0"), Hi: id("n")}},
-				&lang.CommStmt{Kind: lang.Exchange, Payload: &lang.Payload{Name: id("x"), Lo: num("0"), Hi: id("n")},
+					From: &lang.NoneLit{}, Into: &lang.Payload{Name: id("y"), Subs: []*lang.Subscript{{Lo: num("0"), Hi: id("n")}}}},
+				&lang.CommStmt{Kind: lang.Exchange, Payload: &lang.Payload{Name: id("x"), Subs: []*lang.Subscript{{Lo: num("0"), Hi: id("n")}}},
 					Peer: bin(id("rank"), lang.Xor, &lang.ParenExpr{X: bin(num("1"), lang.Shl, id("d"))})},
-				&lang.CommStmt{Kind: lang.Scatter, Payload: &lang.Payload{Name: id("b"), Lo: num("0"), Hi: id("m")}, Peer: num("0")},
-				&lang.CommStmt{Kind: lang.Gather, Payload: &lang.Payload{Name: id("b"), Lo: num("0"), Hi: id("m")}, Peer: num("0")},
-				&lang.CommStmt{Kind: lang.Allgather, Payload: &lang.Payload{Name: id("b"), Lo: num("0"), Hi: id("m")}},
-				&lang.CommStmt{Kind: lang.Alltoall, Payload: &lang.Payload{Name: id("b"), Lo: num("0"), Hi: id("m")}},
+				&lang.CommStmt{Kind: lang.Scatter, Payload: &lang.Payload{Name: id("b"), Subs: []*lang.Subscript{{Lo: num("0"), Hi: id("m")}}}, Peer: num("0")},
+				&lang.CommStmt{Kind: lang.Gather, Payload: &lang.Payload{Name: id("b"), Subs: []*lang.Subscript{{Lo: num("0"), Hi: id("m")}}}, Peer: num("0")},
+				&lang.CommStmt{Kind: lang.Allgather, Payload: &lang.Payload{Name: id("b"), Subs: []*lang.Subscript{{Lo: num("0"), Hi: id("m")}}}},
+				&lang.CommStmt{Kind: lang.Alltoall, Payload: &lang.Payload{Name: id("b"), Subs: []*lang.Subscript{{Lo: num("0"), Hi: id("m")}}}},
 				&lang.CommStmt{Kind: lang.Barrier},
 			},
 		},
@@ -284,7 +284,7 @@ func TestParseExpr(t *testing.T) {
 	for src, want := range map[string]string{
 		"":        "1:1: expected an expression, found end of file",
 		"1 2":     "1:3: unexpected '2' after the expression",
-		"x[0:2]":  "1:4: a range 'lo:hi' is allowed only as the last index of a payload, as in 'send x[0:n] to 1'",
+		"x[0:2]":  "1:4: a range 'lo:hi' selects part of an array only in a payload, as in 'send x[0:n] to 1'; an element needs one index per dimension",
 		"(1":      "1:3: missing ')' to close the '(' opened at 1:1",
 		"a < b <": "1:8: expected an expression, found end of file",
 	} {
