@@ -36,6 +36,8 @@ func (c *checker) stmt(s Stmt) {
 		c.assign(s)
 	case *CommStmt:
 		c.comm(s)
+	case *WorkStmt:
+		c.work(s)
 	case *Block:
 		c.block(s)
 	default:

@@ -153,6 +153,8 @@ func (b *jsonBuilder) node(n Node) *jsonObject {
 		return b.arraySpec(n)
 	case *Payload:
 		return b.payload(n)
+	case WorkItem:
+		return b.workItem(n)
 	case Stmt:
 		return b.stmt(n)
 	case Expr:
@@ -306,6 +308,8 @@ func (b *jsonBuilder) stmt(s Stmt) *jsonObject {
 		o.set("body", b.block(s.Body))
 	case *CommStmt:
 		o = b.comm(s)
+	case *WorkStmt:
+		o = b.work(s)
 	default:
 		b.fail("unknown statement type %T", s)
 		return nil

@@ -431,6 +431,8 @@ func (p *printer) stmt(s Stmt) {
 		p.block(s.Body)
 	case *CommStmt:
 		p.comm(s)
+	case *WorkStmt:
+		p.work(s)
 	case *Block:
 		p.block(s)
 	default:
@@ -891,6 +893,8 @@ func printEndStmt(n Node) int {
 		return printEnd(n.Then)
 	case *CommStmt:
 		return printEndComm(n)
+	case *WorkStmt:
+		return printEndWork(n)
 	}
 	return printNoOffset
 }

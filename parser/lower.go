@@ -143,6 +143,8 @@ func (l *lowerer) stmt(n *stmtNode) lang.Stmt {
 			NamePos: pos(n.Region.Name.Tok), Body: l.block(&n.Region.Body.blockNode)}
 	case n.Assign != nil:
 		return l.assign(n.Assign)
+	case n.Work != nil:
+		return l.work(n.Work)
 	}
 	return l.comm(n)
 }
