@@ -64,7 +64,7 @@ func (c *checker) workItem(it WorkItem, s *WorkStmt) (workItem, bool) {
 
 // workOp checks `COUNT KIND TYPE`.
 func (c *checker) workOp(it *WorkOp) (workItem, bool) {
-	n, ok := c.workCount(it.Count, "an operation count")
+	n, ok := c.workCount(it.Count, "operation count")
 	wi := workItem{op: it, count: n, kind: it.Kind, elem: it.Elem}
 	if !slices.Contains(workOpKinds[:], it.Kind) {
 		c.errs.Addf(c.pos(it.KindPos), "'%s' is not an operation kind; write one of %s (flop counts as add)",
@@ -88,7 +88,7 @@ func (c *checker) workOp(it *WorkOp) (workItem, bool) {
 
 // workMem checks `load BYTES bytes [from ARRAY | in SET]` and its store.
 func (c *checker) workMem(it *WorkMem, s *WorkStmt) (workItem, bool) {
-	bytes, ok := c.workCount(it.Bytes, "a byte count")
+	bytes, ok := c.workCount(it.Bytes, "byte count")
 	wi := workItem{mem: it, elem: workBufferElem(s)}
 	if it.Array != nil {
 		obj := c.lookup(it.Array)
@@ -106,7 +106,7 @@ func (c *checker) workMem(it *WorkMem, s *WorkStmt) (workItem, bool) {
 	set := bytes
 	if it.Set != nil {
 		var good bool
-		set, good = c.workCount(it.Set, "a working set size")
+		set, good = c.workCount(it.Set, "working set size")
 		ok = ok && good
 	}
 	if !ok {
@@ -150,15 +150,20 @@ func workBufferElem(s *WorkStmt) ElemType {
 	return F64
 }
 
-// workCount checks a count of a work item: a static integer ≥ 0.
+// workCount checks a count of a work item (what names it, without an
+// article): a static integer ≥ 0.
 func (c *checker) workCount(e Expr, what string) (int64, bool) {
-	op := c.intContext(e, what, exprCtx{})
+	op := c.intContext(e, "the "+what, exprCtx{})
 	switch {
 	case op.typ == InvalidType:
 		return 0, false
 	case op.dep != 0:
-		c.errorf(e, "%s of a work item must be the same on every rank and iteration, but %s; use parameters and lets (put rank-dependent work under an if)",
-			what, c.varies(e, DepRank|DepIndex))
+		hint := "use parameters and lets"
+		if op.dep&DepRank != 0 {
+			hint += ", and state work that differs between ranks under an if on rank"
+		}
+		c.errorf(e, "the %s of a work item must be the same on every rank and iteration, but %s; %s",
+			what, c.varies(e, DepRank|DepIndex), hint)
 		return 0, false
 	case !op.val.IsValid():
 		return 0, false
@@ -166,10 +171,10 @@ func (c *checker) workCount(e Expr, what string) (int64, bool) {
 	n, ok := op.val.Int64()
 	switch {
 	case !ok && op.val.sign() > 0:
-		c.errorf(e, "%s %s is too large (at most 2^63-1)", what, valueOf(e, op.val.String()))
+		c.errorf(e, "the %s %s is too large (at most 2^63-1)", what, valueOf(e, op.val.String()))
 		return 0, false
 	case !ok || n < 0:
-		c.errorf(e, "%s %s must be at least 0", what, valueOf(e, op.val.String()))
+		c.errorf(e, "the %s %s must be at least 0", what, valueOf(e, op.val.String()))
 		return 0, false
 	}
 	return n, true

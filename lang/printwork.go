@@ -1,12 +1,25 @@
 package lang
 
 // work prints `work ITEM, ITEM…`; counts and byte counts are compact, as
-// payload sizes are.
+// payload sizes are. A statement with many items is long: an item that
+// starts a line in the source starts one in the output too, indented one
+// level more than the statement, and the comments before it are kept.
 func (p *printer) work(s *WorkStmt) {
 	p.text("work ")
+	indented := false
 	for i, it := range s.Items {
 		if i > 0 {
-			p.text(", ")
+			p.text(",")
+			if p.startsLine(it.Pos(), s.Items[i-1].Pos()) {
+				p.flush(printOffset(it.Pos()))
+				p.endLine()
+				if !indented {
+					p.indent++
+					indented = true
+				}
+			} else {
+				p.text(" ")
+			}
 		}
 		switch it := it.(type) {
 		case *WorkOp:
@@ -29,6 +42,18 @@ func (p *printer) work(s *WorkStmt) {
 			p.invalid("work item of type %T", it)
 		}
 	}
+	if indented {
+		p.indent--
+	}
+}
+
+// startsLine reports whether the source puts pos on a later line than
+// prev; without a source, nothing starts a line.
+func (p *printer) startsLine(pos, prev Pos) bool {
+	if p.src == nil || !pos.IsValid() || !prev.IsValid() {
+		return false
+	}
+	return p.src.Position(pos).Line > p.src.Position(prev).Line
 }
 
 // printEndWork returns the source offset just after a work statement.

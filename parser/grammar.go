@@ -466,9 +466,11 @@ type workMemNode struct {
 }
 
 // workOpNode is `COUNT KIND TYPE`; the kind is a name that the checker
-// looks up among the operation kinds.
+// looks up among the operation kinds. The kind accepts keywords and the
+// type is optional so that lowering can say what is missing ("work N f64",
+// "work 8 bytes").
 type workOpNode struct {
 	Count *exprNode     `parser:"@@"`
-	Kind  lexer.Token   `parser:"@Ident"`
-	Elem  *elemTypeNode `parser:"@@"`
+	Kind  lexer.Token   `parser:"@(Ident | Keyword)"`
+	Elem  *elemTypeNode `parser:"@@?"`
 }

@@ -12,8 +12,7 @@ func (l *lowerer) work(n *workNode) *lang.WorkStmt {
 		case it.Mem != nil:
 			s.Items = append(s.Items, l.workMem(it.Mem))
 		case it.Op != nil:
-			s.Items = append(s.Items, &lang.WorkOp{Count: l.expr(it.Op.Count), Kind: it.Op.Kind.Value,
-				KindPos: pos(it.Op.Kind), Elem: elemType(it.Op.Elem), ElemPos: pos(it.Op.Elem.Tok)})
+			s.Items = append(s.Items, l.workOp(it.Op))
 		}
 	}
 	return s
@@ -34,4 +33,21 @@ func (l *lowerer) workMem(n *workMemNode) *lang.WorkMem {
 		m.Set = l.expr(n.Set)
 	}
 	return m
+}
+
+// workOp lowers `COUNT KIND TYPE`, reporting a missing kind or type.
+func (l *lowerer) workOp(n *workOpNode) *lang.WorkOp {
+	op := &lang.WorkOp{Count: l.expr(n.Count), Kind: n.Kind.Value, KindPos: pos(n.Kind), ElemPos: endOf(n.Kind)}
+	count := lang.ExprString(op.Count)
+	switch {
+	case n.Kind.Value == "bytes":
+		l.errorf(op.KindPos, "a work item moves bytes with 'load %s bytes' or 'store %s bytes'", count, count)
+	case lang.ElemTypeNamed(n.Kind.Value) != lang.NoElem:
+		l.errorf(op.KindPos, "expected an operation kind before the type, as in '%s add %s'", count, n.Kind.Value)
+	case n.Elem == nil:
+		l.errorf(op.ElemPos, "the work item '%s %s' needs an element type: write f64, f32, i64 or i32 after '%s'", count, n.Kind.Value, n.Kind.Value)
+	default:
+		op.Elem, op.ElemPos = elemType(n.Elem), pos(n.Elem.Tok)
+	}
+	return op
 }
