@@ -14,8 +14,9 @@ import (
 //
 //   - COUNT KIND T: eight accumulators of type T (one when COUNT < 8)
 //     updated by one operation each, `a = a + w` for add, in a loop of
-//     COUNT/8 iterations, then a loop of COUNT%8 iterations on the first;
-//     eight independent chains, as a compiler unrolls a reduction.
+//     COUNT/8 iterations, then a loop of COUNT%8 iterations on the first
+//     (at the position of KIND); eight independent chains, as a compiler
+//     unrolls a reduction.
 //   - load B bytes from A: B/size(A) loads `x = A[i][j]…` in row-major
 //     order from A's first element, as `repeat R { full sweeps }` (no
 //     repeat when R is 1) and then loops over the first B/size%len(A)
@@ -161,6 +162,10 @@ func (w *workLowerer) ops(it workItem, j int) {
 		return out
 	}))
 	if n%8 > 0 {
+		// The loop of the rest has the position of the kind, not of the
+		// count: reports key the chains a loop carries by the loop's
+		// position and the accumulator, which both loops share.
+		w.pos = it.op.KindPos
 		single(n % 8)
 	}
 }
