@@ -28,12 +28,12 @@ import (
 //   - The operations go into the body of the loops that run most often
 //     (the host; a partial sweep of a multi-dimensional array, which is
 //     several nests, hosts none): COUNT/T operations per iteration of its
-//     T iterations, into eight accumulators of the type (one when
-//     COUNT < 8). Their input is a value of their type loaded in the same
+//     T iterations (at most 16), into eight accumulators of the type (one
+//     when COUNT < 8). Their input is a value of their type loaded in the same
 //     iteration, `a = x + w` for add, so that they are independent, as
 //     operations stated without dependences are; without such a load it
 //     is the accumulator, `a = a + w`, up to eight chains, as a compiler
-//     unrolls a reduction. The rest, COUNT%T, or all of them when the
+//     unrolls a reduction. The rest, or all of them when the
 //     statement moves no memory, run in loops of their own on the
 //     accumulators: COUNT/8 iterations of eight updates, then COUNT%8
 //     iterations of one (at the position of KIND).
@@ -56,6 +56,12 @@ type workLowerer struct {
 	bufs   map[int64]string // buffer name by working-set bytes
 	vars   map[*VarDecl]bool
 }
+
+// workMaxPerIter bounds the operations of one item in one iteration of
+// the host loops (the statements written there); the rest run in the
+// item's own loops. A few loads among billions of operations would
+// otherwise write billions of statements.
+const workMaxPerIter = 16
 
 // workOps is an operation item of the nest: its accumulators and operand.
 type workOps struct {
@@ -137,7 +143,7 @@ func (c *checker) lowerWork(s *WorkStmt, items []workItem) *Block {
 	}
 	for _, o := range ops {
 		if host != nil {
-			o.perIter = o.item.count / host.iterations()
+			o.perIter = min(o.item.count/host.iterations(), workMaxPerIter)
 			if o.perIter > 0 {
 				host.ops = append(host.ops, o)
 			}
@@ -149,7 +155,7 @@ func (c *checker) lowerWork(s *WorkStmt, items []workItem) *Block {
 	for _, o := range ops {
 		rest := o.item.count
 		if host != nil {
-			rest %= host.iterations()
+			rest -= o.perIter * host.iterations()
 		}
 		w.opLoops(o, rest)
 	}
