@@ -1140,6 +1140,7 @@ var exampleSettings = map[string][]string{
 	"stencil1d":         {"n=10 iters=3 P=4", "n=3 iters=2 P=2"},
 	"stride":            {"N=10 S=4", "N=7 S=1"},
 	"sweep3d":           {"it=2 jt=2 kt=4 mk=2 mm=4 mmi=2 Px=2 Py=2", "it=2 jt=3 kt=2 mk=2 mm=2 mmi=1 Px=3 Py=2"},
+	"sweep3d_abstract":  {"it=2 jt=2 kt=4 mk=2 mm=4 mmi=2 Px=2 Py=2", "it=2 jt=3 kt=2 mk=2 mm=2 mmi=1 Px=3 Py=2"},
 	"synch1":            {"reps=5 P=4", "reps=2 P=1"},
 	"triad":             {"N=10", "N=1"},
 	"wave":              {"sweeps=2 cells=4 Px=3 Py=2", "sweeps=1 cells=2 Px=2 Py=3"},

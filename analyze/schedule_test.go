@@ -112,15 +112,16 @@ func countTotals(c Counts) scheduleTotals {
 // messages and bytes, the same collectives and barriers.
 func TestScheduleMatchesCounts(t *testing.T) {
 	small := map[string][]lang.Override{
-		"gauss":          {{Name: "N", Value: "16"}, {Name: "P", Value: "4"}},
-		"wave":           {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"sweep3d":        {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}},
-		"halo2d":         {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"halo2d_columns": {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"cannon":         {{Name: "N", Value: "6"}, {Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"meshshift":      {{Name: "Px", Value: "4"}, {Name: "Py", Value: "2"}},
-		"comms3":         {{Name: "P", Value: "4"}},
-		"hypercube":      {{Name: "P", Value: "8"}},
+		"gauss":            {{Name: "N", Value: "16"}, {Name: "P", Value: "4"}},
+		"wave":             {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"sweep3d":          {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}},
+		"halo2d":           {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"halo2d_columns":   {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"cannon":           {{Name: "N", Value: "6"}, {Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"meshshift":        {{Name: "Px", Value: "4"}, {Name: "Py", Value: "2"}},
+		"comms3":           {{Name: "P", Value: "4"}},
+		"hypercube":        {{Name: "P", Value: "8"}},
+		"sweep3d_abstract": {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}},
 	}
 	files, _ := filepath.Glob("../examples/*.spmd")
 	for _, path := range files {

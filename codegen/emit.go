@@ -216,7 +216,7 @@ func (g *generator) varDecl(s *lang.VarDecl) {
 		if s.Init == nil {
 			g.line("var %s %s // %s", name, typ, g.lineCol(s))
 		} else {
-			g.line("var %s %s = %s // %s", name, typ, g.expr(s.Init, typ).text, g.lineCol(s))
+			g.line("var %s %s = %s // %s", name, typ, g.workInit(s, typ, g.expr(s.Init, typ).text), g.lineCol(s))
 		}
 		g.line("_ = %s", name)
 	}

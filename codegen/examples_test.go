@@ -44,6 +44,7 @@ var smallParams = map[string]string{
 	"stencil1d":         "n=32,iters=3,P=3",
 	"stride":            "N=32,S=3",
 	"sweep3d":           "it=4,jt=4,kt=8,mk=4,mm=4,mmi=2,Px=2,Py=2",
+	"sweep3d_abstract":  "it=4,jt=4,kt=8,mk=4,mm=4,mmi=2,Px=2,Py=2",
 	"synch1":            "reps=3,P=5",
 	"triad":             "N=100",
 	"wave":              "sweeps=2,cells=8,Px=3,Py=2",

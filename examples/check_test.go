@@ -50,15 +50,16 @@ func TestExampleDefaults(t *testing.T) {
 		example string
 		want    map[string]string // parameter -> value
 	}{
-		{"gauss", map[string]string{"N": "256", "P": "32"}},                       // LANGUAGE.md; Table 6
-		{"sweep3d", map[string]string{"it": "8", "jt": "8", "kt": "320"}},         // Blue Mountain subgrid
-		{"permutation", map[string]string{"m": "16000000"}},                       // IMH Table 5
-		{"scatter", map[string]string{"m": "2000000", "P": "8"}},                  // IMH Table 5
-		{"broadcast", map[string]string{"m": "2000000", "P": "8"}},                // IMH Table 5
-		{"meshshift", map[string]string{"size": "16384", "Px": "32", "Py": "16"}}, // CM-5 Table 5
-		{"hypercube", map[string]string{"P": "512"}},                              // CM-5 Sec. 7.2
-		{"poly1", map[string]string{"n": "10000", "k": "10"}},                     // PARKBENCH POLY1
-		{"pingpong", map[string]string{"P": "2"}},                                 // COMMS1
+		{"gauss", map[string]string{"N": "256", "P": "32"}},                        // LANGUAGE.md; Table 6
+		{"sweep3d", map[string]string{"it": "8", "jt": "8", "kt": "320"}},          // Blue Mountain subgrid
+		{"sweep3d_abstract", map[string]string{"it": "8", "jt": "8", "kt": "320"}}, // as sweep3d
+		{"permutation", map[string]string{"m": "16000000"}},                        // IMH Table 5
+		{"scatter", map[string]string{"m": "2000000", "P": "8"}},                   // IMH Table 5
+		{"broadcast", map[string]string{"m": "2000000", "P": "8"}},                 // IMH Table 5
+		{"meshshift", map[string]string{"size": "16384", "Px": "32", "Py": "16"}},  // CM-5 Table 5
+		{"hypercube", map[string]string{"P": "512"}},                               // CM-5 Sec. 7.2
+		{"poly1", map[string]string{"n": "10000", "k": "10"}},                      // PARKBENCH POLY1
+		{"pingpong", map[string]string{"P": "2"}},                                  // COMMS1
 	}
 	for _, tt := range tests {
 		t.Run(tt.example, func(t *testing.T) {
@@ -94,6 +95,9 @@ func TestExampleConstraints(t *testing.T) {
 		{"sweep3d", []lang.Override{{Name: "mk", Value: "10"}, {Name: "mmi", Value: "3"}}, ""},
 		{"sweep3d", []lang.Override{{Name: "mk", Value: "7"}}, "kt / mk"},
 		{"sweep3d", []lang.Override{{Name: "mmi", Value: "4"}}, "mm / mmi"},
+		{"sweep3d_abstract", []lang.Override{{Name: "mk", Value: "10"}, {Name: "mmi", Value: "3"}}, ""},
+		{"sweep3d_abstract", []lang.Override{{Name: "mk", Value: "7"}}, "kt / mk"},
+		{"sweep3d_abstract", []lang.Override{{Name: "it", Value: "6"}, {Name: "jt", Value: "6"}}, ""},
 		{"hypercube", []lang.Override{{Name: "P", Value: "64"}}, ""},
 		{"hypercube", []lang.Override{{Name: "P", Value: "100"}}, "log2(P)"},
 		{"cannon", []lang.Override{{Name: "Px", Value: "8"}}, ""},

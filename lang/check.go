@@ -19,6 +19,11 @@ type Checked struct {
 	// compiled holds the int64 closures of the static expressions
 	// (compile.go); read-only after Check, so a Checked may be shared.
 	compiled map[Expr]compiledExpr
+	// written is the kernel as written when Kernel is its copy with the
+	// work statements lowered (checkwork.go); workVars are the lowered
+	// vars whose initial values code generation hides (IsWorkVar).
+	written  *Kernel
+	workVars map[*VarDecl]bool
 }
 
 // NumRanks returns P, the number of ranks.
@@ -58,8 +63,10 @@ func Check(f *File, name string, overrides []Override) (*Checked, error) {
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
-	return &Checked{File: f, Kernel: c.kernel, Info: c.info, Params: c.params, geom: c.geom,
-		compiled: compileAll(c.info, c.geom)}, nil
+	ck := &Checked{File: f, Kernel: c.kernel, Info: c.info, Params: c.params, geom: c.geom,
+		compiled: compileAll(c.info, c.geom)}
+	ck.lowerWork(c.workNests, c.workVars)
+	return ck, nil
 }
 
 // checker holds the state of checking one kernel. Scopes, loop and
@@ -77,14 +84,16 @@ type checker struct {
 	rankV  struct{ rank, rx, ry *Object }
 
 	scope      *scope
-	decls      map[string]Pos // first declaration of each name in the kernel, for messages
-	declaring  []*Ident       // the names whose initialiser is being checked
-	inDefaults bool           // checking parameter defaults: rank is not available yet
-	dead       int            // > 0 inside statements that never run for these parameters
-	loops      []loopFrame    // enclosing for and repeat loops, outermost first
-	conds      []condFrame    // enclosing ifs whose condition is not constant
-	arrayBytes big.Int        // the bytes of the arrays declared so far: one rank's footprint
-	reqs       requestState   // the requests of isend and irecv (checkreq.go)
+	decls      map[string]Pos       // first declaration of each name in the kernel, for messages
+	declaring  []*Ident             // the names whose initialiser is being checked
+	inDefaults bool                 // checking parameter defaults: rank is not available yet
+	dead       int                  // > 0 inside statements that never run for these parameters
+	loops      []loopFrame          // enclosing for and repeat loops, outermost first
+	conds      []condFrame          // enclosing ifs whose condition is not constant
+	arrayBytes big.Int              // the bytes of the arrays declared so far: one rank's footprint
+	reqs       requestState         // the requests of isend and irecv (checkreq.go)
+	workNests  map[*WorkStmt]*Block // the lowered nest of every work statement (checkwork.go)
+	workVars   map[*VarDecl]bool    // the vars of those nests whose values are hidden (IsWorkVar)
 }
 
 // loopFrame is an enclosing for or repeat loop.

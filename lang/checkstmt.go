@@ -41,6 +41,8 @@ func (c *checker) stmt(s Stmt) {
 		c.comm(s)
 	case *WaitStmt:
 		c.waitStmt(s)
+	case *WorkStmt:
+		c.work(s)
 	case *Block:
 		c.block(s)
 	default:

@@ -155,6 +155,8 @@ func (b *jsonBuilder) node(n Node) *jsonObject {
 		return b.payload(n)
 	case *Subscript:
 		return b.subscript(n)
+	case WorkItem:
+		return b.workItem(n)
 	case Stmt:
 		return b.stmt(n)
 	case Expr:
@@ -310,6 +312,8 @@ func (b *jsonBuilder) stmt(s Stmt) *jsonObject {
 		o = b.comm(s)
 	case *WaitStmt:
 		o = b.wait(s)
+	case *WorkStmt:
+		o = b.work(s)
 	default:
 		b.fail("unknown statement type %T", s)
 		return nil

@@ -301,6 +301,10 @@ func jsonNameIdents(f *lang.File) map[*lang.Ident]bool {
 			names[n.Fun] = true
 		case *lang.IndexExpr:
 			names[n.Name] = true
+		case *lang.WorkMem:
+			if n.Array != nil {
+				names[n.Array] = true
+			}
 		}
 		return true
 	})

@@ -433,6 +433,8 @@ func (p *printer) stmt(s Stmt) {
 		p.comm(s)
 	case *WaitStmt:
 		p.wait(s)
+	case *WorkStmt:
+		p.work(s)
 	case *Block:
 		p.block(s)
 	default:
@@ -913,6 +915,8 @@ func printEndStmt(n Node) int {
 		return printEnd(n.Then)
 	case *CommStmt:
 		return printEndComm(n)
+	case *WorkStmt:
+		return printEndWork(n)
 	}
 	return printNoOffset
 }

@@ -70,6 +70,18 @@ func Inspect(n Node, f func(Node) bool) {
 		}
 	case *RegionStmt:
 		Inspect(n.Body, f)
+	case *WorkStmt:
+		for _, it := range n.Items {
+			Inspect(it, f)
+		}
+	case *WorkOp:
+		inspectExpr(n.Count, f)
+	case *WorkMem:
+		inspectExpr(n.Bytes, f)
+		if n.Array != nil {
+			Inspect(n.Array, f)
+		}
+		inspectExpr(n.Set, f)
 	case *WaitStmt:
 		for _, r := range n.Reqs {
 			Inspect(r, f)

@@ -23,6 +23,20 @@ func badInputs() []badInput {
 	deepLoops := "kernel k() {\n" + strings.Repeat("for i in 0..2 {\n", 64) + strings.Repeat("}\n", 64) + "}\n"
 	deepConds := "kernel k() {\n  x = " + strings.Repeat("a ? ", 70) + "1" + strings.Repeat(" : 2", 70) + "\n}\n"
 	return []badInput{
+		{"work without items", "kernel k() {\n  work\n}\n",
+			[]string{"3:1: expected a work item after 'work': 'COUNT KIND TYPE' as in 'N add f64', or 'load BYTES bytes …' or 'store BYTES bytes …', found '}'"}},
+		{"work item without a type", "kernel k(N = 4) {\n  work N add\n}\n",
+			[]string{"2:13: the work item 'N add' needs an element type: write f64, f32, i64 or i32 after 'add'"}},
+		{"work item without a kind", "kernel k(N = 4) {\n  work N f64\n}\n",
+			[]string{"2:10: expected an operation kind before the type, as in 'N add f64'"}},
+		{"work bytes without load", "kernel k() {\n  work 8 bytes\n}\n",
+			[]string{"2:10: a work item moves bytes with 'load 8 bytes' or 'store 8 bytes'"}},
+		{"work load to", "kernel k(N = 4) {\n  array a[N]: f64\n  work load 8 bytes to a\n}\n",
+			[]string{"3:21: a load names its array after 'from', as in 'load 8 bytes from a'"}},
+		{"work store from", "kernel k(N = 4) {\n  array a[N]: f64\n  work store 8 bytes from a\n}\n",
+			[]string{"3:22: a store names its array after 'to', as in 'store 8 bytes to a'"}},
+		{"work load without bytes", "kernel k(N = 4) {\n  array a[N]: f64\n  work load 8 from a\n}\n",
+			[]string{"3:15: expected 'bytes', found 'from'"}},
 		{"missing expression", "kernel k() {\n  x = }\n",
 			[]string{"2:7: expected an expression, found '}'"}},
 		{"missing loop body", "kernel k(N = 4) {\n  for i in 0..N x = 1\n}\n",

@@ -126,6 +126,13 @@ func checkPositions(t *testing.T, src []byte, file *lang.File) {
 			}
 		case *lang.BinaryExpr:
 			expect(n, "operator", n.OpPos, n.Op.String())
+		case *lang.WorkStmt:
+			expect(n, "keyword", n.WorkPos, "work")
+		case *lang.WorkOp:
+			expect(n, "kind", n.KindPos, n.Kind)
+			expect(n, "type", n.ElemPos, n.Elem.String())
+		case *lang.WorkMem:
+			expect(n, "word", n.KindPos, n.Word())
 		}
 		return true
 	})

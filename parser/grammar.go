@@ -152,6 +152,7 @@ type stmtNode struct {
 	Wait     *waitNode     `parser:"| @@"`
 	WaitAll  *lexer.Token  `parser:"| @'waitall'"`
 	Barrier  *lexer.Token  `parser:"| @'barrier'"`
+	Work     *workNode     `parser:"| @@"`
 	Assign   *assignNode   `parser:"| @@ ) ';'?"`
 }
 
@@ -464,4 +465,41 @@ type parenNode struct {
 	Lparen lexer.Token `parser:"@'('"`
 	X      *exprNode   `parser:"@@"`
 	Rparen lexer.Token `parser:"@')'"`
+}
+
+// workNode is `work ITEM {, ITEM}` (lang.WorkStmt).
+type workNode struct {
+	Work  lexer.Token     `parser:"@'work'"`
+	Items []*workItemNode `parser:"@@ ( ',' @@ )*"`
+}
+
+// workItemNode is a memory item or an operation item. `load` and `store`
+// are contextual words, not keywords: an item that starts with one of them
+// is a memory item.
+type workItemNode struct {
+	Mem *workMemNode `parser:"  @@"`
+	Op  *workOpNode  `parser:"| @@"`
+}
+
+// workMemNode is `load BYTES bytes [from ARRAY | in SET]` or
+// `store BYTES bytes [to ARRAY | in SET]`; lowering checks that a load says
+// from and a store to.
+type workMemNode struct {
+	Kind  lexer.Token  `parser:"@('load' | 'store')"`
+	Bytes *exprNode    `parser:"@@"`
+	Word  lexer.Token  `parser:"@'bytes'"`
+	Prep  *lexer.Token `parser:"( @('from' | 'to')"`
+	Array *lexer.Token `parser:"  @Ident"`
+	In    *lexer.Token `parser:"| @'in'"`
+	Set   *exprNode    `parser:"  @@ )?"`
+}
+
+// workOpNode is `COUNT KIND TYPE`; the kind is a name that the checker
+// looks up among the operation kinds. The kind accepts keywords and the
+// type is optional so that lowering can say what is missing ("work N f64",
+// "work 8 bytes").
+type workOpNode struct {
+	Count *exprNode     `parser:"@@"`
+	Kind  lexer.Token   `parser:"@(Ident | Keyword)"`
+	Elem  *elemTypeNode `parser:"@@?"`
 }

@@ -149,6 +149,8 @@ func (l *lowerer) stmt(n *stmtNode) lang.Stmt {
 		return l.wait(n.Wait)
 	case n.WaitAll != nil:
 		return &lang.WaitStmt{WaitPos: pos(*n.WaitAll), All: true}
+	case n.Work != nil:
+		return l.work(n.Work)
 	}
 	return l.comm(n)
 }

@@ -67,6 +67,8 @@ func messageFor(expected string) (string, bool) {
 		return "expected an element type (f64, f32, i64 or i32), found {found}", true
 	case "AssignOpNode":
 		return "expected '=' or another assignment operator ('+=', '-=', '*=', '/=') after {prev}, found {found}", true
+	case "WorkItemNode":
+		return "expected a work item after {prev}: 'COUNT KIND TYPE' as in 'N add f64', or 'load BYTES bytes …' or 'store BYTES bytes …', found {found}", true
 	case "RedOpNode":
 		return "expected a reduction operator (sum, prod, max, min, and, or, xor) after {prev}, found {found}", true
 	case "PayloadNode":

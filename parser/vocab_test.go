@@ -25,12 +25,13 @@ func TestGrammarVocabulary(t *testing.T) {
 		used[string(m[1])] = true
 	}
 	reduce := lang.ReduceOpNames()
+	contextual := append(slices.Clone(reduce), lang.WorkMemoryWords()...)
 	for w := range used {
-		if !lang.IsKeyword(w) && !slices.Contains(reduce, w) {
-			t.Errorf("the grammar spells '%s', which is neither a keyword of lang nor a reduction operator", w)
+		if !lang.IsKeyword(w) && !slices.Contains(contextual, w) {
+			t.Errorf("the grammar spells '%s', which is neither a keyword of lang nor a contextual word (a reduction operator, a work item's load or store)", w)
 		}
 	}
-	for _, w := range append(lang.Keywords(), reduce...) {
+	for _, w := range append(lang.Keywords(), contextual...) {
 		if !used[w] {
 			t.Errorf("the grammar never spells '%s'", w)
 		}

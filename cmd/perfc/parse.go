@@ -39,7 +39,7 @@ const ASTSchema = "perfc.ast/v1"
 // root object starts with "schema", like every JSON perfc prints. The key
 // is spliced into the tree lang builds, which keeps its own key order.
 func encodeAST(w io.Writer, k *lang.Checked) error {
-	tree, err := lang.JSONTree(k.File.Source, k.Kernel, annotations(k))
+	tree, err := lang.JSONTree(k.File.Source, k.Written(), annotations(k))
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ kernel coll() on P = 4 ranks {
 }
 `)
 	work := checkSource(t, "w.spmd", `
-kernel work(n = 8) on P = 2 ranks {
+kernel busy(n = 8) on P = 2 ranks {
   array a[n]: f64
   for i in 0..n {
     a[i] = a[i] * 2.0
@@ -50,7 +50,7 @@ kernel work(n = 8) on P = 2 ranks {
 		{"negative message", k, unitPricer{msg: -1, eager: -1}, "a message of 64 B from rank 0 to rank 1 costs a negative time (-1 s)"},
 		{"infinite message", k, unitPricer{msg: math.Inf(1), eager: -1}, "a message of 64 B from rank 0 to rank 1 costs +Inf s, not a usable time"},
 		{"NaN collective", coll, unitPricer{coll: math.NaN(), eager: -1}, "a call of allreduce sum f64 with 32 B on 4 ranks costs NaN s, not a usable time"},
-		{"negative compute", work, unitPricer{cpu: -1, msg: 1, eager: -1}, "kernel work: rank 0 computes for a negative time (-1 s): a compute or memory cost of the machine table goes below zero; perfc predict --no-emulation names the term"},
+		{"negative compute", work, unitPricer{cpu: -1, msg: 1, eager: -1}, "kernel busy: rank 0 computes for a negative time (-1 s): a compute or memory cost of the machine table goes below zero; perfc predict --no-emulation names the term"},
 		{"negative message between nodes", wave(t, 4, 4, 1), negativeInter(), "a message of 512 B between two nodes of the cluster costs a negative time (-1 s): check the machine table's cluster.inter and the -M overrides"},
 		{"usable", k, steps(), ""},
 	}
