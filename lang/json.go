@@ -142,6 +142,8 @@ func (b *jsonBuilder) node(n Node) *jsonObject {
 		return b.finish(o, n)
 	case *Kernel:
 		return b.kernel(n)
+	case *Proc:
+		return b.proc(n)
 	case *Param:
 		return b.param(n)
 	case *RankSpec:
@@ -162,7 +164,8 @@ func (b *jsonBuilder) node(n Node) *jsonObject {
 	return nil
 }
 
-// file returns the object of a File: its name, kernels and comments.
+// file returns the object of a File: its name, kernels, procs and
+// comments.
 func (b *jsonBuilder) file(f *File) *jsonObject {
 	if f == nil {
 		return nil
@@ -172,6 +175,7 @@ func (b *jsonBuilder) file(f *File) *jsonObject {
 		o.set("name", f.Source.Name)
 	}
 	o.set("kernels", jsonList(f.Kernels, b.kernel))
+	o.set("procs", jsonList(f.Procs, b.proc))
 	o.set("comments", jsonList(f.Comments, func(c *Comment) *jsonObject { return b.node(c) }))
 	return b.finish(o, f)
 }
@@ -306,6 +310,8 @@ func (b *jsonBuilder) stmt(s Stmt) *jsonObject {
 		o.set("body", b.block(s.Body))
 	case *CommStmt:
 		o = b.comm(s)
+	case *ProcCallStmt:
+		o = b.procCall(s)
 	default:
 		b.fail("unknown statement type %T", s)
 		return nil
