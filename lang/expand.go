@@ -233,7 +233,7 @@ func (e *expander) call(s *ProcCallStmt, sc *nameScope, exp *Expansion) Stmt {
 			e.errorf(s.CallPos, "%s", arityMessage(p, len(s.Args), e.lineCol(p.ProcPos)))
 		}
 		return emptyExpansion(s)
-	case e.defs[p].recursive:
+	case e.defs[p].recursive || e.defs[p].broken:
 		return emptyExpansion(s) // reported at the definition
 	}
 	x := &Expansion{Call: s, Proc: p, Parent: exp}

@@ -15,6 +15,7 @@ type procDef struct {
 	locals    []string // the names the body declares (let, array, var, for), each once
 	calls     []*ProcCallStmt
 	recursive bool  // on a cycle of calls: never expanded
+	broken    bool  // its parameters or names are wrong (reported): never expanded
 	size      int64 // nodes of one expansion, saturated at sizeSaturated
 }
 
@@ -72,6 +73,7 @@ func (d *defChecker) lineCol(p Pos) string {
 // locals and calls.
 func (d *defChecker) definition(p *Proc) *procDef {
 	def := &procDef{}
+	before := len(*d.errs)
 	params := map[string]*Ident{}
 	for _, id := range p.Params {
 		switch {
@@ -88,6 +90,7 @@ func (d *defChecker) definition(p *Proc) *procDef {
 	}
 	w := &nameWalk{d: d, proc: p, params: params, reported: map[string]bool{}, locals: map[string]bool{}}
 	w.block(p.Body, &nameScope{names: map[string]bool{}})
+	def.broken = len(*d.errs) > before
 	for name := range w.locals {
 		def.locals = append(def.locals, name)
 	}

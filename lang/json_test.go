@@ -123,6 +123,7 @@ func TestEncodeJSON(t *testing.T) {
       }
     }
   ],
+  "procs": [],
   "comments": []
 }
 `
