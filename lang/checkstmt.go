@@ -72,7 +72,7 @@ func (c *checker) let(s *LetStmt) {
 	case op.typ == InvalidType:
 	case op.dep&DepData != 0:
 		c.errorf(s.Value, "%s", c.letProblem(s, "a let is static, but "+c.varies(s.Value, DepData)+
-			"; use a var for values computed from data", c.varies(s.Value, DepData)))
+			"; use a var for values computed from data", "is not static: "+c.varies(s.Value, DepData)))
 		obj.Dep &^= DepData
 	case !op.typ.IsNumeric():
 		c.errorf(s.Value, "%s", c.letProblem(s, fmt.Sprintf("a let must be a number, not %s (%s)", op.typ.article(), exprText(s.Value)),

@@ -244,7 +244,7 @@ func (e *expander) call(s *ProcCallStmt, sc *nameScope, exp *Expansion) Stmt {
 	size := e.defs[p].size
 	if e.over || e.nodes+size > maxExpandedNodes {
 		if !e.over {
-			e.errorf(s.CallPos, "expanding the call of %s would make kernel more than %d nodes (this call alone expands to %s); "+
+			e.errorf(s.CallPos, "expanding the call of %s would make the expanded kernel larger than %d nodes (this call alone expands to %s); "+
 				"procs that call procs multiply: call fewer times, or use a loop", p.Name.Name, maxExpandedNodes, sizeText(size))
 			e.over = true
 		}
