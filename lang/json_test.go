@@ -302,6 +302,13 @@ func jsonNameIdents(f *lang.File) map[*lang.Ident]bool {
 			names[n.Fun] = true
 		case *lang.IndexExpr:
 			names[n.Name] = true
+		case *lang.Proc:
+			names[n.Name] = true
+			for _, id := range n.Params {
+				names[id] = true
+			}
+		case *lang.ProcCallStmt:
+			names[n.Name] = true
 		}
 		return true
 	})
