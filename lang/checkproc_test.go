@@ -2,6 +2,8 @@ package lang_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -303,5 +305,38 @@ func TestProcBudgets(t *testing.T) {
 				t.Errorf("errors mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestDocumentedProcs checks the spmd code blocks of docs/language.md
+// (the example of "Procedures"): every kernel in them checks, and the
+// expanded kernel holds no call.
+func TestDocumentedProcs(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "language.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(doc), "```spmd\n")[1:]
+	if len(blocks) == 0 {
+		t.Fatal("docs/language.md has no ```spmd block")
+	}
+	for i, b := range blocks {
+		src, _, _ := strings.Cut(b, "```")
+		f := checkParse(t, src)
+		if len(f.Procs) == 0 {
+			t.Errorf("block %d declares no proc", i+1)
+		}
+		for _, k := range f.Kernels {
+			c, errs := checkList(t, f, k.Name.Name, nil)
+			if errs != nil {
+				t.Fatalf("block %d, kernel %s:\n%s", i+1, k.Name.Name, errs.Format(f.Source))
+			}
+			lang.Inspect(c.Kernel, func(n lang.Node) bool {
+				if _, ok := n.(*lang.ProcCallStmt); ok {
+					t.Errorf("block %d, kernel %s: the checked kernel holds a call", i+1, k.Name.Name)
+				}
+				return true
+			})
+		}
 	}
 }
