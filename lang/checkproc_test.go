@@ -290,8 +290,9 @@ func TestProcBudgets(t *testing.T) {
 		{"a proc calling another twice, 30 deep", doubling.String(), []string{
 			"126:3: expanding the call of p0 would make the expanded kernel larger than 1000000 nodes (this call alone expands to 9663676414 nodes); procs that call procs multiply: call fewer times, or use a loop",
 		}},
+		// 71 calls, each a block, inside the kernel's body.
 		{"calls 71 deep", deep.String(), []string{
-			"191:3: calls nest deeper than 64 levels here (the call of q64 at 191:3, in the call of q63 at 188:3, in the call of q62 at 185:3, in the call of q61 at 182:3, in …); flatten the procs",
+			"214:3: expanding the call of q0 would nest blocks 72 deep, more than 64; flatten the procs it calls, or call it from a shallower place",
 		}},
 	}
 	for _, tt := range tests {

@@ -43,8 +43,11 @@ const (
 	// the nodes the largest file the parser accepts can hold (about one a
 	// token, parser.maxTokens).
 	maxExpandedNodes = 1_000_000
-	// maxCallDepth bounds calls inside calls, as the parser bounds nesting.
-	maxCallDepth = 64
+	// maxExpandedNesting bounds the blocks nested in an expanded kernel
+	// (each call adds one, around the proc's body, so this bounds calls
+	// inside calls too): the parser's bound on a kernel written by hand,
+	// so that no stage meets deeper nests from procs than from a file.
+	maxExpandedNesting = 64
 )
 
 // Expansion is one expanded call: the call, the proc it called and the
@@ -128,6 +131,7 @@ func (e *expander) lineCol(p Pos) string {
 type nameScope struct {
 	parent *nameScope
 	names  map[string]bool
+	depth  int // the blocks around this scope's names, its own included
 }
 
 // has reports whether name is visible in s.
@@ -140,8 +144,16 @@ func (s *nameScope) has(name string) bool {
 	return false
 }
 
-// child returns a new scope inside s.
-func (s *nameScope) child() *nameScope { return &nameScope{parent: s, names: map[string]bool{}} }
+// child returns the scope of a block inside s.
+func (s *nameScope) child() *nameScope {
+	return &nameScope{parent: s, names: map[string]bool{}, depth: s.depth + 1}
+}
+
+// index returns the scope of a loop index, which is no block: the loop's
+// body is.
+func (s *nameScope) index() *nameScope {
+	return &nameScope{parent: s, names: map[string]bool{}, depth: s.depth}
+}
 
 // block expands the calls in b, returning b itself when it has none.
 func (e *expander) block(b *Block, sc *nameScope, exp *Expansion) *Block {
@@ -177,7 +189,7 @@ func (e *expander) stmt(s Stmt, sc *nameScope, exp *Expansion) Stmt {
 	case *Block:
 		return e.block(s, sc, exp)
 	case *ForStmt:
-		inner := sc.child()
+		inner := sc.index()
 		inner.names[s.Var.Name] = true
 		if body := e.block(s.Body, inner, exp); body != s.Body {
 			c := *s
@@ -237,8 +249,9 @@ func (e *expander) call(s *ProcCallStmt, sc *nameScope, exp *Expansion) Stmt {
 		return emptyExpansion(s) // reported at the definition
 	}
 	x := &Expansion{Call: s, Proc: p, Parent: exp}
-	if depth := x.depth(); depth > maxCallDepth {
-		e.errorf(s.CallPos, "calls nest deeper than %d levels here (%s); flatten the procs", maxCallDepth, e.chain(x))
+	if nest := sc.depth + e.defs[p].depth; nest > maxExpandedNesting {
+		e.errorf(s.CallPos, "expanding the call of %s would nest blocks %d deep, more than %d; "+
+			"flatten the procs it calls, or call it from a shallower place", p.Name.Name, nest, maxExpandedNesting)
 		return emptyExpansion(s)
 	}
 	size := e.defs[p].size
@@ -319,28 +332,6 @@ func arityMessage(p *Proc, got int, at string) string {
 	}
 	return fmt.Sprintf("proc %s takes %s (%s), declared at %s, but the call passes %d",
 		p.Name.Name, plural(len(p.Params), "argument", "arguments"), strings.Join(names, ", "), at, got)
-}
-
-// depth is the number of calls from the kernel's body to x, x included.
-func (x *Expansion) depth() int {
-	n := 0
-	for ; x != nil; x = x.Parent {
-		n++
-	}
-	return n
-}
-
-// chain writes "a at 3:5, in b at 10:3" for the calls that lead to x,
-// innermost first.
-func (e *expander) chain(x *Expansion) string {
-	var parts []string
-	for ; x != nil && len(parts) < 4; x = x.Parent {
-		parts = append(parts, fmt.Sprintf("the call of %s at %s", x.Proc.Name.Name, e.lineCol(x.Call.CallPos)))
-	}
-	if x != nil {
-		parts = append(parts, "…")
-	}
-	return strings.Join(parts, ", in ")
 }
 
 // sizeText writes a node count, "more than a billion" once it saturates.

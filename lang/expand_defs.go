@@ -17,6 +17,7 @@ type procDef struct {
 	recursive bool  // on a cycle of calls: never expanded
 	broken    bool  // its parameters or names are wrong (reported): never expanded
 	size      int64 // nodes of one expansion, saturated at sizeSaturated
+	depth     int   // the blocks one expansion nests, its own block included
 }
 
 // sizeSaturated caps expansion sizes, which multiply along chains of
@@ -48,6 +49,7 @@ func checkProcDefinitions(f *File, errs *ErrorList) (map[string]*Proc, map[*Proc
 	d.findRecursion(f.Procs)
 	for _, p := range f.Procs {
 		d.sizeOf(p, map[*Proc]bool{})
+		d.depthOf(p, map[*Proc]bool{})
 	}
 	return d.procs, d.defs
 }
@@ -320,6 +322,44 @@ func (d *defChecker) sizeOf(p *Proc, visiting map[*Proc]bool) int64 {
 	visiting[p] = false
 	def.size = size
 	return size
+}
+
+// depthOf computes the blocks nested by one expansion of p, memoised in
+// its procDef; calls of recursive procs count as nothing, since they are
+// not expanded. The depth saturates at a bound far above every budget.
+func (d *defChecker) depthOf(p *Proc, visiting map[*Proc]bool) int {
+	def := d.defs[p]
+	if def.depth > 0 || def.recursive || visiting[p] {
+		return def.depth
+	}
+	visiting[p] = true
+	var walk func(b *Block) int
+	walk = func(b *Block) int {
+		deepest := 0
+		for _, s := range b.Stmts {
+			Inspect(s, func(n Node) bool {
+				switch n := n.(type) {
+				case *Block:
+					if n != b {
+						deepest = max(deepest, walk(n))
+						return false
+					}
+				case *ProcCallStmt:
+					if callee := d.procs[n.Name.Name]; callee != nil && len(n.Args) == len(callee.Params) {
+						deepest = max(deepest, d.depthOf(callee, visiting))
+					}
+					return false
+				case Expr:
+					return false
+				}
+				return true
+			})
+		}
+		return min(1+deepest, 1<<20)
+	}
+	def.depth = walk(p.Body)
+	visiting[p] = false
+	return def.depth
 }
 
 // sortedKeys returns the keys of m in order.
