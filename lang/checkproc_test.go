@@ -214,6 +214,26 @@ kernel k(n = 8) {
   }
 }
 `},
+		{"peers passed as directions, none and neighbor", `proc shift(a, n, dst, src) {
+  sendrecv a[0:n] to dst from src
+}
+kernel k() on grid(Px = 2, Py = 2) {
+  array u[4]: f64
+  call shift(u, 4, east, west)
+  call shift(u, 2, neighbor(0, 1), (none))
+}
+`, `kernel k() on grid(Px = 2, Py = 2) {
+  array u[4]: f64
+  {
+    let n = 4
+    sendrecv u[0:n] to east from west
+  }
+  {
+    let n = 2
+    sendrecv u[0:n] to neighbor(0, 1) from (none)
+  }
+}
+`},
 		{"a var passed by name, a local named like the caller's array", `proc acc(total, a) {
   var u: f64 = 0
   for i in 0..4 {

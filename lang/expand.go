@@ -22,6 +22,9 @@ import (
 //     a parameter, a let, a loop index, rank, P …) makes the parameter
 //     another name for it: every use of the parameter in the body is
 //     replaced by that name. This is how arrays and vars are passed.
+//   - A direction (east …), none or a neighbor(dx, dy) call is a peer,
+//     which no let can hold: it replaces the parameter wherever the body
+//     uses it (a fresh copy at each use).
 //   - Any other argument is a static value: the expansion starts with
 //     `let PARAM = ARG`, which the checker checks as a let, so that the
 //     argument may be any number a let may hold (an int or a float, also one
@@ -267,11 +270,16 @@ func (e *expander) call(s *ProcCallStmt, sc *nameScope, exp *Expansion) Stmt {
 
 	conflicts := func(name string) bool { return sc.has(name) || mentions(s.Args, name) }
 	rename := map[string]string{}
+	peers := map[string]Expr{}
 	var lets []Stmt
 	for i, param := range p.Params {
 		arg := s.Args[i]
 		if id, ok := arg.(*Ident); ok && sc.has(id.Name) {
 			rename[param.Name] = id.Name
+			continue
+		}
+		if isPeerArgument(arg) {
+			peers[param.Name] = arg
 			continue
 		}
 		name := param.Name
@@ -288,11 +296,24 @@ func (e *expander) call(s *ProcCallStmt, sc *nameScope, exp *Expansion) Stmt {
 			rename[name] = e.fresh(name, p.Name.Name)
 		}
 	}
-	body := cloneBlock(p.Body, rename)
+	body := cloneBlock(p.Body, &renaming{names: rename, peers: peers})
 	stmts, _ := e.stmts(append(lets, body.Stmts...), sc.child(), x)
 	expanded := &Block{Lbrace: body.Lbrace, Stmts: stmts, Rbrace: body.Rbrace}
 	e.out.blocks[expanded] = x
 	return expanded
+}
+
+// isPeerArgument reports whether arg is a direction, none or a
+// neighbor(…) call, which no let can hold: such an argument replaces the
+// parameter wherever the body uses it.
+func isPeerArgument(arg Expr) bool {
+	switch a := Unparen(arg).(type) {
+	case *DirExpr, *NoneLit:
+		return true
+	case *CallExpr:
+		return a.Fun.Name == "neighbor"
+	}
+	return false
 }
 
 // fresh returns a name made from name and proc that is spelled nowhere in

@@ -9,8 +9,16 @@ package lang
 // (docs/internals.md lists the files a new kind touches); a kind without
 // one panics with lang.Unhandled, which Check turns into an error.
 
+// renaming is what an expansion changes in the body: names renamed (a
+// parameter to the caller's name or to its binding let, a local to its
+// fresh name) and parameters replaced by a peer argument.
+type renaming struct {
+	names map[string]string
+	peers map[string]Expr // parameter → the direction, none or neighbor(…) passed for it
+}
+
 // cloneBlock returns a deep copy of b with names renamed.
-func cloneBlock(b *Block, rename map[string]string) *Block {
+func cloneBlock(b *Block, rename *renaming) *Block {
 	if b == nil {
 		return nil
 	}
@@ -22,19 +30,19 @@ func cloneBlock(b *Block, rename map[string]string) *Block {
 }
 
 // cloneIdent copies a name, renamed.
-func cloneIdent(id *Ident, rename map[string]string) *Ident {
+func cloneIdent(id *Ident, rename *renaming) *Ident {
 	if id == nil {
 		return nil
 	}
 	name := id.Name
-	if to, ok := rename[name]; ok {
+	if to, ok := rename.names[name]; ok {
 		name = to
 	}
 	return &Ident{NamePos: id.NamePos, Name: name}
 }
 
 // cloneIdents copies a list of names.
-func cloneIdents(ids []*Ident, rename map[string]string) []*Ident {
+func cloneIdents(ids []*Ident, rename *renaming) []*Ident {
 	if ids == nil {
 		return nil
 	}
@@ -46,7 +54,7 @@ func cloneIdents(ids []*Ident, rename map[string]string) []*Ident {
 }
 
 // cloneStmt returns a deep copy of s.
-func cloneStmt(s Stmt, rename map[string]string) Stmt {
+func cloneStmt(s Stmt, rename *renaming) Stmt {
 	switch s := s.(type) {
 	case nil:
 		return nil
@@ -111,7 +119,7 @@ func cloneStmt(s Stmt, rename map[string]string) Stmt {
 }
 
 // clonePayload returns a deep copy of p.
-func clonePayload(p *Payload, rename map[string]string) *Payload {
+func clonePayload(p *Payload, rename *renaming) *Payload {
 	if p == nil {
 		return nil
 	}
@@ -124,7 +132,7 @@ func clonePayload(p *Payload, rename map[string]string) *Payload {
 }
 
 // cloneExprs copies a list of expressions.
-func cloneExprs(xs []Expr, rename map[string]string) []Expr {
+func cloneExprs(xs []Expr, rename *renaming) []Expr {
 	if xs == nil {
 		return nil
 	}
@@ -136,11 +144,14 @@ func cloneExprs(xs []Expr, rename map[string]string) []Expr {
 }
 
 // cloneExpr returns a deep copy of x.
-func cloneExpr(x Expr, rename map[string]string) Expr {
+func cloneExpr(x Expr, rename *renaming) Expr {
 	switch x := x.(type) {
 	case nil:
 		return nil
 	case *Ident:
+		if peer, ok := rename.peers[x.Name]; ok {
+			return cloneExpr(peer, &renaming{}) // a fresh copy at each use, at the call's position
+		}
 		return cloneIdent(x, rename)
 	case *IntLit:
 		c := *x
