@@ -9,9 +9,27 @@ import (
 	"perfc/parser"
 )
 
-// parseAndCheck parses the example called name and checks its only kernel
-// with the given overrides.
+// parseAndCheck parses the example called name and checks its first
+// kernel with the given overrides (procs.spmd has two; the others one).
 func parseAndCheck(t *testing.T, name string, overrides []lang.Override) (*lang.Checked, error) {
+	t.Helper()
+	return parseAndCheckKernel(t, name, "", overrides)
+}
+
+// parseAndCheckKernel is parseAndCheck for the kernel called kernel.
+func parseAndCheckKernel(t *testing.T, name, kernel string, overrides []lang.Override) (*lang.Checked, error) {
+	t.Helper()
+	file := parseExample(t, name)
+	checked, err := lang.Check(file, kernel, overrides)
+	if err != nil {
+		return nil, err
+	}
+	return checked, nil
+}
+
+// parseExample parses the example called name, which must hold one
+// kernel, or two when it shows procs that several kernels call.
+func parseExample(t *testing.T, name string) *lang.File {
 	t.Helper()
 	src, err := examples.Source(name)
 	if err != nil {
@@ -21,23 +39,27 @@ func parseAndCheck(t *testing.T, name string, overrides []lang.Override) (*lang.
 	if err != nil {
 		t.Fatalf("ParseFile:\n%v", err)
 	}
-	if len(file.Kernels) != 1 {
-		t.Fatalf("%d kernels, want 1", len(file.Kernels))
+	if want := max(1, min(2, len(file.Procs)+1)); len(file.Kernels) != want {
+		t.Fatalf("%d kernels and %d procs, want %d kernels", len(file.Kernels), len(file.Procs), want)
 	}
-	checked, err := lang.Check(file, "", overrides)
-	if err != nil {
-		return nil, err
-	}
-	return checked, nil
+	return file
 }
 
-// TestExamplesCheck parses and checks every example at its defaults: the
-// acceptance set must always be valid input.
+// TestExamplesCheck parses and checks every kernel of every example at its
+// defaults: the acceptance set must always be valid input, without
+// warnings (a proc nothing calls).
 func TestExamplesCheck(t *testing.T) {
 	for _, name := range examples.Names() {
 		t.Run(name, func(t *testing.T) {
-			if _, err := parseAndCheck(t, name, nil); err != nil {
-				t.Errorf("Check:\n%v", err)
+			for _, k := range parseExample(t, name).Kernels {
+				c, err := parseAndCheckKernel(t, name, k.Name.Name, nil)
+				if err != nil {
+					t.Errorf("Check kernel %s:\n%v", k.Name.Name, err)
+					continue
+				}
+				if len(c.Warnings) > 0 {
+					t.Errorf("kernel %s: warnings %v", k.Name.Name, c.Warnings)
+				}
 			}
 		})
 	}

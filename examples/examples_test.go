@@ -12,7 +12,7 @@ import (
 var acceptanceSet = []string{
 	"broadcast", "cannon", "comms2", "comms3", "concat", "gauss", "halo2d",
 	"halo2d_columns", "hypercube", "matmul", "matmul_transposed", "meshshift", "permutation",
-	"pingpong", "pipeline", "poly1", "poly2", "poly3", "reductions", "rinf1", "scatter",
+	"pingpong", "pipeline", "poly1", "poly2", "poly3", "procs", "reductions", "rinf1", "scatter",
 	"stencil1d", "stride", "sweep3d", "sweep3d_abstract", "synch1", "triad", "wave",
 }
 

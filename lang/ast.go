@@ -17,6 +17,7 @@ type Node interface {
 type File struct {
 	Source   *Source
 	Kernels  []*Kernel
+	Procs    []*Proc    // file-level procedures, in source order (ast_proc.go)
 	Comments []*Comment // every comment, in source order (kept for perfc fmt)
 }
 

@@ -12,10 +12,13 @@ type Override struct{ Name, Value string }
 // Checked is a kernel that passed the checker, with its parameters bound.
 type Checked struct {
 	File   *File
-	Kernel *Kernel
+	Kernel *Kernel // with every proc call expanded (expand.go); File holds it as written
 	Info   *Info
 	Params []*Object // kernel parameters in order, then P (or Px, Py, then P); each with its Value
 	geom   rankGeometry
+	// Warnings are what is suspicious but not wrong, such as a proc that
+	// nothing calls; callers print them and go on.
+	Warnings ErrorList
 	// compiled holds the int64 closures of the static expressions
 	// (compile.go); read-only after Check, so a Checked may be shared.
 	compiled map[Expr]compiledExpr
@@ -57,14 +60,16 @@ func Check(f *File, name string, overrides []Override) (*Checked, error) {
 	}
 	c := &checker{file: f, src: f.Source, info: newInfo()}
 	if k := c.selectKernel(name); k != nil {
-		c.checkKernel(k, overrides)
+		if k = c.expand(k); k != nil {
+			c.checkKernel(k, overrides)
+		}
 	}
 	c.errs.RemoveMultiples()
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
 	ck := &Checked{File: f, Kernel: c.kernel, Info: c.info, Params: c.params, geom: c.geom,
-		compiled: compileAll(c.info, c.geom)}
+		compiled: compileAll(c.info, c.geom), Warnings: unusedProcs(f)}
 	ck.lowerWork(c.workNests, c.workVars)
 	return ck, nil
 }
@@ -94,6 +99,9 @@ type checker struct {
 	reqs       requestState         // the requests of isend and irecv (checkreq.go)
 	workNests  map[*WorkStmt]*Block // the lowered nest of every work statement (checkwork.go)
 	workVars   map[*VarDecl]bool    // the vars of those nests whose values are hidden (IsWorkVar)
+
+	exp   expansions   // the expanded calls of the kernel (expand.go)
+	calls []*Expansion // the expansions being checked, outermost first
 }
 
 // loopFrame is an enclosing for or repeat loop.
@@ -124,9 +132,15 @@ func (c *checker) unhandled(stage string, n Node) {
 	c.errs.Add(pos, Unhandled(stage, n))
 }
 
-// errorf reports an error at node n.
+// errorf reports an error at node n; inside an expanded proc call the
+// message ends with the call it came from (checkproc.go).
 func (c *checker) errorf(n Node, format string, args ...any) {
-	c.errs.Addf(c.pos(n.Pos()), format, args...)
+	c.errorAt(n.Pos(), fmt.Sprintf(format, args...))
+}
+
+// errorAt reports msg at p, with the call context of errorf.
+func (c *checker) errorAt(p Pos, msg string) {
+	c.errs.Add(c.pos(p), msg+c.callContext(p))
 }
 
 // overrideErrorf reports an error in the -D arguments.

@@ -209,11 +209,11 @@ func (c *checker) reduceOp(s *CommStmt, pay payloadInfo) {
 	reducing := s.Kind == Reduce || s.Kind == Allreduce || s.Kind == Scan
 	switch {
 	case !reducing && s.Op != NoReduce:
-		c.errs.Add(c.pos(s.OpPos), s.Kind.String()+" takes no reduction operator")
+		c.errorAt(s.OpPos, s.Kind.String()+" takes no reduction operator")
 	case reducing && s.Op == NoReduce:
 		c.errorf(s, "%s needs an operator: sum, prod, max, min, and, or, xor", s.Kind)
 	case reducing && (s.Op == ReduceAnd || s.Op == ReduceOr || s.Op == ReduceXor) && pay.ok && !pay.bytes && pay.elem.IsFloat():
-		c.errs.Addf(c.pos(s.OpPos), "%s %s needs integers, but the payload holds %s; use an i64 or i32 payload, or sum, prod, max or min",
-			s.Kind, s.Op, pay.elem)
+		c.errorAt(s.OpPos, fmt.Sprintf("%s %s needs integers, but the payload holds %s; use an i64 or i32 payload, or sum, prod, max or min",
+			s.Kind, s.Op, pay.elem))
 	}
 }

@@ -8,6 +8,10 @@ import (
 
 // block checks a block in a scope of its own.
 func (c *checker) block(b *Block) {
+	if x := c.exp.blocks[b]; x != nil {
+		c.calls = append(c.calls, x)
+		defer func() { c.calls = c.calls[:len(c.calls)-1] }()
+	}
 	c.openScope()
 	c.reqs.path = append(c.reqs.path, b)
 	for _, s := range b.Stmts {
@@ -74,11 +78,12 @@ func (c *checker) let(s *LetStmt) {
 	switch {
 	case op.typ == InvalidType:
 	case op.dep&DepData != 0:
-		c.errorf(s.Value, "a let is static, but %s; use a var for values computed from data",
-			c.varies(s.Value, DepData))
+		c.errorf(s.Value, "%s", c.letProblem(s, "a let is static, but "+c.varies(s.Value, DepData)+
+			"; use a var for values computed from data", "is not static: "+c.varies(s.Value, DepData)))
 		obj.Dep &^= DepData
 	case !op.typ.IsNumeric():
-		c.errorf(s.Value, "a let must be a number, not %s (%s)", op.typ.article(), exprText(s.Value))
+		c.errorf(s.Value, "%s", c.letProblem(s, fmt.Sprintf("a let must be a number, not %s (%s)", op.typ.article(), exprText(s.Value)),
+			"is "+op.typ.article()+", not a number"))
 		obj.Type = InvalidType
 	}
 	if obj.Dep == 0 {
@@ -290,7 +295,7 @@ func (c *checker) prob(e Expr, ctx exprCtx) {
 // region checks `region "name" { … }`.
 func (c *checker) region(s *RegionStmt) {
 	if strings.TrimSpace(s.Name) == "" {
-		c.errs.Add(c.pos(s.NamePos), "the region name is empty; name the part of the report, as in region \"update\"")
+		c.errorAt(s.NamePos, "the region name is empty; name the part of the report, as in region \"update\"")
 	}
 	c.block(s.Body)
 }

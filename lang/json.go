@@ -142,6 +142,8 @@ func (b *jsonBuilder) node(n Node) *jsonObject {
 		return b.finish(o, n)
 	case *Kernel:
 		return b.kernel(n)
+	case *Proc:
+		return b.proc(n)
 	case *Param:
 		return b.param(n)
 	case *RankSpec:
@@ -166,7 +168,8 @@ func (b *jsonBuilder) node(n Node) *jsonObject {
 	return nil
 }
 
-// file returns the object of a File: its name, kernels and comments.
+// file returns the object of a File: its name, kernels, procs and
+// comments.
 func (b *jsonBuilder) file(f *File) *jsonObject {
 	if f == nil {
 		return nil
@@ -176,6 +179,7 @@ func (b *jsonBuilder) file(f *File) *jsonObject {
 		o.set("name", f.Source.Name)
 	}
 	o.set("kernels", jsonList(f.Kernels, b.kernel))
+	o.set("procs", jsonList(f.Procs, b.proc))
 	o.set("comments", jsonList(f.Comments, func(c *Comment) *jsonObject { return b.node(c) }))
 	return b.finish(o, f)
 }
@@ -314,6 +318,8 @@ func (b *jsonBuilder) stmt(s Stmt) *jsonObject {
 		o = b.wait(s)
 	case *WorkStmt:
 		o = b.work(s)
+	case *ProcCallStmt:
+		o = b.procCall(s)
 	default:
 		b.fail("unknown statement type %T", s)
 		return nil

@@ -123,6 +123,7 @@ func TestEncodeJSON(t *testing.T) {
       }
     }
   ],
+  "procs": [],
   "comments": []
 }
 `
@@ -305,6 +306,13 @@ func jsonNameIdents(f *lang.File) map[*lang.Ident]bool {
 			if n.Array != nil {
 				names[n.Array] = true
 			}
+		case *lang.Proc:
+			names[n.Name] = true
+			for _, id := range n.Params {
+				names[id] = true
+			}
+		case *lang.ProcCallStmt:
+			names[n.Name] = true
 		}
 		return true
 	})

@@ -297,20 +297,25 @@ func printOffset(pos Pos) int {
 // ---------------------------------------------------------------------------
 // Declarations
 
-// file prints the kernels of f with one blank line between them, and the
-// comments before, between and after them.
+// file prints the kernels and procs of f in source order with one blank
+// line between them, and the comments before, between and after them.
 func (p *printer) file(f *File) {
-	for i, k := range f.Kernels {
-		if k == nil {
-			p.invalid("nil *Kernel")
+	for i, item := range printFileItems(f) {
+		if item == nil {
+			p.invalid("nil *Kernel or *Proc")
 			continue
 		}
 		if i > 0 {
 			p.blank = printBlankAlways
 		}
-		p.flush(printOffset(k.Pos()))
-		p.startItem(printOffset(k.Pos()))
-		p.kernel(k)
+		p.flush(printOffset(item.Pos()))
+		p.startItem(printOffset(item.Pos()))
+		switch item := item.(type) {
+		case *Kernel:
+			p.kernel(item)
+		case *Proc:
+			p.proc(item)
+		}
 	}
 	p.flush(math.MaxInt)
 	p.endLine()
@@ -435,6 +440,8 @@ func (p *printer) stmt(s Stmt) {
 		p.wait(s)
 	case *WorkStmt:
 		p.work(s)
+	case *ProcCallStmt:
+		p.procCall(s)
 	case *Block:
 		p.block(s)
 	default:
@@ -917,6 +924,8 @@ func printEndStmt(n Node) int {
 		return printEndComm(n)
 	case *WorkStmt:
 		return printEndWork(n)
+	case *ProcCallStmt:
+		return printAfter(n.Rparen, 1)
 	}
 	return printNoOffset
 }

@@ -12,7 +12,7 @@ import "slices"
 // communication kind nor an element type, in the order docs/language.md
 // lists them.
 var statementKeywords = [...]string{"kernel", "on", "ranks", "grid", "let", "array", "var", "for", "in",
-	"step", "repeat", "if", "else", "prob", "region", "work"}
+	"step", "repeat", "if", "else", "prob", "region", "work", "proc", "call"}
 
 // peerKeywords are the reserved words of communication statements' peers
 // and payloads, in the order docs/language.md lists them.

@@ -12,6 +12,20 @@ func Inspect(n Node, f func(Node) bool) {
 		for _, k := range n.Kernels {
 			Inspect(k, f)
 		}
+		for _, p := range n.Procs {
+			Inspect(p, f)
+		}
+	case *Proc:
+		Inspect(n.Name, f)
+		for _, id := range n.Params {
+			Inspect(id, f)
+		}
+		Inspect(n.Body, f)
+	case *ProcCallStmt:
+		Inspect(n.Name, f)
+		for _, a := range n.Args {
+			inspectExpr(a, f)
+		}
 	case *Kernel:
 		Inspect(n.Name, f)
 		for _, p := range n.Params {

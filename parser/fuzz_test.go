@@ -115,6 +115,12 @@ func checkPositions(t *testing.T, src []byte, file *lang.File) {
 			expect(n, "Rbrack", n.Rbrack, "]")
 		case *lang.Kernel:
 			expect(n, "keyword", n.KernelPos, "kernel")
+		case *lang.Proc:
+			expect(n, "keyword", n.ProcPos, "proc")
+			expect(n, "Rparen", n.Rparen, ")")
+		case *lang.ProcCallStmt:
+			expect(n, "keyword", n.CallPos, "call")
+			expect(n, "Rparen", n.Rparen, ")")
 		case *lang.CommStmt:
 			expect(n, "keyword", n.KindPos, n.Kind.String())
 			if n.Op != lang.NoReduce {

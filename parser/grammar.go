@@ -26,14 +26,55 @@ import "github.com/alecthomas/participle/v2/lexer"
 // errors (`LoopBody`, `ElemTypeNode`), and messages.go maps those names to
 // plain phrases. Fields must be exported for participle to see them.
 
-// fileNode is a whole file: kernels up to the end of the input.
+// fileNode is a whole file: kernels and procs up to the end of the input.
 type fileNode struct {
-	Kernels []*kernelNode `parser:"@@*"`
-	End     *fileEnd      `parser:"@@"`
+	Items []*fileItem `parser:"@@*"`
+	End   *fileEnd    `parser:"@@"`
+}
+
+// fileItem is a kernel or a proc.
+type fileItem struct {
+	Kernel *kernelNode `parser:"( @@"`
+	Proc   *procNode   `parser:"| @@ )"`
+}
+
+// procNode is `proc name(p1, p2, …) { body }`.
+type procNode struct {
+	Proc   lexer.Token    `parser:"@'proc'"`
+	Name   *nameNode      `parser:"@@"`
+	Params *procParamList `parser:"@@"`
+	Body   *procBody      `parser:"@@"`
+}
+
+// procParamList is the parenthesised parameter names of a proc. As with
+// kernel parameters the comma after each is optional in the grammar and
+// checked while lowering, which allows a trailing comma.
+type procParamList struct {
+	Lparen lexer.Token      `parser:"@'('"`
+	Items  []*procParamItem `parser:"@@*"`
+	Rparen *procParamsClose `parser:"@@"`
+}
+
+// procParamItem is one parameter name and the comma after it, if any.
+type procParamItem struct {
+	Name  *nameNode    `parser:"@@"`
+	Comma *lexer.Token `parser:"@','?"`
+}
+
+// procParamsClose is the ')' of a proc's parameter list.
+type procParamsClose struct {
+	Tok lexer.Token `parser:"@')'"`
+}
+
+// callNode is `call name(args)`.
+type callNode struct {
+	Call lexer.Token `parser:"@'call'"`
+	Name *nameNode   `parser:"@@"`
+	Args *callArgs   `parser:"@@"`
 }
 
 // fileEnd matches the end of the input, so that a stray token after the
-// last kernel is reported as "expected 'kernel'".
+// last kernel is reported as "expected 'kernel' or 'proc'".
 type fileEnd struct {
 	EOF bool `parser:"@EOF"`
 }
@@ -129,6 +170,7 @@ type (
 	ifBody     struct{ blockNode }
 	elseBody   struct{ blockNode }
 	regionBody struct{ blockNode }
+	procBody   struct{ blockNode }
 )
 
 // stmtNode is one statement and an optional ';'. Each alternative starts
@@ -153,6 +195,7 @@ type stmtNode struct {
 	WaitAll  *lexer.Token  `parser:"| @'waitall'"`
 	Barrier  *lexer.Token  `parser:"| @'barrier'"`
 	Work     *workNode     `parser:"| @@"`
+	Call     *callNode     `parser:"| @@"`
 	Assign   *assignNode   `parser:"| @@ ) ';'?"`
 }
 

@@ -34,13 +34,24 @@ func (l *lowerer) errorf(p lang.Pos, format string, args ...any) {
 	}
 }
 
-// file lowers every kernel of a file.
-func (l *lowerer) file(n *fileNode) []*lang.Kernel {
-	kernels := make([]*lang.Kernel, 0, len(n.Kernels))
-	for _, k := range n.Kernels {
-		kernels = append(kernels, l.kernel(k))
+// file lowers every kernel and proc of a file.
+func (l *lowerer) file(n *fileNode) fileParts {
+	var parts fileParts
+	parts.kernels = make([]*lang.Kernel, 0, len(n.Items))
+	for _, item := range n.Items {
+		if item.Proc != nil {
+			parts.procs = append(parts.procs, l.proc(item.Proc))
+			continue
+		}
+		parts.kernels = append(parts.kernels, l.kernel(item.Kernel))
 	}
-	return kernels
+	return parts
+}
+
+// fileParts is what a file holds, by kind.
+type fileParts struct {
+	kernels []*lang.Kernel
+	procs   []*lang.Proc
 }
 
 // kernel lowers `kernel name(params) [on …] { body }`.
@@ -151,6 +162,8 @@ func (l *lowerer) stmt(n *stmtNode) lang.Stmt {
 		return &lang.WaitStmt{WaitPos: pos(*n.WaitAll), All: true}
 	case n.Work != nil:
 		return l.work(n.Work)
+	case n.Call != nil:
+		return l.call(n.Call)
 	}
 	return l.comm(n)
 }

@@ -32,7 +32,7 @@ func messageFor(expected string) (string, bool) {
 	}
 	switch firstItem(expected) {
 	case "FileEnd":
-		return "expected 'kernel' to start a kernel, found {found}", true
+		return "expected 'kernel' to start a kernel or 'proc' to start a procedure, found {found}", true
 	case "ExprEnd":
 		return "unexpected {found} after the expression", true
 	case "ExprNode", "OrExpr", "AndExpr", "CmpExpr", "AddExpr", "MulExpr", "UnaryExpr", "PrimaryNode":
@@ -45,6 +45,14 @@ func messageFor(expected string) (string, bool) {
 		return "expected a parameter 'name = value' or ')', found {found}", true
 	case "(GridNode | RanksNode)":
 		return "expected 'P = N ranks' or 'grid(Px = X, Py = Y)' after 'on', found {found}", true
+	case "ProcParamList":
+		return "expected '(' and the parameter names of the proc (write '()' when there are none), found {found}", true
+	case "ProcParamsClose":
+		return "expected a parameter name or ')', found {found}", true
+	case "ProcBody":
+		return "expected '{' to start the proc body, found {found}", true
+	case "CallArgs":
+		return "expected '(' and the arguments of the call, as in 'call halo(u, n)' (write '()' when there are none), found {found}", true
 	case "KernelBody":
 		return "expected '{' to start the kernel body, found {found}", true
 	case "LoopBody":

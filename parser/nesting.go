@@ -55,8 +55,8 @@ func checkNesting(src *lang.Source, tokens []lexer.Token, errs *lang.ErrorList) 
 		case isPunct(tok, ")", "]", "}"):
 			stack = closeBracket(src, stack, tok, errs)
 		case len(stack) > 0 && startsKernel(tokens, i):
-			// A kernel starts only at the top level, so anything still open
-			// here was left open by the kernel before it.
+			// A kernel or a proc starts only at the top level, so anything
+			// still open here was left open by the one before it.
 			reportUnclosed(src, stack, tok, errs)
 			stack = stack[:0]
 		}
@@ -64,10 +64,10 @@ func checkNesting(src *lang.Source, tokens []lexer.Token, errs *lang.ErrorList) 
 }
 
 // startsKernel reports whether tokens[i] begins a kernel header
-// `kernel name(`; a lone `kernel` is more likely a misused name, which the
-// grammar reports as a keyword.
+// `kernel name(` or a proc header `proc name(`; a lone `kernel` is more
+// likely a misused name, which the grammar reports as a keyword.
 func startsKernel(tokens []lexer.Token, i int) bool {
-	return tokens[i].Value == "kernel" && i+2 < len(tokens) && tokens[i+2].Value == "("
+	return (tokens[i].Value == "kernel" || tokens[i].Value == "proc") && i+2 < len(tokens) && tokens[i+2].Value == "("
 }
 
 // closeBracket pops the opener that tok closes. Openers above it were never

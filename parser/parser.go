@@ -52,7 +52,7 @@ var (
 
 // ParseFile parses one .spmd file. On failure the error is a
 // lang.ErrorList (sorted, de-duplicated), each error positioned
-// file:line:col, and the returned File has no kernels. The returned File
+// file:line:col, and the returned File has no kernels and no procs. The returned File
 // always has Source set (lang.NewSource(name, src)) and, once the text has
 // been lexed, Comments holding every comment in source order.
 func ParseFile(name string, src []byte) (*lang.File, error) {
@@ -63,9 +63,9 @@ func ParseFile(name string, src []byte) (*lang.File, error) {
 	file.Comments = comments
 	if tree != nil {
 		l := newLowerer(source, &errs)
-		kernels := lowerSafely(source, &errs, func() []*lang.Kernel { return l.file(tree) })
+		parts := lowerSafely(source, &errs, func() fileParts { return l.file(tree) })
 		if len(errs) == 0 {
-			file.Kernels = kernels
+			file.Kernels, file.Procs = parts.kernels, parts.procs
 		}
 	}
 	if len(errs) > 0 {

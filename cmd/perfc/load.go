@@ -142,6 +142,9 @@ func loadKernel(e env, a kernelArgs) (*lang.Checked, error) {
 		reportErrors(e, err, f.Source)
 		return nil, exitError{1}
 	}
+	for _, w := range k.Warnings {
+		fmt.Fprintf(e.stderr, "%s: warning: %s\n", w.Pos, lang.Printable(w.Msg))
+	}
 	return k, nil
 }
 
