@@ -102,6 +102,7 @@ func smallExampleSizes() map[string][]lang.Override {
 		"reductions":       {{Name: "P", Value: "4"}, {Name: "reps", Value: "3"}},
 		"synch1":           {{Name: "P", Value: "4"}, {Name: "reps", Value: "5"}},
 		"sweep3d_abstract": {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}, {Name: "kt", Value: "4"}, {Name: "mk", Value: "2"}},
+		"jacobi_overlap":   {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
 	}
 }
 

@@ -187,6 +187,11 @@ func Measure(ctx context.Context, bin string, args ...string) (*spmd.Measurement
 	if err != nil {
 		return nil, err
 	}
+	return decodeMeasurement(out)
+}
+
+// decodeMeasurement reads a program's -json measurement.
+func decodeMeasurement(out []byte) (*spmd.Measurement, error) {
 	var m spmd.Measurement
 	if err := decode(out, &m); err != nil {
 		return nil, err

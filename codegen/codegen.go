@@ -41,6 +41,12 @@ type Options struct {
 	// hoisted): an experiment on what keeping them in registers is worth,
 	// and a test that hoisting does not change the results.
 	NoHoisting bool
+	// Backend is the transport of the program's ranks: goroutines of one
+	// process (the zero value) or MPI processes.
+	Backend Backend
+	// mpi locates MPI for BackendMPI; the zero value is the system's
+	// tools. Tests substitute their own.
+	mpi mpiTools
 }
 
 // File is one file of a generated program.
@@ -55,6 +61,8 @@ type Program struct {
 	Files    []File // go.mod, main.go and the runtime, sorted by name
 	MemBytes int64  // memory the arrays and message buffers need, all ranks together
 	Regions  []string
+	Backend  Backend // the transport it was generated for
+	Ranks    int     // the kernel's P: what mpirun -n must start
 	sites    []site
 }
 
@@ -81,14 +89,24 @@ func Generate(k *lang.Checked, opts Options) (*Program, error) {
 	if err := spmd.CheckMemory(need, opts.MemLimit, avail); err != nil {
 		return nil, fmt.Errorf("%s: kernel %s: %w", k.File.Source.Name, k.Kernel.Name.Name, err)
 	}
-	src := g.mainFile(need)
+	cgo := ""
+	if opts.Backend == BackendMPI {
+		tools := opts.mpi
+		if tools.lookPath == nil {
+			tools = systemTools()
+		}
+		if cgo, err = tools.cgoLines(); err != nil {
+			return nil, err
+		}
+	}
+	src := g.mainFile(need, opts.Backend)
 	main, err := format.Source(src)
 	if err != nil {
 		return nil, fmt.Errorf("%s: internal error: the generated program does not parse: %v", k.File.Source.Name, err)
 	}
-	p := &Program{Kernel: k.Kernel.Name.Name, MemBytes: need, Regions: g.regions, sites: g.sites}
+	p := &Program{Kernel: k.Kernel.Name.Name, MemBytes: need, Regions: g.regions, Backend: opts.Backend, Ranks: int(k.NumRanks()), sites: g.sites}
 	p.Files = append(p.Files, File{Name: "go.mod", Data: []byte(generatedModule + "\ngo 1.22\n")}, File{Name: "main.go", Data: main})
-	rt, err := runtimeFiles()
+	rt, err := runtimeFiles(opts.Backend, cgo)
 	if err != nil {
 		return nil, err
 	}
@@ -97,8 +115,11 @@ func Generate(k *lang.Checked, opts Options) (*Program, error) {
 	return p, nil
 }
 
-// runtimeFiles returns the runtime's source as files of package main.
-func runtimeFiles() ([]File, error) {
+// runtimeFiles returns the runtime's source as files of package main: the
+// files of every transport and those of backend's (the build constraint
+// perfc_mpi or !perfc_mpi, which the written files no longer carry). cgo
+// is the MPI binding's #cgo lines.
+func runtimeFiles(backend Backend, cgo string) ([]File, error) {
 	entries, err := runtimeFS.ReadDir("spmd")
 	if err != nil {
 		return nil, err
@@ -113,6 +134,12 @@ func runtimeFiles() ([]File, error) {
 		if err != nil {
 			return nil, err
 		}
+		if keep, constraint := transportOf(data, backend); !keep {
+			continue
+		} else if constraint {
+			_, data, _ = bytes.Cut(data, []byte("\n\n"))
+		}
+		data = mpiRuntimeFile(name, data, cgo)
 		data = bytes.Replace(data, []byte("\npackage spmd\n"), []byte("\npackage main\n"), 1)
 		if bytes.HasPrefix(data, []byte("package spmd\n")) {
 			data = append([]byte("package main\n"), data[len("package spmd\n"):]...)
@@ -125,6 +152,19 @@ func runtimeFiles() ([]File, error) {
 		out = append(out, File{Name: "spmd_" + name, Data: data})
 	}
 	return out, nil
+}
+
+// transportOf reports whether a runtime file belongs in a program of
+// backend, and whether it starts with a transport's build constraint
+// (which the program's file drops: the program has one transport).
+func transportOf(data []byte, backend Backend) (keep, constraint bool) {
+	switch {
+	case bytes.HasPrefix(data, []byte("//go:build perfc_mpi\n")):
+		return backend == BackendMPI, true
+	case bytes.HasPrefix(data, []byte("//go:build !perfc_mpi\n")):
+		return backend != BackendMPI, true
+	}
+	return true, false
 }
 
 // File returns the named file of the program, or nil.
@@ -188,7 +228,7 @@ func divisors(k *lang.Checked) map[*lang.Object]bool {
 
 // mainFile writes main.go: the kernel's description, its arrays and its
 // body.
-func (g *generator) mainFile(need int64) []byte {
+func (g *generator) mainFile(need int64, backend Backend) []byte {
 	k := g.k
 	q := strconv.Quote
 	var b bytes.Buffer
@@ -200,8 +240,14 @@ func (g *generator) mainFile(need int64) []byte {
 	w("%s", generatedHeader)
 	w("// Kernel %s of %s, generated with %s.", q(k.Kernel.Name.Name), q(k.File.Source.Name), q(strings.Join(params, ", ")))
 	w("//")
-	w("// Time it:  go run . [-json] [-reps N] [-samples N] [-min-time 0.2s]")
-	w("// Count it: go run -tags perfc_count . -count [-json]")
+	if backend == BackendMPI {
+		w("// Every rank is an MPI process (Open MPI, through cgo).")
+		w("// Time it:  go build -o kernel . && mpirun -n %d ./kernel [-json] [-reps N] [-samples N] [-min-time 0.2s]", k.NumRanks())
+		w("// Count it: go build -tags perfc_count -o kernel-count . && mpirun -n %d ./kernel-count -count [-json]", k.NumRanks())
+	} else {
+		w("// Time it:  go run . [-json] [-reps N] [-samples N] [-min-time 0.2s]")
+		w("// Count it: go run -tags perfc_count . -count [-json]")
+	}
 	w("package main")
 	w("")
 	w("import (")

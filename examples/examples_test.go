@@ -11,9 +11,10 @@ import (
 // acceptanceSet is every kernel LANGUAGE.md requires, plus the extras.
 var acceptanceSet = []string{
 	"broadcast", "cannon", "comms2", "comms3", "concat", "gauss", "halo2d",
-	"halo2d_columns", "hypercube", "matmul", "matmul_transposed", "meshshift", "permutation",
-	"pingpong", "pipeline", "poly1", "poly2", "poly3", "procs", "reductions", "rinf1", "scatter",
-	"stencil1d", "stride", "sweep3d", "sweep3d_abstract", "synch1", "triad", "wave",
+	"halo2d_columns", "hypercube", "jacobi_blocking", "jacobi_overlap", "matmul", "matmul_transposed",
+	"meshshift", "permutation", "pingpong", "pipeline", "poly1", "poly2", "poly3", "procs",
+	"reductions", "rinf1", "ring", "scatter", "stencil1d", "stride", "sweep3d", "sweep3d_abstract",
+	"synch1", "triad", "wave",
 }
 
 func TestNames(t *testing.T) {

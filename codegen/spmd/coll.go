@@ -1,3 +1,5 @@
+//go:build !perfc_mpi
+
 package spmd
 
 // The collectives. Each is called by every rank with its own payload; the
@@ -6,22 +8,6 @@ package spmd
 // on ranks relative to the root, recursive doubling where every rank needs
 // the result, a ring for allgather on a rank count that is not a power of
 // two, pairwise exchange for alltoall, a dissemination barrier.
-
-// enterColl counts one call of collective site and notes it for messages.
-func (r *rank) enterColl(site int, n int) {
-	r.site = site
-	if counting {
-		r.cnt[site]++
-		r.bytes[site] += int64(n)
-	}
-}
-
-// checkRoot stops the program on a root that is not a rank.
-func (r *rank) checkRoot(root, site int) {
-	if root < 0 || root >= r.w.size {
-		r.w.fatalf("rank %d: the root %d at %s is not a rank (the ranks are 0..%d)", r.id, root, r.w.stmtOf(site), r.w.size-1)
-	}
-}
 
 // bcast copies the root's buf to every rank along a binomial tree.
 func (r *rank) bcast(site, root int, buf []byte) {
@@ -132,20 +118,6 @@ func (r *rank) scan(site int, op redOp, el elemKind, buf []byte) {
 			combine(op, el, buf, tmp)
 		}
 	}
-}
-
-// bigBuf returns a rank's buffer of p blocks of n bytes for site (the
-// P-times larger buffer of scatter, gather, allgather and alltoall that
-// the program keeps itself), allocated on first use and filled with
-// values of the payload's element type.
-func (r *rank) bigBuf(bufs [][]byte, site, n int, el elemKind) []byte {
-	size := n * r.w.size
-	if len(bufs[site]) != size {
-		b := make([]byte, size)
-		fillBytes(b, el, seedOf(r.id, 1000+site))
-		bufs[site] = b
-	}
-	return bufs[site]
 }
 
 // scatter sends block i of the root's P-block buffer to rank i, into its

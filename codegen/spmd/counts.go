@@ -117,9 +117,9 @@ func (k siteKind) messageKind() string {
 	return "send"
 }
 
-// executedCounts prices rank r's site counters with the site table.
-func (w *world) executedCounts(r *rank) RankCounts {
-	k := w.k
+// executedCounts prices the site counters of rank id of size ranks with
+// the site table.
+func (k *kernelDesc) executedCounts(size, id int, r rankCounters) RankCounts {
 	regions := make([]Counts, len(k.regions))
 	var branches []Branch
 	for i, s := range k.sites {
@@ -156,7 +156,7 @@ func (w *world) executedCounts(r *rank) RankCounts {
 		case siteColl:
 			if n > 0 {
 				c.Collectives = append(c.Collectives, Collective{Kind: s.coll, Op: s.redop, Elem: s.elem, Stmt: s.stmt,
-					Root: s.peer, Participants: w.size, Count: n, Bytes: r.bytes[i]})
+					Root: s.peer, Participants: size, Count: n, Bytes: r.bytes[i]})
 			}
 		case siteBarrier:
 			c.Barriers += n
@@ -166,12 +166,12 @@ func (w *world) executedCounts(r *rank) RankCounts {
 				Evaluated: r.cnt[s.cond], Taken: n})
 		}
 	}
-	if rq := r.rq; rq != nil {
+	if r.posted != nil {
 		for i := range regions {
-			regions[i].Requests = RequestCounts{Posted: rq.posted[i], Completed: rq.completed[i], Overlapped: rq.overlapped[i]}
+			regions[i].Requests = RequestCounts{Posted: r.posted[i], Completed: r.completed[i], Overlapped: r.overlapped[i]}
 		}
 	}
-	out := RankCounts{Rank: r.id, Branches: branches}
+	out := RankCounts{Rank: id, Branches: branches}
 	for i, name := range k.regions {
 		out.Regions = append(out.Regions, RegionCounts{Name: name, Counts: regions[i]})
 		out.Total = out.Total.plus(regions[i])

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -68,4 +69,31 @@ func FormatBytes(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	return fmt.Sprintf("%.1f %s", f, units[u])
+}
+
+// hostCores is the number of cores the machine has online: under mpirun a
+// rank is bound to one core, and runtime.NumCPU (the cores this process
+// may run on) says 1.
+func hostCores() int {
+	data, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return runtime.NumCPU()
+	}
+	n := 0
+	for _, part := range strings.Split(strings.TrimSpace(string(data)), ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		switch {
+		case err1 != nil:
+			return runtime.NumCPU()
+		case !isRange:
+			n++
+		case err2 != nil || b < a:
+			return runtime.NumCPU()
+		default:
+			n += b - a + 1
+		}
+	}
+	return max(n, 1)
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -25,8 +24,9 @@ type options struct {
 	memLimit int64
 }
 
-// parseOptions reads the flags.
-func parseOptions(name string, args []string, stderr io.Writer) (options, error) {
+// parseOptions reads the flags; extra, when not nil, adds a transport's
+// own.
+func parseOptions(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (options, error) {
 	var o options
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -36,6 +36,9 @@ func parseOptions(name string, args []string, stderr io.Writer) (options, error)
 	fs.IntVar(&o.samples, "samples", 5, "measurements; the report gives their minimum, median and maximum")
 	fs.DurationVar(&o.minTime, "min-time", 200*time.Millisecond, "the least duration of one measurement")
 	fs.Int64Var(&o.memLimit, "mem-limit", 0, "refuse to run a kernel that needs more bytes than this (default: 80% of MemAvailable)")
+	if extra != nil {
+		extra(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -50,33 +53,6 @@ func parseOptions(name string, args []string, stderr io.Writer) (options, error)
 		return o, fmt.Errorf("-min-time %v: give a positive duration such as 0.2s", o.minTime)
 	}
 	return o, nil
-}
-
-// runProgram is the main function of a generated program: it checks the
-// memory, then times the kernel (or, with -count, counts one run) and
-// prints the result. It returns the exit status.
-func runProgram(k *kernelDesc, args []string, stdout, stderr io.Writer, exit func(int)) int {
-	o, err := parseOptions(k.name, args, stderr)
-	if err == flag.ErrHelp {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "error:", err)
-		return 2
-	}
-	if err := CheckMemory(k.memBytes, o.memLimit, MemAvailable); err != nil {
-		fmt.Fprintf(stderr, "error: kernel %s: %v\n", k.name, err)
-		return 1
-	}
-	if o.count && !counting {
-		fmt.Fprintln(stderr, "error: this build does not count; build it with the counting code: go run -tags perfc_count . -count")
-		return 2
-	}
-	w := newWorld(k, stderr, exit)
-	if o.count {
-		return w.report(stdout, o.json, w.countRun())
-	}
-	return w.report(stdout, o.json, w.measure(o))
 }
 
 // report prints v as JSON or as a table.
@@ -99,17 +75,6 @@ func (w *world) report(out io.Writer, asJSON bool, v any) int {
 	return 0
 }
 
-// checksum sums every rank's data after the last run.
-func (w *world) checksum() (string, bool) {
-	sum := 0.0
-	for _, p := range w.progs {
-		if p != nil {
-			sum += p.checksum()
-		}
-	}
-	return strconv.FormatFloat(sum, 'g', 17, 64), !math.IsInf(sum, 0) && !math.IsNaN(sum)
-}
-
 // params and grid are the fields every report shares.
 func (w *world) params() []Param { return append([]Param(nil), w.k.params...) }
 
@@ -124,8 +89,8 @@ func (w *world) grid() []int {
 // measurement, then o.samples measurements.
 func (w *world) measure(o options) Measurement {
 	m := Measurement{Schema: MeasurementSchema, Kernel: w.k.name, File: w.k.file, Params: w.params(), Ranks: w.size,
-		Grid: w.grid(), Cores: runtime.NumCPU(), Procs: runtime.GOMAXPROCS(0), Samples: o.samples,
-		MinTimeS: o.minTime.Seconds(), Instrumented: counting}
+		Grid: w.grid(), Cores: hostCores(), Procs: runtime.GOMAXPROCS(0), Samples: o.samples,
+		MinTimeS: o.minTime.Seconds(), Instrumented: counting, Backend: backend}
 	m.Tick1Us = float64(tick1()) / 1e3
 	_, m.WarmupUs = slowest(w.runs(1), 1)
 	m.Runs = o.reps
@@ -134,17 +99,39 @@ func (w *world) measure(o options) Measurement {
 	}
 	regions := make([][]float64, len(w.k.regions))
 	var totals []float64
+	var perRank [][][]float64 // [rank][region, then total][sample]
+	if perRankTimes {
+		perRank = make([][][]float64, w.size)
+		for i := range perRank {
+			perRank[i] = make([][]float64, len(w.k.regions)+1)
+		}
+	}
 	for range o.samples {
-		perRegion, total := slowest(w.runs(m.Runs), m.Runs)
+		ns := w.runs(m.Runs)
+		perRegion, total := slowest(ns, m.Runs)
 		for i, t := range perRegion {
 			regions[i] = append(regions[i], t)
 		}
 		totals = append(totals, total)
+		for i := range perRank {
+			own, total := slowest(ns[i:i+1], m.Runs)
+			for j, t := range append(own, total) {
+				perRank[i][j] = append(perRank[i][j], t)
+			}
+		}
 	}
 	for i, name := range w.k.regions {
 		m.Regions = append(m.Regions, stats(name, regions[i]))
 	}
 	m.Total = stats("total", totals)
+	for i, samples := range perRank {
+		rt := RankTimes{Rank: i}
+		for j, name := range w.k.regions {
+			rt.Regions = append(rt.Regions, stats(name, samples[j]))
+		}
+		rt.Total = stats("total", samples[len(w.k.regions)])
+		m.PerRank = append(m.PerRank, rt)
+	}
 	m.Checksum, m.Finite = w.checksum()
 	m.Notes = w.notes(m.Finite)
 	return m
@@ -152,11 +139,7 @@ func (w *world) measure(o options) Measurement {
 
 // notes says what a reader of the times must know.
 func (w *world) notes(finite bool) []string {
-	var notes []string
-	if procs := runtime.GOMAXPROCS(0); w.size > procs {
-		notes = append(notes, fmt.Sprintf("%d ranks share %d cores (GOMAXPROCS %d): ranks are goroutines, and a rank's time includes waiting for a core",
-			w.size, runtime.NumCPU(), procs))
-	}
+	notes := w.transportNotes()
 	if counting {
 		notes = append(notes, "this is the counting build (-tags perfc_count): the times include the counters")
 	}
@@ -169,15 +152,11 @@ func (w *world) notes(finite bool) []string {
 // countRun runs the kernel once with the counters of the instrumented
 // build and returns what every rank did.
 func (w *world) countRun() Executed {
-	for _, r := range w.ranks {
-		clear(r.cnt)
-		clear(r.bytes)
-		clear(r.peer)
-	}
+	w.clearCounters()
 	w.runs(1)
 	ex := Executed{Schema: ExecutedSchema, Kernel: w.k.name, File: w.k.file, Params: w.params(), Ranks: w.size, Grid: w.grid()}
-	for _, r := range w.ranks {
-		ex.PerRank = append(ex.PerRank, w.executedCounts(r))
+	for id, c := range w.rankCounters() {
+		ex.PerRank = append(ex.PerRank, w.k.executedCounts(w.size, id, c))
 	}
 	ex.Checksum, ex.Finite = w.checksum()
 	return ex

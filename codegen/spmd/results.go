@@ -39,6 +39,21 @@ type Measurement struct {
 	Checksum     string   `json:"checksum"`
 	Finite       bool     `json:"finite"`
 	Notes        []string `json:"notes,omitempty"`
+	// Backend is the transport that ran the ranks: "goroutines" (one
+	// process) or "mpi" (one MPI process per rank); empty in the output
+	// of programs from before backends.
+	Backend string `json:"backend,omitempty"`
+	// PerRank is every rank's own time per run (the MPI backend reports
+	// it; the tables above are those of the slowest rank).
+	PerRank []RankTimes `json:"per_rank,omitempty"`
+}
+
+// RankTimes is one rank's time per run, per region and in total, over the
+// same measurements.
+type RankTimes struct {
+	Rank    int      `json:"rank"`
+	Regions []Timing `json:"regions"`
+	Total   Timing   `json:"total"`
 }
 
 // Timing is one region's (or the total's) time per run, in microseconds.

@@ -1,3 +1,5 @@
+//go:build !perfc_mpi
+
 package spmd
 
 import (

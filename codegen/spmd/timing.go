@@ -3,87 +3,25 @@ package spmd
 import (
 	"math"
 	"sort"
-	"sync"
 	"time"
 )
 
 // enter starts region id inside the one that is running; the time of the
 // enclosing region stops until leave, so regions partition a run.
 func (r *rank) enter(id int) {
-	now := time.Now()
-	r.regionNs[r.cur] += int64(now.Sub(r.resumed))
+	now := readClock()
+	r.regionNs[r.cur] += elapsedNs(r.resumed, now)
 	r.stack = append(r.stack, r.cur)
 	r.cur, r.resumed = id, now
 }
 
 // leave ends the innermost region and resumes the enclosing one.
 func (r *rank) leave() {
-	now := time.Now()
-	r.regionNs[r.cur] += int64(now.Sub(r.resumed))
+	now := readClock()
+	r.regionNs[r.cur] += elapsedNs(r.resumed, now)
 	last := len(r.stack) - 1
 	r.cur, r.stack = r.stack[last], r.stack[:last]
 	r.resumed = now
-}
-
-// runs executes the kernel body reps times on every rank. Before every
-// run each rank re-initialises its data (untimed), so that every run does
-// the same work on the same values; the ranks start and end every run
-// together. It returns, per rank, the nanoseconds spent in each region,
-// summed over the runs.
-func (w *world) runs(reps int) [][]int64 {
-	// The watchdog notices stop when it next wakes; nothing waits for it.
-	stop := make(chan struct{})
-	go w.watch(stop, w.period)
-	var wg sync.WaitGroup
-	for _, r := range w.ranks {
-		clear(r.regionNs)
-		wg.Add(1)
-		go w.rankLoop(r, reps, &wg)
-	}
-	wg.Wait()
-	close(stop)
-	out := make([][]int64, len(w.ranks))
-	for i, r := range w.ranks {
-		out[i] = append([]int64(nil), r.regionNs...)
-	}
-	return out
-}
-
-// rankLoop is one rank's goroutine for reps runs.
-func (w *world) rankLoop(r *rank, reps int, wg *sync.WaitGroup) {
-	defer wg.Done()
-	defer w.recoverRank(r)
-	if w.progs[r.id] == nil {
-		// Allocated by the rank itself, so that its pages are first
-		// touched where it runs.
-		w.progs[r.id] = w.k.newRank()
-	}
-	prog := w.progs[r.id]
-	for range reps {
-		r.state.Store(stateRunning)
-		prog.init(r.id)
-		w.gate.wait()
-		r.cur, r.stack = 0, r.stack[:0]
-		r.resumed = time.Now()
-		prog.run(r)
-		r.regionNs[r.cur] += int64(time.Since(r.resumed))
-		r.state.Store(stateDone)
-		w.gate.wait()
-	}
-}
-
-// recoverRank turns a run-time error in a rank (an index out of range, an
-// integer division by zero) into a message naming the rank.
-func (w *world) recoverRank(r *rank) {
-	e := recover()
-	if e == nil {
-		return
-	}
-	r.state.Store(stateDone)
-	if e == errFatal {
-		return
-	}
-	w.fail("rank %d stopped: %v\n%s", r.id, e, kernelFrame())
 }
 
 // stats summarises samples: min, median and max.
@@ -115,17 +53,18 @@ func slowest(perRank [][]int64, reps int) (regions []float64, total float64) {
 	return regions, total / (float64(reps) * 1e3)
 }
 
-// tick1 measures the timer's resolution as PARKBENCH's TICK1 does: the
-// smallest nonzero difference between successive readings of the clock.
-func tick1() time.Duration {
-	best := time.Duration(math.MaxInt64)
+// tick1 measures the region timer's resolution as PARKBENCH's TICK1
+// does: the smallest nonzero difference between successive readings of
+// the clock, in nanoseconds.
+func tick1() int64 {
+	best := int64(math.MaxInt64)
 	for range 100 {
-		t0 := time.Now()
-		t1 := time.Now()
-		for t1.Sub(t0) == 0 {
-			t1 = time.Now()
+		t0 := readClock()
+		t1 := readClock()
+		for elapsedNs(t0, t1) == 0 {
+			t1 = readClock()
 		}
-		best = min(best, t1.Sub(t0))
+		best = min(best, elapsedNs(t0, t1))
 	}
 	return best
 }

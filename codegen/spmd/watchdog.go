@@ -1,8 +1,9 @@
+//go:build !perfc_mpi
+
 package spmd
 
 import (
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -120,7 +121,7 @@ func (w *world) deadlockReport([]uint64) string {
 			if wt.send {
 				what = "to send to"
 			}
-			fmt.Fprintf(&b, "\n  rank %d waits %s rank %d (%s)", r.id, what, wt.peer, w.stmtOf(wt.site))
+			fmt.Fprintf(&b, "\n  rank %d waits %s rank %d (%s)", r.id, what, wt.peer, w.k.stmtOf(wt.site))
 		}
 		if m, ok := mail[i]; ok {
 			fmt.Fprintf(&b, "\n  rank %d %s", r.id, m)
@@ -140,16 +141,4 @@ func (w *world) fail(format string, args ...any) {
 		fmt.Fprintf(w.stderr, "error: "+format+"\n", args...)
 		w.exit(2)
 	})
-}
-
-// kernelFrame returns the line of the generated kernel body where a rank
-// stopped, from the stack of the recovering goroutine.
-func kernelFrame() string {
-	lines := strings.Split(string(debug.Stack()), "\n")
-	for i, l := range lines {
-		if strings.Contains(l, ").run(") && i+1 < len(lines) {
-			return "in the kernel body at " + strings.TrimSpace(lines[i+1]) + " (each statement there carries its .spmd position in a comment)"
-		}
-	}
-	return ""
 }

@@ -1,3 +1,5 @@
+//go:build !perfc_mpi
+
 package spmd
 
 import (
@@ -62,39 +64,12 @@ type rank struct {
 
 	state atomic.Int32 // stateRunning or stateDone
 
-	// Counters of the instrumented build, indexed by site.
-	cnt, bytes, peer []int64
+	rankCommon
 
-	// Region timers: accumulated nanoseconds per region, the region that
-	// is running and the enclosing ones, and when the running one resumed.
-	regionNs []int64
-	cur      int
-	stack    []int
-	resumed  time.Time
-
-	scratch [numScratch][]byte // reusable buffers, grown on demand
-	big     [][]byte           // per site: the P-block buffers of scatter, gather, allgather
-	big2    [][]byte           // per site: alltoall's receive buffer
-	site    int                // the collective in progress, for messages
 	// rq holds the requests of a kernel that posts them (requests.go);
 	// its user messages then go through the world's mailboxes.
 	rq *reqState
 }
-
-// Scratch buffers of a rank. Each use has its own so that nested uses
-// (a collective inside which a combine needs a temporary) never share.
-const (
-	scrAcc      = iota // reduce and scan: the running result
-	scrTmp             // reduce, allreduce, scan: a partner's contribution
-	scrTree            // scatter and gather: a subtree's blocks
-	scrRotate          // scatter and gather on a root other than 0
-	scrReplace         // sendrecv in place: a copy of what is sent
-	scrBytesOut        // `SIZE bytes` payloads: the send side
-	scrBytesIn         // `SIZE bytes` payloads: the receive side
-	scrVar             // a var payload
-	scrVar2            // the second var payload of a sendrecv
-	numScratch
-)
 
 // newWorld creates the ranks of kernel k and their programs.
 func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
@@ -105,13 +80,7 @@ func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 		w.boxes = make([]atomic.Pointer[mailbox], k.ranks*k.ranks)
 	}
 	for id := 0; id < k.ranks; id++ {
-		r := &rank{id: id, size: k.ranks, w: w, wake: make(chan struct{}, 2)}
-		r.cnt = make([]int64, len(k.sites))
-		r.bytes = make([]int64, len(k.sites))
-		r.peer = make([]int64, len(k.sites))
-		r.big = make([][]byte, len(k.sites))
-		r.big2 = make([][]byte, len(k.sites))
-		r.regionNs = make([]int64, len(k.regions))
+		r := &rank{id: id, size: k.ranks, w: w, wake: make(chan struct{}, 2), rankCommon: newRankCommon(k)}
 		if len(k.requests) > 0 {
 			r.initRequests(k)
 		}
@@ -136,12 +105,7 @@ func (w *world) fatalf(format string, args ...any) {
 }
 
 // stmtOf names the statement of a site for messages.
-func (w *world) stmtOf(site int) string {
-	if site >= 0 && site < len(w.k.sites) {
-		return w.k.sites[site].stmt
-	}
-	return "an internal message"
-}
+func (w *world) stmtOf(site int) string { return w.k.stmtOf(site) }
 
 // slotIndex is the index in world.slots of the slot of messages from src
 // to dst in context ctx: both contexts of a pair are adjacent.
@@ -306,7 +270,7 @@ func (r *rank) offerRecv(ctx, from int, buf []byte, site int) bool {
 // the receive it meets must move the same number of bytes.
 func (w *world) sizeError(src, dst, sent, room, sendSite, recvSite int) {
 	w.fatalf("rank %d sends %d B to rank %d (%s), but rank %d receives %d B (%s); a send and its receive must move the same bytes",
-		src, sent, dst, w.stmtOf(sendSite), dst, room, w.stmtOf(recvSite))
+		src, sent, dst, w.k.stmtOf(sendSite), dst, room, w.k.stmtOf(recvSite))
 }
 
 // wait blocks until n posted operations have completed.
@@ -314,35 +278,6 @@ func (r *rank) wait(n int) {
 	for range n {
 		<-r.wake
 	}
-}
-
-// checkPeer stops the program on a peer that is not a rank.
-func (r *rank) checkPeer(peer, site int, what string) {
-	if peer < -1 || peer >= r.size {
-		r.peerError(peer, site, what)
-	}
-}
-
-// noPeer handles a peer outside the ranks: none (-1) does nothing (it
-// returns false: nothing to wait for), anything else stops the program.
-func (r *rank) noPeer(peer, site int, what string) bool {
-	if peer != -1 {
-		r.peerError(peer, site, what)
-	}
-	return false
-}
-
-// peerError reports a peer that is not a rank; apart from checkPeer so
-// that the check inlines.
-func (r *rank) peerError(peer, site int, what string) {
-	r.w.fatalf("rank %d: %s %d at %s is not a rank (the ranks are 0..%d)", r.id, what, peer, r.w.stmtOf(site), r.w.size-1)
-}
-
-// count records one message of a point-to-point site.
-func (r *rank) countMessage(site, peer, n int) {
-	r.cnt[site]++
-	r.bytes[site] += int64(n)
-	r.peer[site] = int64(peer)
 }
 
 // send is `send buf to peer`: blocking until the receiver has the bytes.
@@ -391,18 +326,6 @@ func (r *rank) sendrecv(sendSite, recvSite, to int, sbuf []byte, from int, rbuf 
 	r.wait(pending)
 }
 
-// sendrecvReplace is sendrecv in place (`sendrecv x to a from b`,
-// `exchange x with q`): what is sent is copied first, as
-// MPI_Sendrecv_replace does, so the receive cannot overwrite it.
-func (r *rank) sendrecvReplace(sendSite, recvSite, to, from int, buf []byte) {
-	out := buf
-	if to >= 0 && from >= 0 {
-		out = r.scratchBuf(scrReplace, len(buf))
-		copy(out, buf)
-	}
-	r.sendrecv(sendSite, recvSite, to, out, from, buf)
-}
-
 // xsend, xrecv and xsendrecv are the collectives' internal messages:
 // blocking rendezvous in the collective context, not counted.
 func (r *rank) xsend(to int, buf []byte) {
@@ -426,41 +349,6 @@ func (r *rank) xsendrecv(to int, sbuf []byte, from int, rbuf []byte) {
 		pending++
 	}
 	r.wait(pending)
-}
-
-// scratchBuf returns scratch buffer i with n bytes, growing it if needed.
-func (r *rank) scratchBuf(i, n int) []byte {
-	if cap(r.scratch[i]) < n {
-		r.scratch[i] = make([]byte, n)
-	}
-	return r.scratch[i][:n]
-}
-
-// bytesBuf is the buffer of a `SIZE bytes` payload: out for what a rank
-// sends, in for what it receives. Its contents are not data.
-//
-//lint:ignore U1000 used by the generated main.go, for `SIZE bytes` payloads
-func (r *rank) bytesBuf(in bool, n int) []byte {
-	if n < 0 {
-		r.w.fatalf("rank %d: a payload of %d bytes", r.id, n)
-	}
-	if in {
-		return r.scratchBuf(scrBytesIn, n)
-	}
-	return r.scratchBuf(scrBytesOut, n)
-}
-
-// neighbor returns the rank at grid offset (dx, dy), or -1 (none)
-// outside the grid.
-//
-//lint:ignore U1000 used by the generated main.go, for neighbor(dx, dy) and grid peers
-func (r *rank) neighbor(dx, dy int) int {
-	gx, gy := r.w.k.gridX, r.w.k.gridY
-	x, y := r.id%gx+dx, r.id/gx+dy
-	if x < 0 || y < 0 || x >= gx || y >= gy {
-		return -1
-	}
-	return y*gx + x
 }
 
 // gate is a reusable barrier for the harness (not the kernel's barrier):

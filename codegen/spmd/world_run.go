@@ -1,0 +1,167 @@
+//go:build !perfc_mpi
+
+package spmd
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// The goroutine transport's harness: every rank is a goroutine of one
+// process, and the world runs them all.
+
+// backend names the transport in reports.
+const backend = "goroutines"
+
+// perRankTimes is false: a measurement reports the slowest rank only (a
+// world of thousands of goroutine ranks would print thousands of rows).
+const perRankTimes = false
+
+// stamp is a reading of the region timer: Go's monotonic clock.
+type stamp = time.Time
+
+// readClock reads the region timer.
+func readClock() stamp { return time.Now() }
+
+// elapsedNs is the time from one reading to another.
+func elapsedNs(from, to stamp) int64 { return int64(to.Sub(from)) }
+
+// runProgram is the main function of a generated program: it checks the
+// memory, then times the kernel (or, with -count, counts one run) and
+// prints the result. It returns the exit status.
+func runProgram(k *kernelDesc, args []string, stdout, stderr io.Writer, exit func(int)) int {
+	o, err := parseOptions(k.name, args, stderr, nil)
+	if err == flag.ErrHelp {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "error:", err)
+		return 2
+	}
+	if err := CheckMemory(k.memBytes, o.memLimit, MemAvailable); err != nil {
+		fmt.Fprintf(stderr, "error: kernel %s: %v\n", k.name, err)
+		return 1
+	}
+	if o.count && !counting {
+		fmt.Fprintln(stderr, "error: this build does not count; build it with the counting code: go run -tags perfc_count . -count")
+		return 2
+	}
+	w := newWorld(k, stderr, exit)
+	if o.count {
+		return w.report(stdout, o.json, w.countRun())
+	}
+	return w.report(stdout, o.json, w.measure(o))
+}
+
+// runs executes the kernel body reps times on every rank. Before every
+// run each rank re-initialises its data (untimed), so that every run does
+// the same work on the same values; the ranks start and end every run
+// together. It returns, per rank, the nanoseconds spent in each region,
+// summed over the runs.
+func (w *world) runs(reps int) [][]int64 {
+	// The watchdog notices stop when it next wakes; nothing waits for it.
+	stop := make(chan struct{})
+	go w.watch(stop, w.period)
+	var wg sync.WaitGroup
+	for _, r := range w.ranks {
+		clear(r.regionNs)
+		wg.Add(1)
+		go w.rankLoop(r, reps, &wg)
+	}
+	wg.Wait()
+	close(stop)
+	out := make([][]int64, len(w.ranks))
+	for i, r := range w.ranks {
+		out[i] = append([]int64(nil), r.regionNs...)
+	}
+	return out
+}
+
+// rankLoop is one rank's goroutine for reps runs.
+func (w *world) rankLoop(r *rank, reps int, wg *sync.WaitGroup) {
+	defer wg.Done()
+	defer w.recoverRank(r)
+	if w.progs[r.id] == nil {
+		// Allocated by the rank itself, so that its pages are first
+		// touched where it runs.
+		w.progs[r.id] = w.k.newRank()
+	}
+	prog := w.progs[r.id]
+	for range reps {
+		r.state.Store(stateRunning)
+		prog.init(r.id)
+		w.gate.wait()
+		r.cur, r.stack = 0, r.stack[:0]
+		r.resumed = time.Now()
+		prog.run(r)
+		r.regionNs[r.cur] += int64(time.Since(r.resumed))
+		r.state.Store(stateDone)
+		w.gate.wait()
+	}
+}
+
+// recoverRank turns a run-time error in a rank (an index out of range, an
+// integer division by zero) into a message naming the rank.
+func (w *world) recoverRank(r *rank) {
+	e := recover()
+	if e == nil {
+		return
+	}
+	r.state.Store(stateDone)
+	if e == errFatal {
+		return
+	}
+	w.fail("rank %d stopped: %v\n%s", r.id, e, kernelFrame())
+}
+
+// checksum sums every rank's data after the last run.
+func (w *world) checksum() (string, bool) {
+	sum := 0.0
+	for _, p := range w.progs {
+		if p != nil {
+			sum += p.checksum()
+		}
+	}
+	return strconv.FormatFloat(sum, 'g', 17, 64), !math.IsInf(sum, 0) && !math.IsNaN(sum)
+}
+
+// rankCounters returns the counters of every rank.
+func (w *world) rankCounters() []rankCounters {
+	out := make([]rankCounters, len(w.ranks))
+	for i, r := range w.ranks {
+		out[i] = rankCounters{cnt: r.cnt, bytes: r.bytes, peer: r.peer}
+		if rq := r.rq; rq != nil {
+			out[i].posted, out[i].completed, out[i].overlapped = rq.posted, rq.completed, rq.overlapped
+		}
+	}
+	return out
+}
+
+// clearCounters zeroes every rank's counters.
+func (w *world) clearCounters() {
+	for _, r := range w.ranks {
+		clear(r.cnt)
+		clear(r.bytes)
+		clear(r.peer)
+		if rq := r.rq; rq != nil {
+			clear(rq.posted)
+			clear(rq.completed)
+			clear(rq.overlapped)
+		}
+	}
+}
+
+// transportNotes says what the goroutine transport means for the times.
+func (w *world) transportNotes() []string {
+	if procs := runtime.GOMAXPROCS(0); w.size > procs {
+		return []string{fmt.Sprintf("%d ranks share %d cores (GOMAXPROCS %d): ranks are goroutines, and a rank's time includes waiting for a core",
+			w.size, runtime.NumCPU(), procs)}
+	}
+	return nil
+}
