@@ -137,6 +137,9 @@ func (em *emulator) deadlock() error {
 		hint = "add the matching operation on the other rank, or make the peer none where there is none"
 	case "a cycle of blocking operations":
 		hint = "break the cycle with sendrecv or exchange, or let alternate ranks receive first"
+		if em.ranks[start].kind == ActWait {
+			hint += "; a wait completes only once the partner has posted the matching message, so post what others wait for before waiting"
+		}
 	default:
 		ending = "ranks are at different collectives or still in point-to-point operations"
 		hint = "every rank must finish its messages and reach the same collectives"

@@ -441,7 +441,8 @@ func (em *emulator) match(s, d int64, sReq, dReq int32) error {
 	}
 	oSend, oRecv, _ := em.overheads(s, d, sBytes)
 	if sReq < 0 {
-		sReady = ss.posted + oSend
+		// A blocking send pays its overhead within the transfer.
+		sReady, oSend = ss.posted, 0
 	}
 	m.bytes, m.oRecv, m.wire = sBytes, oRecv, max(cost-oSend-oRecv, 0)
 	m.ready = max(sReady, dReady)
@@ -504,11 +505,8 @@ func (em *emulator) transfer(m *nbMessage, start, end float64, prev *pathRef, vi
 			em.requestComplete(s, ss, q)
 		}
 	} else {
-		// A blocking send ends when the message has arrived; the part of
-		// its wait before start that was its overhead is counted as
-		// communication.
-		oSend, _, _ := em.overheads(s, d, m.bytes)
-		hs := max(ss.posted, start-oSend)
+		// A blocking send ends when the message has arrived.
+		hs := max(ss.posted, start)
 		sPrev, sVia := prev, via
 		if m.sBound && via != viaLink {
 			sPrev, sVia = &emptyPath, viaProgram
