@@ -231,14 +231,15 @@ func (em *emulator) postRequest(r int64, rs *rankState, ev *analyze.Event) error
 		rs.send.active = false
 		req.wave, req.boundary, req.cost = rs.send.wave, rs.send.boundary, rs.send.cost
 	}
-	rs.wait += start - posted
-	rs.comm += end - start
+	// The gap since the rank's last isend is part of the post: the rank
+	// cannot go on until its network interface takes the message.
+	rs.comm += end - posted
 	rs.clock = end
-	em.path.extend(rs, r, start, end, kind, ev.Stmt)
+	em.path.extend(rs, r, posted, end, kind, ev.Stmt)
 	req.ready = end
 	req.prev = em.path.takeHead(rs, r)
 	if em.observe {
-		em.iv = Interval{Rank: r, Kind: kind, Posted: posted, Start: start, End: end, Peer: ev.Peer, From: -1,
+		em.iv = Interval{Rank: r, Kind: kind, Posted: posted, Start: posted, End: end, Peer: ev.Peer, From: -1,
 			Bytes: ev.Bytes, Wave: req.wave, Stmt: ev.Stmt, Region: em.regions[ev.Stmt]}
 		em.emit()
 	}
