@@ -114,7 +114,8 @@ type nbMessage struct {
 	oRecv      float64 // the receiver's overhead
 	prev       pathRef // the path of the side that was ready last
 	via        pathVia
-	sBound     bool // the sender was ready last (or at once)
+	sStmt      *lang.CommStmt // the sender's statement
+	sBound     bool           // the sender was ready last (or at once)
 	eagerDone  bool // an eager isend: the sender's request completed at its post
 }
 
@@ -440,6 +441,7 @@ func (em *emulator) match(s, d int64, sReq, dReq int32) error {
 	if sBytes != dBytes {
 		return em.requestSizeMismatch(s, d, sBytes, sStmt, dBytes, dStmt)
 	}
+	m.sStmt = sStmt
 	oSend, oRecv, _ := em.overheads(s, d, sBytes)
 	if sReq < 0 {
 		// A blocking send pays its overhead within the transfer.
@@ -488,7 +490,7 @@ func (em *emulator) grantRequestLink(req linkRequest, start, end float64, bd *bo
 	} else {
 		via = m.via
 	}
-	node := em.path.message(prev, via, m.s, start, end, nil)
+	node := em.path.message(prev, via, m.s, start, end, m.sStmt)
 	bd.flights = append(bd.flights, flight{end: end, node: node})
 	em.res.Messages++
 	em.transfer(m, start, end, prev, via)

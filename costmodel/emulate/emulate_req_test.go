@@ -36,6 +36,9 @@ func loggpTable() loggpPricer {
 // overhead, a flop 1 s.
 func hockneyTable() unitPricer { return unitPricer{msg: 10, perFlop: 1, coll: 1, eager: -1} }
 
+// eagerHockney is hockneyTable sending messages of up to 1 MiB eagerly.
+func eagerHockney() unitPricer { p := hockneyTable(); p.eager = 1 << 20; return p }
+
 // overlapKernel posts a message from rank 0 to rank 1 (64 B), computes
 // `flop` flop on both ranks and waits.
 func overlapKernel(flop string) string {
@@ -104,6 +107,10 @@ func TestRequestsByHand(t *testing.T) {
 		{"Hockney, compute hides the transfer", overlapKernel("64"), hockneyTable(), 64,
 			[]rank{{64, 0, 0, 0}, {64, 0, 0, 0}}},
 		{"Hockney, the wait pays the rest", overlapKernel("8"), hockneyTable(), 10,
+			[]rank{{10, 2, 2, 0}, {10, 2, 2, 0}}},
+		// An eager isend leaves at once and waits in rank 1's inbox,
+		// where the irecv finds it: the same times.
+		{"Hockney, eager", overlapKernel("8"), eagerHockney(), 10,
 			[]rank{{10, 2, 2, 0}, {10, 2, 2, 0}}},
 		// Two posts are g apart: the second isend starts at 3, not 1.
 		// The messages arrive at 1 + 11.3 = 12.3 and 4 + 11.3 = 15.3;
@@ -247,5 +254,47 @@ func TestRequestsUnreceived(t *testing.T) {
 	var se *ScheduleError
 	if !errors.As(err, &se) || se.Kind != "deadlock" || !strings.Contains(err.Error(), "wait at un.spmd:5:5 for isend r of 64 B to rank 1 (posted at un.spmd:4:5); waits for rank 1, which has finished its schedule") {
 		t.Fatalf("error %v, want a deadlock naming the wait and the isend", err)
+	}
+	// Eager, the isend completes, and the message is left unreceived.
+	_, err = Emulate(k, eagerHockney(), EmulateOptions{})
+	if !errors.As(err, &se) || se.Kind != "unreceived message" || !strings.Contains(err.Error(), "un.spmd:4:5: rank 0 sends 64 B to rank 1 here (message 1 on that pair), but rank 1 finishes without receiving it") {
+		t.Fatalf("error %v, want an unreceived message at the isend", err)
+	}
+}
+
+// TestRequestsShareLinks checks that non-blocking messages queue for the
+// links of a node boundary as blocking ones do: two isends posted at once
+// across a boundary with one link cross one after the other.
+func TestRequestsShareLinks(t *testing.T) {
+	const src = `kernel links() on grid(Px = 2, Py = 1) {
+  array a[8], c[8]: f64
+  if rank == 0 {
+    isend a to 1 as r1
+    isend c to 1 as r2
+  } else {
+    irecv a from 0 as r1
+    irecv c from 0 as r2
+  }
+  waitall
+}`
+	k := checkSource(t, "links.spmd", src)
+	em, err := Emulate(k, onCluster(1, 1, 1), EmulateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if em.Total != 2 || em.LinkWaits != 1 || em.LinkWait != 1 || em.Messages != 2 {
+		t.Errorf("total %g, link waits %d (%g), messages %d; want 2, 1 (1), 2", em.Total, em.LinkWaits, em.LinkWait, em.Messages)
+	}
+	checkPathCovers(t, em)
+	// Both ranks end at 2; the path ends on rank 0 (the first of them),
+	// whose wait for its second isend follows the first message, which
+	// held the link the second waited for.
+	want := []PathStep{
+		{Rank: 0, Start: 0, End: 0, Events: 1, Kind: "isend", First: "links.spmd:4:5", Last: "links.spmd:4:5", Via: "start"},
+		{Rank: 0, Start: 0, End: 1, Events: 1, Kind: "send", First: "links.spmd:4:5", Last: "links.spmd:4:5", Via: "message"},
+		{Rank: 0, Start: 1, End: 2, Events: 1, Kind: "wait", First: "links.spmd:5:5", Last: "links.spmd:5:5", Via: "request"},
+	}
+	if diff := cmp.Diff(want, em.Critical); diff != "" {
+		t.Errorf("critical path (-want +got):\n%s", diff)
 	}
 }
