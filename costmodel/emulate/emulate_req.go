@@ -116,7 +116,7 @@ type nbMessage struct {
 	via        pathVia
 	sStmt      *lang.CommStmt // the sender's statement
 	sBound     bool           // the sender was ready last (or at once)
-	eagerDone  bool // an eager isend: the sender's request completed at its post
+	eagerDone  bool           // an eager isend: the sender's request completed at its post
 }
 
 // initRequests prepares the non-blocking state of an emulation of k; p
