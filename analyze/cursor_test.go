@@ -20,6 +20,9 @@ type cursorEvent struct {
 	Flop, Loads, Stores    float64
 	Region                 string
 	Iterations, IntOps, MP float64
+	Req                    int   // posts
+	Reqs                   []int // waits
+	All                    bool
 }
 
 // project copies what an event says into comparable values.
@@ -27,6 +30,13 @@ func project(k *lang.Checked, ev *Event) cursorEvent {
 	ce := cursorEvent{Kind: ev.Kind, Peer: ev.Peer, From: ev.From, Bytes: ev.Bytes, RecvBytes: ev.RecvBytes}
 	if ev.Stmt != nil {
 		ce.Stmt = k.File.Source.Position(ev.Stmt.Pos()).String()
+	}
+	switch ev.Kind {
+	case EvISend, EvIRecv:
+		ce.Req = ev.Req
+	case EvWait:
+		ce.Stmt = k.File.Source.Position(ev.WaitStmt.Pos()).String()
+		ce.Reqs, ce.All = append([]int{}, ev.Reqs...), ev.All
 	}
 	if w := ev.Work; w != nil {
 		ce.Flop, ce.Loads, ce.Stores, ce.Region = w.Flop, w.Loads, w.Stores, w.Region
@@ -101,7 +111,8 @@ func smallExampleSizes() map[string][]lang.Override {
 func TestCursorMatchesEvents(t *testing.T) {
 	small := smallExampleSizes()
 	files, _ := filepath.Glob("../examples/*.spmd")
-	for _, path := range files {
+	requests, _ := filepath.Glob("testdata/requests/*.spmd")
+	for _, path := range append(files, requests...) {
 		name := strings.TrimSuffix(filepath.Base(path), ".spmd")
 		t.Run(name, func(t *testing.T) {
 			k := checkKernel(t, path, small[name]...)
