@@ -14,7 +14,7 @@ import (
 // 9 µs + 64 B / 64 MB/s = 10 µs.
 func requestTables(t *testing.T) (loggp, hockney *machines.Machine) {
 	t.Helper()
-	const head = "source: perfc test data, invented numbers\ncompute:\n  peak: 1Mflop/s\nmessages:\n  source: test messages\n"
+	const head = "source: perfc test data, invented numbers\ncompute:\n  source: test compute\n  peak: 1Mflop/s\nmessages:\n  source: test messages\n"
 	var err error
 	if loggp, err = machines.Parse("loggp.yaml", []byte("name: loggp-test\ndescription: LogGP test table\n"+head+
 		"  model: loggp\n  L: 5us\n  o: 1us\n  g: 3us\n  G: 1/(10MB/s)\n")); err != nil {
