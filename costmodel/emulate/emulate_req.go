@@ -232,15 +232,18 @@ func (em *emulator) postRequest(r int64, rs *rankState, ev *analyze.Event) error
 		rs.send.active = false
 		req.wave, req.boundary, req.cost = rs.send.wave, rs.send.boundary, rs.send.cost
 	}
-	// The gap since the rank's last isend is part of the post: the rank
-	// cannot go on until its network interface takes the message.
-	rs.comm += end - posted
+	// The rank waits for the gap since its last isend (its network
+	// interface is not ready for the message), then pays the overhead,
+	// which is all the region table charges a post. The critical path
+	// runs through the gap.
+	rs.wait += start - posted
+	rs.comm += end - start
 	rs.clock = end
 	em.path.extend(rs, r, posted, end, kind, ev.Stmt)
 	req.ready = end
 	req.prev = em.path.takeHead(rs, r)
 	if em.observe {
-		em.iv = Interval{Rank: r, Kind: kind, Posted: posted, Start: posted, End: end, Peer: ev.Peer, From: -1,
+		em.iv = Interval{Rank: r, Kind: kind, Posted: posted, Start: start, End: end, Peer: ev.Peer, From: -1,
 			Bytes: ev.Bytes, Wave: req.wave, Stmt: ev.Stmt, Region: em.regions[ev.Stmt]}
 		em.emit()
 	}
