@@ -27,12 +27,15 @@ const (
 
 // world is the ranks of one program and the rendezvous slots between them.
 type world struct {
-	k      *kernelDesc
-	size   int
-	ranks  []*rank
-	progs  []rankProgram
-	slots  []atomic.Pointer[slot] // [(dst*size+src)*numContexts+ctx], allocated on first use
-	gate   gate                   // synchronises the ranks between runs
+	k     *kernelDesc
+	size  int
+	ranks []*rank
+	progs []rankProgram
+	slots []atomic.Pointer[slot] // [(dst*size+src)*numContexts+ctx], allocated on first use
+	// boxes are the mailboxes of a kernel with requests, [src*size+dst]
+	// (requests.go); nil otherwise.
+	boxes  []atomic.Pointer[mailbox]
+	gate   gate // synchronises the ranks between runs
 	stderr io.Writer
 	// exit ends the program after a fatal error (os.Exit in a program; a
 	// test substitutes its own).
@@ -73,6 +76,9 @@ type rank struct {
 	big     [][]byte           // per site: the P-block buffers of scatter, gather, allgather
 	big2    [][]byte           // per site: alltoall's receive buffer
 	site    int                // the collective in progress, for messages
+	// rq holds the requests of a kernel that posts them (requests.go);
+	// its user messages then go through the world's mailboxes.
+	rq *reqState
 }
 
 // Scratch buffers of a rank. Each use has its own so that nested uses
@@ -95,6 +101,9 @@ func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 	w := &world{k: k, size: k.ranks, stderr: stderr, exit: exit, period: watchPeriod}
 	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
 	w.gate.init(k.ranks)
+	if len(k.requests) > 0 {
+		w.boxes = make([]atomic.Pointer[mailbox], k.ranks*k.ranks)
+	}
 	for id := 0; id < k.ranks; id++ {
 		r := &rank{id: id, size: k.ranks, w: w, wake: make(chan struct{}, 2)}
 		r.cnt = make([]int64, len(k.sites))
@@ -103,6 +112,9 @@ func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 		r.big = make([][]byte, len(k.sites))
 		r.big2 = make([][]byte, len(k.sites))
 		r.regionNs = make([]int64, len(k.regions))
+		if len(k.requests) > 0 {
+			r.initRequests(k)
+		}
 		w.ranks = append(w.ranks, r)
 		w.progs = append(w.progs, nil)
 	}
@@ -339,6 +351,10 @@ func (r *rank) countMessage(site, peer, n int) {
 // body's own frame: after the wake-up it returns through no other frame,
 // whose stack lines the message's copy would have evicted.
 func (r *rank) send(site, to int, buf []byte) {
+	if r.rq != nil {
+		r.mailSend(site, to, buf)
+		return
+	}
 	if r.offerSend(ctxUser, to, buf, site) {
 		<-r.wake
 	}
@@ -346,6 +362,10 @@ func (r *rank) send(site, to int, buf []byte) {
 
 // recv is `recv buf from peer`: blocking until the bytes have arrived.
 func (r *rank) recv(site, from int, buf []byte) {
+	if r.rq != nil {
+		r.mailRecv(site, from, buf)
+		return
+	}
 	if r.offerRecv(ctxUser, from, buf, site) {
 		<-r.wake
 	}
@@ -357,6 +377,10 @@ func (r *rank) recv(site, from int, buf []byte) {
 func (r *rank) sendrecv(sendSite, recvSite, to int, sbuf []byte, from int, rbuf []byte) {
 	r.checkPeer(to, sendSite, "the destination")
 	r.checkPeer(from, recvSite, "the source")
+	if r.rq != nil {
+		r.mailSendrecv(sendSite, recvSite, to, sbuf, from, rbuf)
+		return
+	}
 	pending := 0
 	if r.offerSend(ctxUser, to, sbuf, sendSite) {
 		pending++
