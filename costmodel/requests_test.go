@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"perfc/analyze"
+	"perfc/lang"
 	"perfc/machines"
 )
 
@@ -95,5 +97,72 @@ func TestPredictRequests(t *testing.T) {
 				t.Errorf("%d message terms on the slowest rank, want 1 (its isend or irecv)", kinds)
 			}
 		})
+	}
+}
+
+// TestJacobiOverlapGain checks that the emulated time of
+// examples/jacobi_overlap.spmd is below that of examples/jacobi_blocking.spmd
+// by what the model says. Both compute the same points; on a 4 x 4 grid
+// with 256 x 256 points per rank and 10 iterations every halo message is
+// 2,048 B and the interior update (64,516 points) hides every transfer.
+//
+//   - Hockney (cm5-32): the blocking exchange costs every rank its four
+//     sendrecvs, one message time each (the halves overlap), which the
+//     overlapped version hides whole: the gain is the blocking version's
+//     message time, as its region table charges it.
+//   - LogGP (o = 1 µs, L = 5 µs, g = 3 µs, G = 0.1 µs/B, a flop 1 µs):
+//     a message costs 2 + 5 + 2047·0.1 = 211.7 µs, so the blocking
+//     exchange costs 4 · 211.7 = 846.8 µs per iteration. An interior rank
+//     of the overlapped version still pays 4 isend overheads, 4 irecv
+//     overheads at the wait and, its four isends back to back (packing a
+//     column costs nothing on a table that prices only flop), g − o = 2 µs
+//     before each of the last three: 14 µs. The gain is
+//     10 · (846.8 − 14) µs = 8.328 ms.
+func TestJacobiOverlapGain(t *testing.T) {
+	loggp, _ := requestTables(t)
+	cm5, err := machines.Builtin("cm5-32")
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlap := loadKernel(t, "../examples/jacobi_overlap.spmd")
+	blocking := loadKernel(t, "../examples/jacobi_blocking.spmd")
+	predict := func(k *lang.Checked, m *machines.Machine) *Prediction {
+		t.Helper()
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Predict(k, rep, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Emulation == nil {
+			t.Fatalf("%s on %s: not emulated", k.Kernel.Name.Name, m.Name())
+		}
+		return p
+	}
+	messages := func(p *Prediction) float64 {
+		var sum float64
+		for _, r := range p.Regions {
+			sum += r.Messages
+		}
+		return sum
+	}
+
+	po, pb := predict(overlap, cm5), predict(blocking, cm5)
+	want := messages(pb)
+	if got := pb.Total - po.Total; want <= 0 || !sameTime(got, want) || messages(po) != 0 {
+		t.Errorf("cm5-32: blocking %g s − overlapped %g s = %g s; want the blocking messages %g s (overlapped messages %g s)",
+			pb.Total, po.Total, got, want, messages(po))
+	}
+
+	po, pb = predict(overlap, loggp), predict(blocking, loggp)
+	if got, want := pb.Total-po.Total, 10*(4*211.7-14)*1e-6; math.Abs(got-want) > 1e-9 {
+		t.Errorf("LogGP: blocking %g s − overlapped %g s = %g s; want %g s", pb.Total, po.Total, got, want)
+	}
+	for _, r := range po.Emulation.PerRank {
+		if r.RequestWait != 0 {
+			t.Errorf("LogGP: rank %d waited %g s in waits; the interior update hides every transfer", r.Rank, r.RequestWait)
+		}
 	}
 }

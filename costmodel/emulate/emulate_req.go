@@ -637,10 +637,11 @@ func (em *emulator) finishWait(r int64, rs *rankState) {
 	}
 	em.nb.scratch = done
 	slices.SortStableFunc(done, func(a, b *request) int { return cmp.Compare(a.done, b.done) })
-	t, busy := rs.posted, 0.0
+	t, busy, waited := rs.posted, 0.0, 0.0
 	var bound *request
 	for _, q := range done {
 		if q.done > t {
+			waited += q.done - t
 			t, bound = q.done, q
 		}
 		if !q.send {
@@ -650,12 +651,14 @@ func (em *emulator) finishWait(r int64, rs *rankState) {
 		q.active, q.inWait, q.complete, q.matched = false, false, false, false
 	}
 	if bound != nil {
-		t += em.wake.extra(bound.done - rs.posted) // the rank's thread slept while it waited
+		wake := em.wake.extra(bound.done - rs.posted) // the rank's thread slept while it waited
+		t += wake
+		waited += wake
 	}
 	end := t
-	rs.wait += end - rs.posted - busy
+	rs.wait += waited
 	rs.comm += busy
-	rq.inWait += end - rs.posted - busy
+	rq.inWait += waited
 	rs.clock = end
 	rs.blocked = false
 	if bound == nil {
