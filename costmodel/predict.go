@@ -242,6 +242,10 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[st
 		if n == 0 {
 			continue
 		}
+		if isRequest(msg.Kind) { // the overheads only (requests.go)
+			terms = append(terms, p.requestTerm(rank, msg))
+			continue
+		}
 		bytes := msg.Bytes.Float() / n
 		peer := msg.Rank
 		if peer < 0 {

@@ -225,6 +225,14 @@ func printEmulation(w io.Writer, r *emulationReport) {
 		fmt.Fprintf(w, "cores: %d ranks share %d cores (a run queue, docs/emulate.md); the ranks waited %s for a core in all\n",
 			em.Ranks, em.Cores, formatTime(wait))
 	}
+	if em.Requests > 0 {
+		var wait float64
+		for _, r := range em.PerRank {
+			wait += r.RequestWait
+		}
+		fmt.Fprintf(w, "requests: %s posted (isend, irecv); the ranks waited %s in wait and waitall in all (part of their waiting)\n",
+			units.Int(em.Requests), formatTime(wait))
+	}
 	printCriticalPath(w, em)
 	printRankTimes(w, em)
 	if r.Wavefront != nil {

@@ -100,7 +100,7 @@ func TestEmulateBudgets(t *testing.T) {
 		stderr []string
 	}{
 		{"ten million ranks", []string{"emulate", "../../examples/stencil1d.spmd", "-D", "P=10000000"}, 1,
-			[]string{"stencil1d.spmd:20:1: emulating 10,000,000 ranks needs about 25.01 GiB of memory", "raise it with --max-memory (e.g. --max-memory=26GiB)"}},
+			[]string{"stencil1d.spmd:20:1: emulating 10,000,000 ranks needs about 25.09 GiB of memory", "raise it with --max-memory (e.g. --max-memory=26GiB)"}},
 		{"memory enough", []string{"emulate", "../../examples/stencil1d.spmd", "-D", "P=100", "--max-memory=2MiB"}, 0, nil},
 		{"memory lowered", []string{"emulate", "../../examples/stencil1d.spmd", "-D", "P=100", "--max-memory=1MB"}, 1,
 			[]string{"emulating 100 ranks needs about", "the budget is 976.6 KiB"}},

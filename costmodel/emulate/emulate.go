@@ -100,9 +100,12 @@ const (
 	ActSendRecv                   // sendrecv or exchange: both halves at once
 	ActCollective                 // bcast, reduce, allreduce, scatter, gather, allgather, alltoall, scan
 	ActBarrier                    // barrier
+	ActISend                      // the post of an isend (the sender's overhead)
+	ActIRecv                      // the post of an irecv
+	ActWait                       // wait or waitall: blocked until requests complete, then the receivers' overheads
 )
 
-var activityNames = [...]string{"compute", "send", "recv", "sendrecv", "collective", "barrier"}
+var activityNames = [...]string{"compute", "send", "recv", "sendrecv", "collective", "barrier", "isend", "irecv", "wait"}
 
 // String names the activity as the timeline writes it.
 func (a Activity) String() string {
@@ -130,6 +133,9 @@ type Interval struct {
 	Bytes  int64   // bytes sent (recv: received; collectives: payload)
 	Wave   int64   // the message's sequence number on its (sender, receiver) pair; 0 when not a message
 	Stmt   *lang.CommStmt
+	// Wait is the statement of a wait interval (Kind ActWait; Stmt is
+	// nil then).
+	Wait   *lang.WaitStmt
 	Region string
 	// CoreWait is the part of the wait, just before Start, that the rank
 	// was ready but had no core (ranks sharing cores: CoreSharer): a
@@ -143,11 +149,12 @@ type Interval struct {
 type Emulation struct {
 	Kernel      string     `json:"kernel"`
 	Ranks       int64      `json:"ranks"`
-	Grid        []int64    `json:"grid,omitempty"` // Px, Py
-	Total       float64    `json:"total_s"`        // when the last rank finishes
-	Events      int64      `json:"events"`         // events emulated, all ranks
-	Messages    int64      `json:"messages"`       // point-to-point messages delivered
-	Collectives int64      `json:"collectives"`    // collective and barrier calls (once per call, not per rank)
+	Grid        []int64    `json:"grid,omitempty"`     // Px, Py
+	Total       float64    `json:"total_s"`            // when the last rank finishes
+	Events      int64      `json:"events"`             // events emulated, all ranks
+	Messages    int64      `json:"messages"`           // point-to-point messages delivered
+	Requests    int64      `json:"requests,omitempty"` // non-blocking requests posted (isend, irecv)
+	Collectives int64      `json:"collectives"`        // collective and barrier calls (once per call, not per rank)
 	Nodes       []int64    `json:"nodes,omitempty"`
 	LinkWaits   int64      `json:"link_waits"`          // messages that waited for a node-boundary link
 	LinkWait    float64    `json:"link_wait_s"`         // the time they waited, summed
@@ -176,8 +183,12 @@ type RankTime struct {
 	// CoreWait is the time the rank was ready but every core was taken
 	// (ranks sharing cores: CoreSharer); 0 when every rank has its own.
 	CoreWait float64 `json:"core_wait_s,omitempty"`
-	End      float64 `json:"end_s"` // when the rank finished its schedule
-	Events   int64   `json:"events"`
+	// RequestWait is the part of Wait spent blocked in wait and waitall
+	// statements: the transfers of non-blocking messages that the rank's
+	// computation did not hide.
+	RequestWait float64 `json:"request_wait_s,omitempty"`
+	End         float64 `json:"end_s"` // when the rank finished its schedule
+	Events      int64   `json:"events"`
 }
 
 // Busy is the time the rank computed or communicated.
@@ -264,6 +275,7 @@ type emulator struct {
 	regions  map[*lang.CommStmt]string
 	works    map[workKey]float64
 	computer RankComputer // p, when its segments cost differently by rank class
+	nb       *nbState     // non-blocking messages; nil when the kernel posts none
 	cores    *coreState   // the cores the ranks share; nil when every rank has its own
 	wake     wakeup       // the pricer's wake-up cost; applied only when cores is nil
 	net      network
@@ -397,6 +409,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em.inject, _ = p.(Injector)
 	em.serial, _ = p.(SerialSendRecv)
 	em.computer, _ = p.(RankComputer)
+	em.initRequests(k, p)
 	cores, err := newCoreState(k, p, opts.Limits)
 	if err != nil {
 		return nil, err
@@ -430,6 +443,9 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em.room = float64(opts.Limits.memory()) - emulationMemory(n)
 	if em.cores != nil {
 		em.room -= float64(n * coreRankBytes) // each rank's core state and its request in the run queue (newCoreState)
+	}
+	if em.nb != nil {
+		em.room -= float64(n) * float64(unsafe.Sizeof(rankRequests{})) // each rank's requests beside its state (emulate_req.go)
 	}
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
@@ -563,6 +579,11 @@ func (em *emulator) advance(r int64) error {
 			return err
 		}
 		if !more || rs.clock > em.until {
+			if !more && em.nb != nil {
+				if err := em.requestsLeft(r); err != nil {
+					return err
+				}
+			}
 			em.res.Truncated = em.res.Truncated || more
 			rs.done = true
 			em.done++
@@ -584,7 +605,15 @@ func (em *emulator) advance(r int64) error {
 			}
 			continue
 		}
-		blocked, err := em.post(r, rs, ev)
+		var blocked bool
+		switch ev.Kind {
+		case analyze.EvISend, analyze.EvIRecv:
+			err = em.postRequest(r, rs, ev)
+		case analyze.EvWait:
+			blocked = em.wait(r, rs, ev)
+		default:
+			blocked, err = em.post(r, rs, ev)
+		}
 		if err != nil || blocked {
 			if blocked && em.cores != nil {
 				em.releaseCore(r, rs) // a rank that waits frees its core
@@ -738,8 +767,14 @@ func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 		d := rs.send.peer
 		if em.eagerSize(rs.send.bytes) {
 			err = em.sendEager(r, rs)
+		} else if met := em.nb != nil && em.nb.queued > 0; met {
+			if met, err = em.blockingSendMeetsIRecv(r, d); !met && err == nil {
+				if ds := &em.ranks[d]; ds.recv.active && !ds.recv.matched && ds.recv.peer == r {
+					err = em.matchBlocking(r, d)
+				}
+			}
 		} else if ds := &em.ranks[d]; ds.recv.active && !ds.recv.matched && ds.recv.peer == r {
-			err = em.match(r, d)
+			err = em.matchBlocking(r, d)
 		}
 		if err != nil {
 			return false, err
@@ -747,10 +782,18 @@ func (em *emulator) post(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 	}
 	if rs.recv.active && !rs.recv.matched && rs.blocked {
 		s := rs.recv.peer
-		if em.eager >= 0 { // the inbox is empty unless some message is eager
+		met := false
+		if em.nb != nil && em.nb.queued > 0 {
+			met, err = em.blockingRecvMeetsISend(s, r)
+		}
+		switch {
+		case met || err != nil:
+		case em.eager >= 0: // the inbox is empty unless some message is eager
 			err = em.postRecv(r, rs)
-		} else if ss := &em.ranks[s]; ss.send.active && !ss.send.matched && ss.send.peer == r {
-			err = em.match(s, r)
+		default:
+			if ss := &em.ranks[s]; ss.send.active && !ss.send.matched && ss.send.peer == r {
+				err = em.matchBlocking(s, r)
+			}
 		}
 		if err != nil {
 			return false, err
@@ -868,6 +911,9 @@ func (em *emulator) result() (*Emulation, error) {
 	for r := range em.ranks {
 		rs := &em.ranks[r]
 		st := RankTime{Rank: int64(r), Compute: rs.compute, Comm: rs.comm, Wait: rs.wait, Events: rs.events}
+		if em.nb != nil {
+			st.RequestWait = em.nb.ranks[r].inWait
+		}
 		if em.cores != nil {
 			st.CoreWait = em.cores.ranks[r].coreWait
 		}
@@ -879,6 +925,9 @@ func (em *emulator) result() (*Emulation, error) {
 		if st.End > res.Total {
 			res.Total, last = st.End, int64(r)
 		}
+	}
+	if em.nb != nil {
+		res.Requests = em.nb.posted
 	}
 	head := em.path.takeHead(&em.ranks[last], last)
 	res.Critical, res.CriticalCut = em.path.steps(head, em.k.File.Source)

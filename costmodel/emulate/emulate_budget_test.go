@@ -62,9 +62,9 @@ func TestMemoryBudget(t *testing.T) {
 		errHas []string // "" : no error
 	}{
 		{"ten million ranks, default budget", "10000000", 0,
-			[]string{"k.spmd:1:1: emulating 10,000,000 ranks needs about 25.01 GiB of memory", "the budget is 2 GiB: raise it with --max-memory (e.g. --max-memory=26GiB)"}},
-		{"a million ranks, default budget", "1000000", 0, []string{"emulating 1,000,000 ranks needs about 2.551 GiB", "--max-memory=3GiB"}},
-		{"1000 ranks, 1 MiB", "1000", 1 << 20, []string{"emulating 1,000 ranks needs about 3.431 MiB", "the budget is 1 MiB: raise it with --max-memory (e.g. --max-memory=4MiB)"}},
+			[]string{"k.spmd:1:1: emulating 10,000,000 ranks needs about 25.09 GiB of memory", "the budget is 2 GiB: raise it with --max-memory (e.g. --max-memory=26GiB)"}},
+		{"a million ranks, default budget", "1000000", 0, []string{"emulating 1,000,000 ranks needs about 2.558 GiB", "--max-memory=3GiB"}},
+		{"1000 ranks, 1 MiB", "1000", 1 << 20, []string{"emulating 1,000 ranks needs about 3.438 MiB", "the budget is 1 MiB: raise it with --max-memory (e.g. --max-memory=4MiB)"}},
 		{"1000 ranks, 4 MiB", "1000", 4 << 20, nil},
 		{"1000 ranks, default budget", "1000", 0, nil},
 	}

@@ -137,6 +137,9 @@ func (em *emulator) deadlock() error {
 		hint = "add the matching operation on the other rank, or make the peer none where there is none"
 	case "a cycle of blocking operations":
 		hint = "break the cycle with sendrecv or exchange, or let alternate ranks receive first"
+		if em.ranks[start].kind == ActWait {
+			hint += "; a wait completes only once the partner has posted the matching message, so post what others wait for before waiting"
+		}
 	default:
 		ending = "ranks are at different collectives or still in point-to-point operations"
 		hint = "every rank must finish its messages and reach the same collectives"
@@ -148,7 +151,11 @@ func (em *emulator) deadlock() error {
 	}
 	msg := fmt.Sprintf("deadlock: %s of %s ranks cannot complete (%s; %s); %s", units.Int(int64(blocked)),
 		units.Int(int64(len(em.ranks))), ending, hint, waits)
-	return &ScheduleError{Kind: "deadlock", Pos: em.stmtPos(first.stmt), Msg: msg, Waits: chain.waits(em), Omitted: chain.omitted()}
+	pos := em.stmtPos(first.stmt)
+	if wp, ok := em.waitPos(start); ok {
+		pos = wp
+	}
+	return &ScheduleError{Kind: "deadlock", Pos: pos, Msg: msg, Waits: chain.waits(em), Omitted: chain.omitted()}
 }
 
 // waitChain collects a chain of waits of any length in bounded memory:
@@ -181,7 +188,11 @@ func (c *waitChain) waits(em *emulator) []Wait {
 	}
 	for i := range out {
 		w := &out[i]
-		w.Doing = describeEvent(em.k.File.Source, &em.ranks[w.Rank])
+		if em.ranks[w.Rank].kind == ActWait && em.nb != nil {
+			w.Doing = em.describeWait(w.Rank)
+		} else {
+			w.Doing = describeEvent(em.k.File.Source, &em.ranks[w.Rank])
+		}
 		if w.Why == "" {
 			w.Why = fmt.Sprintf("rank %d", w.WaitsOn)
 		}
@@ -199,6 +210,8 @@ func (c *waitChain) omitted() int64 { return max(c.n-2*chainEnds, 0) }
 func (em *emulator) waitsOn(r int64) int64 {
 	rs := &em.ranks[r]
 	switch {
+	case rs.kind == ActWait:
+		return em.waitWaitsOn(r)
 	case rs.kind == ActCollective || rs.kind == ActBarrier:
 		for q := range em.ranks {
 			if qs := &em.ranks[q]; !qs.blocked || (qs.kind != ActCollective && qs.kind != ActBarrier) {
@@ -217,6 +230,9 @@ func (em *emulator) waitsOn(r int64) int64 {
 // undelivered reports an eager message that was sent and never received:
 // of the lowest rank that has any, the oldest from its lowest sender.
 func (em *emulator) undelivered() error {
+	if err := em.unreceivedRequest(); err != nil {
+		return err
+	}
 	for d := range em.ranks {
 		if em.ranks[d].queued == 0 {
 			continue

@@ -161,15 +161,15 @@ func (em *emulator) postRecv(d int64, ds *rankState) error {
 	}
 	ss := &em.ranks[s]
 	if ss.send.active && !ss.send.matched && ss.send.peer == d && !em.eagerSize(ss.send.bytes) {
-		return em.match(s, d)
+		return em.matchBlocking(s, d)
 	}
 	return nil
 }
 
-// match pairs s's blocking send with d's receive. The message starts when
+// matchBlocking pairs s's blocking send with d's receive. The message starts when
 // both have posted; across a limited node boundary it first queues for a
 // link.
-func (em *emulator) match(s, d int64) error {
+func (em *emulator) matchBlocking(s, d int64) error {
 	ss, ds := &em.ranks[s], &em.ranks[d]
 	if ss.send.bytes != ds.recv.bytes {
 		return em.sizeMismatch(s, d, ss.send.bytes, ss.stmt)
@@ -312,6 +312,11 @@ func (em *emulator) injectEager(s int64, t, cost float64, linkPrev *pathRef, via
 	if em.completeHalf(s, ss, &ss.send, &ss.recv, t, t+inj, sendPrev, via) {
 		em.wakeOther(s)
 	}
+	if em.nb != nil && em.nb.queued > 0 { // irecvs of d posted before its current receive come first
+		if met, err := em.eagerMeetsIRecv(s, d, &m); met || err != nil {
+			return err
+		}
+	}
 	ds := &em.ranks[d]
 	if ds.recv.active && !ds.recv.matched && ds.recv.peer == s {
 		return em.receiveEager(d, ds, &m)
@@ -448,6 +453,10 @@ func (em *emulator) grantLink() error {
 		linkPrev, via = bd.freed, viaLink
 	}
 	em.current = -1
+	if req.nb {
+		em.grantRequestLink(req, start, end, bd, &linkPrev, via)
+		return nil
+	}
 	src, dst := int64(req.src), int64(req.dst)
 	ss, ds := &em.ranks[src], &em.ranks[dst]
 	var msgPrev pathRef

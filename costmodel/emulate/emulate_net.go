@@ -141,6 +141,7 @@ type linkRequest struct {
 	src, dst int32
 	boundary int32
 	eager    bool
+	nb       bool // a message with a request side (emulate_req.go)
 }
 
 // before orders requests: earlier time, then earlier wave, then ranks.

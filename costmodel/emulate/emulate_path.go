@@ -29,9 +29,10 @@ const (
 	viaLink                      // waited for a link across a node boundary
 	viaCollective                // waited for the last rank to reach a collective
 	viaCore                      // waited for a core another rank held (ranks sharing cores)
+	viaRequest                   // a wait waited for a request's message
 )
 
-var viaNames = [...]string{"start", "program", "message", "link", "collective", "core"}
+var viaNames = [...]string{"start", "program", "message", "link", "collective", "core", "request"}
 
 // noNode is the id of the empty path.
 const noNode int64 = -1

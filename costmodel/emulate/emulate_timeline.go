@@ -66,7 +66,7 @@ func (t *timelineWriter) write(iv *Interval) {
 		b = append(b, `,"from":`...)
 		b = strconv.AppendInt(b, iv.From, 10)
 	}
-	if iv.Kind.IsComm() && iv.Kind != ActBarrier {
+	if iv.Kind.IsComm() && iv.Kind != ActBarrier && iv.Kind != ActWait {
 		b = append(b, `,"bytes":`...)
 		b = strconv.AppendInt(b, iv.Bytes, 10)
 	}
@@ -77,6 +77,10 @@ func (t *timelineWriter) write(iv *Interval) {
 	if iv.Stmt != nil {
 		b = append(b, `,"stmt":`...)
 		b = strconv.AppendQuote(b, t.position(iv.Stmt))
+	}
+	if iv.Wait != nil {
+		b = append(b, `,"stmt":`...)
+		b = strconv.AppendQuote(b, t.src.Position(iv.Wait.Pos()).String())
 	}
 	if iv.Region != "" {
 		b = append(b, `,"region":`...)

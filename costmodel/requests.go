@@ -1,0 +1,70 @@
+package costmodel
+
+import (
+	"fmt"
+
+	"perfc/analyze"
+	"perfc/internal/units"
+	"perfc/machines"
+)
+
+// Non-blocking messages (isend, irecv) in the per-rank sum. A post costs
+// the rank only its own CPU overhead: the sender's o at the isend, the
+// receiver's o at the wait that completes the irecv (LogGP; a Hockney law
+// has no per-side overhead, so both are 0). The transfer (LogGP's
+// L + (n−1)G, the whole Hockney t0 + n/r∞) overlaps the rank's
+// computation until the wait, and what it does not hide is time the rank
+// waits: the sum of per-rank costs, which leaves waiting out, leaves it out
+// too, and the emulation (which perfc predict runs for every kernel with
+// messages) charges it where the rank waits (docs/predict.md,
+// "Non-blocking messages").
+
+// MessageOverheads implements emulate.Overheads: the LogGP o of each side
+// and the gap g of the message model that prices a message from src to
+// dst (between the nodes of a cluster, the inter-node model's), or zeros
+// for a Hockney or expression law, which have no per-side overhead.
+func (p *machinePricer) MessageOverheads(src, dst, bytes int64) (send, recv, gap float64) {
+	mm, _ := p.route(src, dst, "")
+	if mm == nil {
+		return 0, 0, 0
+	}
+	if g, ok := mm.LogGP(); ok {
+		return g.O.Value, g.O.Value, g.Gap.Value
+	}
+	return 0, 0, 0
+}
+
+// isRequest reports whether a counted message is one side of a
+// non-blocking message.
+func isRequest(kind string) bool { return kind == "isend" || kind == "irecv" }
+
+// requestTerm prices the isend or irecv messages msg of a rank in the
+// per-rank sum: each costs its side's overhead, the transfer is left to
+// the emulation.
+func (p *machinePricer) requestTerm(rank int64, msg analyze.Message) Term {
+	n := msg.Count.Float()
+	bytes := msg.Bytes.Float() / n
+	peer := msg.Rank
+	if peer < 0 {
+		peer = (rank + 1) % max(p.ranks, 1) // a peer that varies: the overheads of a neighbour
+	}
+	src, dst := rank, peer
+	if msg.Kind == "irecv" {
+		src, dst = peer, rank
+	}
+	send, recv, _ := p.MessageOverheads(src, dst, int64(bytes))
+	transfer, how := p.message(src, dst, bytes, msg.Elem)
+	unit, side := send, "the sender's overhead o, paid at the post"
+	if msg.Kind == "irecv" {
+		unit, side = recv, "the receiver's overhead o, paid at the wait"
+	}
+	if mm, _ := p.route(src, dst, msg.Elem); mm != nil && mm.Kind() != machines.LogGPModel {
+		side = "no per-side overhead in a " + mm.Kind().String() + " law"
+	}
+	if how != "" {
+		how = fmt.Sprintf("%s; the transfer (%s of the message's %s, %s) overlaps computation until the wait, and the emulation charges what it does not hide",
+			side, units.Time(max(transfer-send-recv, 0)), units.Time(transfer), how)
+	}
+	return Term{Resource: "message", What: fmt.Sprintf("%s %s (%s)", msg.Kind, msg.Peer, msg.Stmt),
+		Count: n, Unit: "message of " + units.Count(bytes) + " B", UnitCost: unit, Time: n * unit, How: how}
+}
