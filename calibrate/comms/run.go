@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"perfc/codegen"
@@ -37,7 +38,20 @@ type Options struct {
 	Progress func(name string, done, total float64)
 	// Now dates the sources (nil: time.Now).
 	Now func() time.Time
+	// Launch is how the benchmark programs run: the zero value is the
+	// goroutine runtime of perfc check; codegen.BackendMPI runs each rank
+	// as an MPI process started by mpirun, or by the launcher Launch.Mpirun
+	// names, with Launch.Hostfile (perfc calibrate --mpi). Its Ranks is
+	// set per benchmark program.
+	Launch codegen.Launch
+	// MaxRanks, when positive, is the most ranks COMMS3, SYNCH1 and the
+	// collectives run on (perfc calibrate --mpi -n): they run on 2, 4, 8 …
+	// below it and on MaxRanks itself, instead of the mode's rank counts.
+	MaxRanks int
 }
+
+// mpi reports whether the benchmarks run through MPI.
+func (o Options) mpi() bool { return o.Launch.Backend == codegen.BackendMPI }
 
 // buildSeconds is what one build of a generated program is assumed to cost
 // in the progress estimate (1–2 s on the 2-core host).
@@ -46,7 +60,18 @@ const buildSeconds = 2.0
 // Run builds and runs the communication benchmarks and fits them.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	s := modeSizes(o.Quick, o.Tiny)
+	if o.MaxRanks > 0 {
+		if o.MaxRanks < partition {
+			return nil, fmt.Errorf("calibrate comms: %d ranks; the pingpong needs %d at least", o.MaxRanks, partition)
+		}
+		s.ranks = rankCounts(o.MaxRanks)
+	}
+	s.mpi = o.mpi()
 	kernels := plan(s)
+	tr := Transport{Backend: "goroutine"}
+	if o.mpi() {
+		tr = Transport{Backend: "mpi", Library: mpiLibrary(ctx), Launchers: map[int]string{}}
+	}
 	total := 0.0
 	for _, kp := range kernels {
 		total += buildSeconds + kp.seconds(s.samples)
@@ -61,7 +86,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	for _, kp := range kernels {
 		name := fmt.Sprintf("comms: building %d-rank benchmarks", kp.ranks)
 		progress(name)
-		m, err := measure(ctx, kp, s.samples, o.CacheDir, func() {
+		m, err := measure(ctx, kp, s.samples, o.CacheDir, o.Launch, &tr, func() {
 			done += buildSeconds
 			progress(fmt.Sprintf("comms: running %d-rank benchmarks (%s)", kp.ranks, kp.names()))
 		})
@@ -80,7 +105,22 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	return Analyse(pts, s.samples, now().UTC().Format("2006-01-02"))
+	r, err := Analyse(pts, s.samples, now().UTC().Format("2006-01-02"))
+	if err != nil {
+		return nil, err
+	}
+	r.transport = tr
+	return r, nil
+}
+
+// rankCounts are the rank counts of a calibration up to max ranks: the
+// powers of two from 2 below it, and max itself.
+func rankCounts(max int) []int {
+	var out []int
+	for p := 2; p < max; p *= 2 {
+		out = append(out, p)
+	}
+	return append(out, max)
 }
 
 // seconds estimates one kernel's running time: a warm-up run and the
@@ -88,7 +128,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 func (kp kernelPlan) seconds(samples int) float64 {
 	t := 0.0
 	for _, b := range kp.benches {
-		t += float64(b.reps*b.per) * estimate(b.kind, float64(b.bytes), b.ranks)
+		t += float64(b.reps*b.per) * estimate(b.kind, float64(b.bytes), b.ranks, kp.mpi)
 	}
 	return t * float64(1+samples)
 }
@@ -109,10 +149,11 @@ func (kp kernelPlan) names() string {
 	return out
 }
 
-// measure generates, builds and runs one kernel as perfc check does, one
-// run per measurement (the regions repeat their operation themselves);
-// built is called between the build and the run.
-func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, built func()) (*spmd.Measurement, error) {
+// measure generates, builds and runs one kernel as perfc check does (with
+// the launch's backend), one run per measurement (the regions repeat their
+// operation themselves); built is called between the build and the run.
+// An MPI launch's command line and notes are added to tr.
+func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, launch codegen.Launch, tr *Transport, built func()) (*spmd.Measurement, error) {
 	src := kp.source()
 	f, err := parser.ParseFile(fmt.Sprintf("calibrate-comms-p%d.spmd", kp.ranks), []byte(src))
 	if err != nil {
@@ -122,7 +163,7 @@ func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, b
 	if err != nil {
 		return nil, fmt.Errorf("the generated benchmark kernel does not check (a bug in perfc): %w", err)
 	}
-	p, err := codegen.Generate(k, codegen.Options{})
+	p, err := codegen.Generate(k, codegen.Options{Backend: launch.Backend})
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +178,21 @@ func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, b
 			built()
 			first = false
 		}
-		m, err = codegen.Measure(ctx, bin, "-reps", "1", "-samples", fmt.Sprint(samples))
+		args := []string{"-reps", "1", "-samples", fmt.Sprint(samples)}
+		l := launchFor(launch, kp.ranks)
+		if l.Backend == codegen.BackendMPI {
+			argv, notes, err := l.Command(bin, args...)
+			if err != nil {
+				return err
+			}
+			tr.Launchers[kp.ranks] = launcherOf(argv, bin)
+			for _, n := range notes {
+				if !slices.Contains(tr.Notes, n) {
+					tr.Notes = append(tr.Notes, n)
+				}
+			}
+		}
+		m, err = codegen.MeasureWith(ctx, l, bin, args...)
 		return err
 	})
 	return m, err

@@ -9,11 +9,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perfc/codegen"
 )
 
 // mode chooses the size of TestRun: tiny (the default, seconds: CI), quick
 // or full (perfc calibrate's, to look at the figures: -comms.mode=full -v).
 var mode = flag.String("comms.mode", "tiny", "TestRun's benchmarks: tiny, quick or full")
+
+// backend chooses what TestRun measures through: goroutine (the default)
+// or mpi (perfc calibrate --mpi's, where MPI is installed; the output
+// directory gets a -mpi suffix).
+var backend = flag.String("comms.backend", "goroutine", "TestRun's transport: goroutine or mpi")
 
 // TestRun builds and runs the communication benchmarks end to end, fits
 // them and loads the sections as a machine table. It checks that the
@@ -24,6 +31,15 @@ func TestRun(t *testing.T) {
 		t.Skip("builds two programs")
 	}
 	o := Options{Tiny: *mode == "tiny", Quick: *mode == "quick", CacheDir: t.TempDir()}
+	suffix := ""
+	switch *backend {
+	case "goroutine":
+	case "mpi":
+		needMPI(t)
+		o.Launch, suffix = codegen.Launch{Backend: codegen.BackendMPI}, "-mpi"
+	default:
+		t.Fatalf("-comms.backend %q: give goroutine or mpi", *backend)
+	}
 	var calls int
 	var last, total float64
 	o.Progress = func(name string, done, tot float64) {
@@ -42,7 +58,7 @@ func TestRun(t *testing.T) {
 	}
 	t.Logf("%s mode: %v", *mode, time.Since(start).Round(time.Millisecond))
 	if *mode != "tiny" {
-		out := filepath.Join(os.TempDir(), "comms-"+*mode)
+		out := filepath.Join(os.TempDir(), "comms-"+*mode+suffix)
 		os.MkdirAll(out, 0o755)
 		data, _ := json.MarshalIndent(r.Points(), "", " ")
 		os.WriteFile(filepath.Join(out, "points.json"), data, 0o644)
@@ -80,7 +96,7 @@ func TestRun(t *testing.T) {
 		}
 	}
 	if *mode != "tiny" {
-		out := filepath.Join(os.TempDir(), "comms-"+*mode)
+		out := filepath.Join(os.TempDir(), "comms-"+*mode+suffix)
 		os.WriteFile(filepath.Join(out, "host-comms.yaml"), []byte(body), 0o644)
 		r.Plot(out)
 		t.Logf("wrote %s", out)
