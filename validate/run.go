@@ -52,8 +52,7 @@ func measureCase(ctx context.Context, c *Case, opts Options) error {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	var m *spmd.Measurement
-	launch := opts.Launch
-	launch.Ranks = 0 // the kernel's own P
+	launch := opts.Launch.WithRanks(int(c.Ranks))
 	err := codegen.RunKernel(ctx, c.checked, codegen.Options{Backend: launch.Backend}, opts.CacheDir, nil, func(_ *codegen.Program, _, bin string) error {
 		if launch.Backend == codegen.BackendMPI {
 			argv, notes, err := launch.Command(bin)

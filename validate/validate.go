@@ -129,8 +129,8 @@ type Options struct {
 	// codegen.BackendMPI (perfc validate --mpi): Plan then keeps only the
 	// communicating cases (those whose prediction prices a message, a
 	// collective or a barrier), each launched on its own rank count
-	// (Launch.Ranks is ignored), to validate a table of MPI's messages
-	// (perfc calibrate --mpi) against MPI.
+	// (Launch.WithRanks; Launch.Ranks is ignored), to validate a table of
+	// MPI's messages (perfc calibrate --mpi) against MPI.
 	Launch codegen.Launch
 }
 

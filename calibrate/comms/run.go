@@ -179,7 +179,7 @@ func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, l
 			first = false
 		}
 		args := []string{"-reps", "1", "-samples", fmt.Sprint(samples)}
-		l := launchFor(launch, kp.ranks)
+		l := launch.WithRanks(kp.ranks)
 		if l.Backend == codegen.BackendMPI {
 			argv, notes, err := l.Command(bin, args...)
 			if err != nil {

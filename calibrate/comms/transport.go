@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"perfc/codegen"
 )
 
 // Transport says what carried the benchmarks' messages: the goroutine
@@ -122,10 +120,4 @@ func parseMpirunVersion(out string) string {
 		return "MPICH"
 	}
 	return ""
-}
-
-// launchFor is the launch of one rank count's benchmark program.
-func launchFor(l codegen.Launch, ranks int) codegen.Launch {
-	l.Ranks = ranks
-	return l
 }
