@@ -120,6 +120,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.NoComms && o.Launch.Backend == codegen.BackendMPI {
 		return nil, fmt.Errorf("calibrate: --mpi measures the communication benchmarks through MPI; it cannot go with --no-comms")
 	}
+	if !o.NoComms {
+		if err := comms.Preflight(comms.Options{Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, Launch: o.Launch}); err != nil {
+			return nil, err
+		}
+	}
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now

@@ -123,6 +123,31 @@ func rankCounts(max int) []int {
 	return append(out, max)
 }
 
+// Preflight checks, in well under a second, what an MPI calibration needs
+// before minutes of other benchmarks run: that the MPI program generates
+// (Open MPI's compiler flags are found, a C compiler is there) and that
+// the launcher is on PATH. Its errors say what to install. Without MPI it
+// checks nothing.
+func Preflight(o Options) error {
+	if !o.mpi() {
+		return nil
+	}
+	s := modeSizes(o.Quick, o.Tiny)
+	s.mpi = true
+	kp := plan(s)[0]
+	k, err := kp.checked()
+	if err != nil {
+		return err
+	}
+	if _, err := codegen.Generate(k, codegen.Options{Backend: o.Launch.Backend}); err != nil {
+		return fmt.Errorf("calibrate --mpi: %w", err)
+	}
+	if _, _, err := o.Launch.WithRanks(kp.ranks).Command("perfc-calibrate-comms"); err != nil {
+		return fmt.Errorf("calibrate --mpi: %w", err)
+	}
+	return nil
+}
+
 // seconds estimates one kernel's running time: a warm-up run and the
 // measurements, each one run of every region.
 func (kp kernelPlan) seconds(samples int) float64 {
@@ -154,14 +179,9 @@ func (kp kernelPlan) names() string {
 // operation themselves); built is called between the build and the run.
 // An MPI launch's command line and notes are added to tr.
 func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, launch codegen.Launch, tr *Transport, built func()) (*spmd.Measurement, error) {
-	src := kp.source()
-	f, err := parser.ParseFile(fmt.Sprintf("calibrate-comms-p%d.spmd", kp.ranks), []byte(src))
+	k, err := kp.checked()
 	if err != nil {
-		return nil, fmt.Errorf("the generated benchmark kernel does not parse (a bug in perfc): %w", err)
-	}
-	k, err := lang.Check(f, "", nil)
-	if err != nil {
-		return nil, fmt.Errorf("the generated benchmark kernel does not check (a bug in perfc): %w", err)
+		return nil, err
 	}
 	p, err := codegen.Generate(k, codegen.Options{Backend: launch.Backend})
 	if err != nil {
@@ -196,6 +216,20 @@ func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, l
 		return err
 	})
 	return m, err
+}
+
+// checked parses and checks the plan's kernel text; an error is a bug of
+// the plan.
+func (kp kernelPlan) checked() (*lang.Checked, error) {
+	f, err := parser.ParseFile(fmt.Sprintf("calibrate-comms-p%d.spmd", kp.ranks), []byte(kp.source()))
+	if err != nil {
+		return nil, fmt.Errorf("the generated benchmark kernel does not parse (a bug in perfc): %w", err)
+	}
+	k, err := lang.Check(f, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("the generated benchmark kernel does not check (a bug in perfc): %w", err)
+	}
+	return k, nil
 }
 
 // Point is one measured benchmark: the time of one operation (a one-way

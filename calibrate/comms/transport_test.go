@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"perfc/codegen"
 )
 
 func TestParseMpirunVersion(t *testing.T) {
@@ -149,5 +151,18 @@ func TestPlanMPI(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{2, 4, 8}, got); diff != "" {
 		t.Errorf("kernels of -n 8 (-want +got):\n%s", diff)
+	}
+}
+
+// TestPreflight: an MPI calibration that cannot run says so before any
+// benchmark: a launcher not on PATH (or, without MPI, what to install).
+func TestPreflight(t *testing.T) {
+	if err := Preflight(Options{Quick: true}); err != nil {
+		t.Errorf("goroutine preflight: %v", err)
+	}
+	err := Preflight(Options{Quick: true, Launch: codegen.Launch{Backend: codegen.BackendMPI, Mpirun: []string{"perfc-no-such-launcher"}}})
+	if err == nil || !strings.HasPrefix(err.Error(), "calibrate --mpi: ") ||
+		!strings.Contains(err.Error(), "perfc-no-such-launcher") && !strings.Contains(err.Error(), "Open MPI") {
+		t.Errorf("preflight with a missing launcher: %v; want an error naming it (or, without MPI, what to install)", err)
 	}
 }
