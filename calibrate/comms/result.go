@@ -54,8 +54,14 @@ type collFit struct {
 // bytes and P for every collective kind (SYNCH1 for the barrier). samples
 // and date go into the sources.
 func Analyse(pts []Point, samples int, date string) (*Result, error) {
+	return analyse(pts, samples, date, Transport{Backend: "goroutine"})
+}
+
+// analyse is Analyse of points that tr carried: an MPI launch on one host
+// (tr.Cores) adds the collective forms for ranks beyond its cores.
+func analyse(pts []Point, samples int, date string, tr Transport) (*Result, error) {
 	r := &Result{date: date, samples: samples, points: slices.Clone(pts), saturation: map[int]fit.Hockney{}, colls: map[string]collFit{},
-		transport: Transport{Backend: "goroutine"}}
+		transport: tr}
 	n, t := series(pts, Comms1, partition)
 	if len(n) < 3 {
 		return nil, fmt.Errorf("calibrate comms: %d COMMS1 pingpong lengths; the message law needs 3 or more", len(n))
@@ -99,7 +105,7 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		if len(kp) == 0 {
 			continue
 		}
-		f, err := FitFormula(kp, knee)
+		f, err := fitFormula(kp, knee, tr.Cores)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms: %s: %w", kind, err)
 		}
@@ -184,7 +190,8 @@ func (r *Result) rankCounts(b Bench) []int {
 func (r *Result) Transport() Transport { return r.transport }
 
 // SetTransport records what carried the messages of points that Analyse
-// fitted (Run does it; a refit of saved points, or a test, says it).
+// fitted, for the sources (a refit of saved points, or a test, says it);
+// the fits stay as they are (Run fits with its transport's cores).
 func (r *Result) SetTransport(t Transport) { r.transport = t }
 
 // Points returns the measured points.
@@ -384,6 +391,9 @@ func formulaText(f Formula) string {
 	add(tKneeLog, fmtPerByte(f.Coef[tKneeLog]), beyond+" * log2(P)")
 	add(tKneeLinear, fmtPerByte(f.Coef[tKneeLinear]), beyond+" * (P - 1)")
 	add(tKneePLog, fmtPerByte(f.Coef[tKneePLog]), beyond+" * P * log2(P)")
+	over := fmt.Sprintf(" * max(0, P - %s)", sig4(f.Cores))
+	add(tOver, fmtTime(f.Coef[tOver]), over)
+	add(tBytesOver, fmtPerByte(f.Coef[tBytesOver]), " * bytes"+over)
 	if len(parts) == 0 {
 		return "0us"
 	}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"time"
 
@@ -71,6 +72,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	tr := Transport{Backend: "goroutine"}
 	if o.mpi() {
 		tr = Transport{Backend: "mpi", Library: mpiLibrary(ctx), Launchers: map[int]string{}}
+		if o.Launch.Hostfile == "" && len(o.Launch.Mpirun) == 0 {
+			tr.Cores = runtime.NumCPU() // mpirun on this host: ranks beyond its cores oversubscribe them
+		}
 	}
 	total := 0.0
 	for _, kp := range kernels {
@@ -105,12 +109,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	r, err := Analyse(pts, s.samples, now().UTC().Format("2006-01-02"))
-	if err != nil {
-		return nil, err
-	}
-	r.transport = tr
-	return r, nil
+	return analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
 }
 
 // rankCounts are the rank counts of a calibration up to max ranks: the

@@ -103,10 +103,19 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// testWriter writes to the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+
 // pointsFile names measured points (points.json of a TestRun in quick or
 // full mode) for TestAnalysePoints, to look at the fits again without
 // measuring.
 var pointsFile = flag.String("comms.points", "", "TestAnalysePoints: fit these points.json and print the sections")
+
+// pointsCores refits points as an MPI calibration on one host of that many
+// cores (Transport.Cores: the collective forms for oversubscribed ranks).
+var pointsCores = flag.Int("comms.cores", 0, "TestAnalysePoints: refit as MPI points measured on one host of this many cores")
 
 func TestAnalysePoints(t *testing.T) {
 	if *pointsFile == "" {
@@ -120,12 +129,17 @@ func TestAnalysePoints(t *testing.T) {
 	if err := json.Unmarshal(data, &pts); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Analyse(pts, 9, "2026-11-25")
+	tr := Transport{Backend: "goroutine"}
+	if *pointsCores > 0 {
+		tr = Transport{Backend: "mpi", Cores: *pointsCores}
+	}
+	r, err := analyse(pts, 9, "2026-11-25", tr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, body := tableOf(t, r)
 	t.Log(body)
+	r.Summary(testWriter{t})
 	if err := r.Plot(filepath.Dir(*pointsFile)); err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,11 @@ type Transport struct {
 	// root needs Open MPI's allow-run-as-root switches; more ranks than
 	// cores, --oversubscribe).
 	Notes []string
+	// Cores is the cores of the one host an MPI launch ran on (mpirun
+	// without a hostfile or another launcher); 0 when the ranks may span
+	// nodes, and for goroutines. The collective fits then try terms in
+	// max(0, P − Cores), the ranks that oversubscribe the host.
+	Cores int
 }
 
 // MPI reports whether the benchmarks ran as MPI processes.

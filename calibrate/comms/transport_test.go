@@ -1,12 +1,15 @@
 package comms
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v4"
 
 	"perfc/codegen"
+	"perfc/machines"
 )
 
 func TestParseMpirunVersion(t *testing.T) {
@@ -164,5 +167,70 @@ func TestPreflight(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "calibrate --mpi: ") ||
 		!strings.Contains(err.Error(), "perfc-no-such-launcher") && !strings.Contains(err.Error(), "Open MPI") {
 		t.Errorf("preflight with a missing launcher: %v; want an error naming it (or, without MPI, what to install)", err)
+	}
+}
+
+// TestFitFormulaOversubscribed: MPI's collectives on one host jump when
+// the ranks exceed its cores (each step waits for a scheduler turn); with
+// the host's cores the fit recovers a formula in max(0, P − cores), which
+// the table writes and prices; without them it cannot follow the jump.
+func TestFitFormulaOversubscribed(t *testing.T) {
+	want := coef(map[term]float64{tConst: 0.5e-6, tBytes: 0.3e-9, tBytesLinear: 0.2e-9, tOver: 12e-6, tBytesOver: 1e-9})
+	want.Cores = 2
+	var pts []Point
+	for _, p := range []int{2, 4, 8} {
+		for _, n := range []float64{8, 512, 4 << 10, 32 << 10, 128 << 10} {
+			pts = append(pts, Point{Bench: "allreduce", Bytes: n, Ranks: p, Time: want.Time(n, p)})
+		}
+	}
+	got, err := fitFormula(pts, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// On P ≥ 2, max(0, P − 2) is P − 1 less one: the fit may take either
+	// of the equal formulas; what it must do is price every P as want.
+	for _, p := range []int{2, 3, 4, 8, 16} {
+		for _, n := range []float64{8, 64 << 10, 1 << 20} {
+			if w, g := want.Time(n, p), got.Time(n, p); math.Abs(g-w) > 0.01*w {
+				t.Errorf("%g B on %d ranks: %g s, want %g", n, p, g, w)
+			}
+		}
+	}
+	if got.RMS() > 1e-6 || got.Cores != 2 || got.Coef[tOver] == 0 {
+		t.Errorf("rms %g, cores %g, over %g on exact points; want 0, 2 and an over term", got.RMS(), got.Cores, got.Coef[tOver])
+	}
+	if without, err := FitFormula(pts, 0); err != nil || without.RMS() < 0.2 || without.Coef[tOver] != 0 {
+		t.Errorf("without the cores: rms %v, err %v; want no over term and a poor fit", without.RMS(), err)
+	}
+	if notOver, err := fitFormula(pts[:5], 0, 2); err != nil || notOver.Cores != 0 {
+		t.Errorf("points on 2 ranks of 2 cores: cores %v, err %v; want no over terms", notOver.Cores, err)
+	}
+	r := &Result{colls: map[string]collFit{"allreduce": {formula: got, fits: true, points: pts}}, transport: Transport{Backend: "mpi", Cores: 2}}
+	if text := formulaText(got); !strings.Contains(text, " * max(0, P - 2)") || !strings.Contains(text, " * bytes * max(0, P - 2)") {
+		t.Errorf("formula %q does not write the over terms", text)
+	}
+	body, err := yaml.Marshal(struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+		Source      string `yaml:"source"`
+		Collectives any    `yaml:"collectives"`
+	}{"host-mpi", "test table", "test", r.Collectives()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Parse("over.yaml", body)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, body)
+	}
+	c, ok := m.Collective("allreduce", "sum", "f64")
+	if !ok {
+		t.Fatalf("no allreduce in\n%s", body)
+	}
+	for _, p := range []int{2, 3, 4, 8} {
+		for _, n := range []float64{8, 64 << 10} {
+			if w, g := want.Time(n, p), c.Eval(machines.Vars{Bytes: n, P: float64(p)}); math.Abs(g-w) > 0.01*w {
+				t.Errorf("the table's allreduce at %g B, P=%d: %g s, want %g", n, p, g, w)
+			}
+		}
 	}
 }
