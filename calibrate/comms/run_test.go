@@ -106,7 +106,10 @@ func TestRun(t *testing.T) {
 // testWriter writes to the test's log.
 type testWriter struct{ t *testing.T }
 
-func (w testWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimSpace(string(p))); return len(p), nil }
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
 
 // pointsFile names measured points (points.json of a TestRun in quick or
 // full mode) for TestAnalysePoints, to look at the fits again without
