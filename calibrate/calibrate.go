@@ -7,6 +7,7 @@ import (
 
 	"perfc/calibrate/comms"
 	"perfc/calibrate/host"
+	"perfc/codegen"
 )
 
 // Mode is how much a calibration measures.
@@ -39,6 +40,15 @@ type Options struct {
 	NoComms bool
 	// Now dates the sources (nil: time.Now).
 	Now func() time.Time
+	// Launch runs the communication benchmarks through MPI when its
+	// Backend is codegen.BackendMPI (perfc calibrate --mpi), so that the
+	// messages: and collectives: sections describe MPI's messages between
+	// the nodes the launch spans; MaxRanks (-n) is the most ranks they
+	// run on (comms.Options). The in-core and memory benchmarks run on
+	// this host as always: one core's costs do not depend on the
+	// transport.
+	Launch   codegen.Launch
+	MaxRanks int
 }
 
 // Result is a calibration: the host, every fit with its points, and what
@@ -107,6 +117,14 @@ func (s sizes) runSeconds() float64 {
 // fits every benchmark's parameters.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	start := time.Now()
+	if o.NoComms && o.Launch.Backend == codegen.BackendMPI {
+		return nil, fmt.Errorf("calibrate: --mpi measures the communication benchmarks through MPI; it cannot go with --no-comms")
+	}
+	if !o.NoComms {
+		if err := comms.Preflight(comms.Options{Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, Launch: o.Launch}); err != nil {
+			return nil, err
+		}
+	}
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -164,7 +182,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if !o.NoComms {
 		base := done
 		res.Comms, err = comms.Run(ctx, comms.Options{
-			Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, CacheDir: o.CacheDir, Now: o.Now,
+			Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, CacheDir: o.CacheDir, Now: o.Now, Launch: o.Launch, MaxRanks: o.MaxRanks,
 			Progress: func(name string, d, total float64) {
 				commsTotal, done = total, base+d
 				report(name, 0)

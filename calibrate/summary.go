@@ -32,4 +32,7 @@ func (r *Result) Summary(w io.Writer) {
 	if wa := mf.writeAllocate; wa != nil {
 		fmt.Fprintf(w, "memory: a store-only stream reads %s of its lines first (write_allocate: %t)\n", pct(*wa), *wa >= 0.5)
 	}
+	if r.Comms != nil {
+		r.Comms.Summary(w)
+	}
 }

@@ -41,6 +41,14 @@ type hostYAML struct {
 	Go      string `yaml:"go"`
 	GOAMD64 string `yaml:"goamd64,omitempty"`
 	Date    string `yaml:"date"`
+	// Backend, MPI and Launcher say what carried the messages of a table
+	// calibrated with --mpi: "mpi", the library ("Open MPI 4.1.4") and
+	// the command line that started the largest run's ranks. A goroutine
+	// calibration leaves them out (its messages are memory copies inside
+	// one process).
+	Backend  string `yaml:"backend,omitempty"`
+	MPI      string `yaml:"mpi,omitempty"`
+	Launcher string `yaml:"launcher,omitempty"`
 }
 
 type computeYAML struct {
@@ -120,12 +128,20 @@ func (r *Result) Table() ([]byte, error) {
 		Memory:  r.memorySection(),
 	}
 	t.Results = r.results()
+	header := "# Machine table of this host, written by perfc calibrate (docs/calibrate.md).\n"
 	if r.Comms != nil {
 		t.Messages, t.Collectives, t.Ranks = r.Comms.Messages(), r.Comms.Collectives(), r.Comms.Ranks()
 		t.Results = append(t.Results, anySlice(r.Comms.Results())...)
+		if tr := r.Comms.Transport(); tr.MPI() {
+			t.Name = "host-mpi"
+			t.Description = strings.Replace(t.Description, "perfc calibrate", tr.Command(), 1) + "; messages and collectives " + tr.Describe(0)
+			t.Source = strings.Replace(t.Source, "perfc calibrate", tr.Command(), 1)
+			t.Host.Backend, t.Host.MPI, t.Host.Launcher = tr.Backend, tr.Library, tr.Launcher(0)
+			header = "# Machine table of this host with MPI's messages, written by perfc calibrate --mpi (docs/calibrate.md, docs/mpi.md).\n"
+		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Machine table of this host, written by perfc calibrate (docs/calibrate.md).\n")
+	b.WriteString(header)
 	fmt.Fprintf(&b, "# Use it with: perfc predict -m FILE KERNEL, perfc check -m FILE KERNEL.\n")
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

@@ -71,7 +71,10 @@ func Plan(kernels []Kernel, opts Options) ([]Case, []Skip, error) {
 			}
 		default:
 			first := true
-			want = func(int, int64) bool {
+			want = func(_ int, ranks int64) bool {
+				if opts.mpi() && ranks < 2 { // through MPI, its fewest ranks that can communicate
+					return false
+				}
 				ok := first
 				first = false
 				return ok
@@ -81,10 +84,51 @@ func Plan(kernels []Kernel, opts Options) ([]Case, []Skip, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if opts.mpi() {
+			cs, ss = communicating(cs, ss)
+		}
 		cases = append(cases, cs...)
 		skips = append(skips, ss...)
 	}
 	return cases, skips, nil
+}
+
+// communicating keeps the cases whose prediction prices a message, a
+// collective or a barrier, and the skips of more than one rank: what
+// perfc validate --mpi measures, since MPI changes what communication
+// costs and nothing else (a case on one rank, or ranks that never talk,
+// runs the same code through either backend).
+func communicating(cases []Case, skips []Skip) ([]Case, []Skip) {
+	var cs []Case
+	for _, c := range cases {
+		if communicates(c.pred) {
+			cs = append(cs, c)
+		}
+	}
+	var ss []Skip
+	for _, s := range skips {
+		if s.Ranks != 1 {
+			ss = append(ss, s)
+		}
+	}
+	return cs, ss
+}
+
+// communicates reports whether a prediction has a message, collective or
+// barrier term in any region.
+func communicates(p *costmodel.Prediction) bool {
+	if p == nil {
+		return false
+	}
+	for _, r := range p.Regions {
+		for _, t := range r.Terms {
+			switch t.Resource {
+			case "message", "collective", "barrier":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // planKernel makes the cases of one kernel that want accepts (by target

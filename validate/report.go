@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -29,6 +30,10 @@ type Report struct {
 	Description string `json:"description,omitempty"` // the table's
 	Host        Host   `json:"host"`
 	Quick       bool   `json:"quick"`
+	// Backend is what ran the cases: "goroutine" (the generated program's
+	// own runtime) or "mpi" (perfc validate --mpi: the communicating
+	// cases, each rank an MPI process; every case says its launch).
+	Backend string `json:"backend"`
 	// Summary summarises every case; Groups the tuning and the held-out
 	// cases apart (keys GroupTuning and GroupHeldOut, both present).
 	Summary Summary            `json:"summary"`
@@ -59,8 +64,11 @@ type WorstCase struct {
 
 // NewReport summarises measured cases.
 func NewReport(cases []Case, skipped []Skip, opts Options) *Report {
-	r := &Report{Schema: Schema, Machine: opts.MachineName, Quick: opts.Quick, Cases: cases, Skipped: skipped,
+	r := &Report{Schema: Schema, Machine: opts.MachineName, Quick: opts.Quick, Cases: cases, Skipped: skipped, Backend: "goroutine",
 		Host: Host{Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU()}}
+	if opts.mpi() {
+		r.Backend = "mpi"
+	}
 	if opts.Machine != nil {
 		r.Machine, r.Description = opts.Machine.Name(), opts.Machine.Description()
 		if opts.MachineName != r.Machine {
@@ -102,6 +110,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // then the summaries and the worst cases.
 func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "validation of perfc's predictions on %s against this host (%s, %d cores, %s)\n", r.Machine, r.Host.Arch, r.Host.Cores, r.Host.Go)
+	if r.Backend == "mpi" {
+		fmt.Fprintf(w, "through MPI: the communicating cases, each rank an MPI process%s\n", r.launchLine())
+	}
 	fmt.Fprintln(w, "error = (predicted - measured)/measured; spread = (max - min)/median of the measurements; noisy: spread > |error|")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "case\tgroup\tlevel\tregion\tpredicted\tmeasured\tspread\terror\t\t")
@@ -135,6 +146,31 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintln(w)
 	r.writeSummary(w)
 	return nil
+}
+
+// launchLine says how the MPI cases were launched: the first case's
+// command line (the others differ in -n) and every note, once.
+func (r *Report) launchLine() string {
+	var launch string
+	var notes []string
+	for _, c := range r.Cases {
+		if launch == "" {
+			launch = c.Launch
+		}
+		for _, n := range c.LaunchNotes {
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
+		}
+	}
+	s := ""
+	if launch != "" {
+		s = ", launched as " + launch
+	}
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return s
 }
 
 // writeSummary writes the summaries and the worst cases.

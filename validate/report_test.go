@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"perfc/codegen"
 	"perfc/internal/golden"
 )
 
@@ -93,4 +94,45 @@ func TestSavePlot(t *testing.T) {
 	if err := rep.SavePlot(filepath.Join(dir, "a.pdf")); err == nil || !strings.Contains(err.Error(), ".svg or .png") {
 		t.Errorf("SavePlot(a.pdf) = %v", err)
 	}
+}
+
+// TestReportMPI: a report of cases run through MPI names the backend, the
+// launch and its notes once, in the table and in the JSON.
+func TestReportMPI(t *testing.T) {
+	base := syntheticReport()
+	cases := []Case{base.Cases[2], base.Cases[2]}
+	cases[0].Launch, cases[0].LaunchNotes = "mpirun --allow-run-as-root -n 2", []string{"running as root: passed --allow-run-as-root"}
+	cases[1].Name = "pingpong P=4 n=2896"
+	cases[1].Launch, cases[1].LaunchNotes = "mpirun --allow-run-as-root --oversubscribe -n 4",
+		[]string{"running as root: passed --allow-run-as-root", "4 ranks on 2 cores: passed --oversubscribe"}
+	rep := NewReport(cases, nil, Options{MachineName: "host-mpi.yaml", Launch: codegen.Launch{Backend: codegen.BackendMPI}})
+	var table, js bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	want := "through MPI: the communicating cases, each rank an MPI process, launched as mpirun --allow-run-as-root -n 2 " +
+		"(running as root: passed --allow-run-as-root; 4 ranks on 2 cores: passed --oversubscribe)\n"
+	if !strings.Contains(table.String(), want) {
+		t.Errorf("the table does not say how the cases were launched; want %q in\n%s", want, table.String())
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`"backend": "mpi"`, `"launch": "mpirun --allow-run-as-root --oversubscribe -n 4"`, `"launch_notes": [`} {
+		if !strings.Contains(js.String(), w) {
+			t.Errorf("the JSON has no %s", w)
+		}
+	}
+	if strings.Contains(syntheticReportTable(t), "through MPI") {
+		t.Error("a goroutine report says MPI")
+	}
+}
+
+// syntheticReportTable is the goroutine report's table.
+func syntheticReportTable(t *testing.T) string {
+	var b bytes.Buffer
+	if err := syntheticReport().WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"os/exec"
 	"runtime"
+	"slices"
+	"strings"
 
 	"perfc/codegen"
 	"perfc/codegen/spmd"
@@ -50,13 +52,24 @@ func measureCase(ctx context.Context, c *Case, opts Options) error {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	var m *spmd.Measurement
-	err := codegen.RunKernel(ctx, c.checked, codegen.Options{}, opts.CacheDir, nil, func(_ *codegen.Program, _, bin string) error {
-		probe, err := codegen.Measure(ctx, bin, "-reps", "1", "-samples", "1")
+	launch := opts.Launch.WithRanks(int(c.Ranks))
+	err := codegen.RunKernel(ctx, c.checked, codegen.Options{Backend: launch.Backend}, opts.CacheDir, nil, func(_ *codegen.Program, _, bin string) error {
+		if launch.Backend == codegen.BackendMPI {
+			argv, notes, err := launch.Command(bin)
+			if err != nil {
+				return err
+			}
+			if i := slices.Index(argv, bin); i >= 0 {
+				argv = argv[:i]
+			}
+			c.Launch, c.LaunchNotes = strings.Join(argv, " "), notes
+		}
+		probe, err := codegen.MeasureWith(ctx, launch, bin, "-reps", "1", "-samples", "1")
 		if err != nil {
 			return err
 		}
 		reps := repsFor(probe, c.Footprint*int64(c.Ranks), c.Ranks, opts)
-		m, err = codegen.Measure(ctx, bin, "-reps", fmt.Sprint(reps), "-samples", fmt.Sprint(opts.Samples))
+		m, err = codegen.MeasureWith(ctx, launch, bin, "-reps", fmt.Sprint(reps), "-samples", fmt.Sprint(opts.Samples))
 		return err
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ package validate
 import (
 	"time"
 
+	"perfc/codegen"
 	"perfc/costmodel"
 	"perfc/lang"
 	"perfc/machines"
@@ -47,6 +48,13 @@ type Case struct {
 	// Failure says why the case has no comparison (the build, the run or
 	// the prediction failed).
 	Failure string `json:"failure,omitempty"`
+	// Launch is the command line that started an MPI case's ranks (the
+	// program's path and arguments left out); empty for goroutines.
+	Launch string `json:"launch,omitempty"`
+	// LaunchNotes are what the launch had to add (Open MPI's
+	// allow-run-as-root switches as root, --oversubscribe beyond the
+	// cores), as the report must say.
+	LaunchNotes []string `json:"launch_notes,omitempty"`
 
 	checked *lang.Checked         // the kernel with the case's parameters
 	pred    *costmodel.Prediction // its prediction, made when the case was planned
@@ -117,7 +125,17 @@ type Options struct {
 	// Progress, when not nil, is told before each case is measured:
 	// the case, how many are done and how many there are.
 	Progress func(name string, done, total int)
+	// Launch runs the cases through MPI when its Backend is
+	// codegen.BackendMPI (perfc validate --mpi): Plan then keeps only the
+	// communicating cases (those whose prediction prices a message, a
+	// collective or a barrier), each launched on its own rank count
+	// (Launch.WithRanks; Launch.Ranks is ignored), to validate a table of
+	// MPI's messages (perfc calibrate --mpi) against MPI.
+	Launch codegen.Launch
 }
+
+// mpi reports whether the cases run through MPI.
+func (o Options) mpi() bool { return o.Launch.Backend == codegen.BackendMPI }
 
 // withDefaults fills the zero options.
 func (o Options) withDefaults() Options {

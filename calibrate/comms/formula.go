@@ -36,11 +36,27 @@ const (
 	tKneeLog
 	tKneeLinear
 	tKneePLog
+	// tOver and tBytesOver are max(0, P − cores) and bytes times it: the
+	// ranks beyond the cores of one host. Open MPI's ranks poll while they
+	// wait and, oversubscribed, yield the core after each poll, so every
+	// step of a collective waits for the scheduler: on the 2-core host an
+	// 8 B allreduce cost 0.5 µs on 2 ranks and 12–29 µs on 4 (docs/mpi.md),
+	// a jump no non-negative combination of log2(P), P − 1 and P·log2(P)
+	// follows. They are tried only for an MPI calibration on one host
+	// (Transport.Cores), where some rank counts exceed its cores.
+	tOver
+	tBytesOver
 	nTerms
 )
 
-// value is the term at (bytes, P) with the formula's knee.
-func (t term) value(bytes, p, knee float64) float64 {
+// value is the term at (bytes, P) with the formula's knee and cores.
+func (t term) value(bytes, p, knee, cores float64) float64 {
+	switch t {
+	case tOver:
+		return max(0, p-cores)
+	case tBytesOver:
+		return bytes * max(0, p-cores)
+	}
 	var b float64
 	switch t / 4 {
 	case 0:
@@ -72,11 +88,19 @@ var pTerms = []term{tLog, tLinear, tPLog}
 // max(0, bytes − knee)·(e + f·k(P)). Coefficients are non-negative, so a
 // formula never goes negative and grows with P and bytes when it
 // extrapolates.
-func forms(knee bool) [][]term {
+//
+// With over (an MPI calibration on one host whose rank counts exceed its
+// cores), the first forms are also tried with max(0, P − cores) and bytes
+// times it added: a + b·g(P) + c·max(0, P − cores) + bytes·(d + e·h(P) +
+// f·max(0, P − cores)).
+func forms(knee, over bool) [][]term {
 	var out [][]term
 	for _, g := range pTerms {
 		for _, h := range pTerms {
 			out = append(out, []term{tConst, g, tBytes, h + tBytes})
+			if over {
+				out = append(out, []term{tConst, g, tOver, tBytes, h + tBytes, tBytesOver})
+			}
 		}
 	}
 	for i, g := range pTerms {
@@ -102,6 +126,7 @@ func forms(knee bool) [][]term {
 type Formula struct {
 	Coef      [nTerms]float64
 	Knee      float64 // B; the knee terms' max(0, bytes − Knee)
+	Cores     float64 // the over terms' max(0, P − Cores); 0 without them
 	Residuals []float64
 }
 
@@ -112,7 +137,7 @@ func (f Formula) Time(bytes float64, p int) float64 { return f.at(bytes, float64
 func (f Formula) at(bytes, p float64) float64 {
 	s := 0.0
 	for t := range nTerms {
-		s += f.Coef[t] * t.value(bytes, p, f.Knee)
+		s += f.Coef[t] * t.value(bytes, p, f.Knee, f.Cores)
 	}
 	return s
 }
@@ -158,6 +183,12 @@ func (f Formula) MaxResidual() float64 {
 // it when two lengths or more lie on either side of it: one length cannot
 // show a change of slope.
 func FitFormula(pts []Point, knee float64) (Formula, error) {
+	return fitFormula(pts, knee, 0)
+}
+
+// fitFormula is FitFormula with the over forms (max(0, P − cores)) added
+// when cores is positive and some point has more ranks than cores.
+func fitFormula(pts []Point, knee float64, cores int) (Formula, error) {
 	if len(pts) < 2 {
 		return Formula{}, errors.New("a collective formula needs at least two points")
 	}
@@ -170,9 +201,17 @@ func FitFormula(pts []Point, knee float64) (Formula, error) {
 		}
 	}
 	useKnee := knee > 0 && len(below) >= 2 && len(beyond) >= 2
+	over := false
+	for _, p := range pts {
+		over = over || cores > 0 && p.Ranks > cores
+	}
+	sh := shape{knee: knee}
+	if over {
+		sh.cores = float64(cores)
+	}
 	var fits []Formula
-	for _, form := range forms(useKnee) {
-		if f, ok := fitForm(pts, form, knee); ok {
+	for _, form := range forms(useKnee, over) {
+		if f, ok := fitForm(pts, form, sh); ok {
 			fits = append(fits, f)
 		}
 	}
@@ -202,7 +241,10 @@ func FitFormula(pts []Point, knee float64) (Formula, error) {
 // Subsets whose columns are dependent on these points (log2(P) and P − 1
 // with two rank counts; bytes terms when every length is 0; knee terms
 // when no length is beyond it) are skipped.
-func fitForm(pts []Point, form []term, knee float64) (Formula, bool) {
+// shape is what a formula's terms are evaluated with besides bytes and P.
+type shape struct{ knee, cores float64 }
+
+func fitForm(pts []Point, form []term, sh shape) (Formula, bool) {
 	var best Formula
 	bestSS, found := math.Inf(1), false
 	most := max(1, len(pts)-1)
@@ -216,11 +258,11 @@ func fitForm(pts []Point, form []term, knee float64) (Formula, bool) {
 		if len(sub) > most {
 			continue
 		}
-		coef, ok := relativeLS(pts, sub, knee)
+		coef, ok := relativeLS(pts, sub, sh)
 		if !ok {
 			continue
 		}
-		f := Formula{Knee: knee}
+		f := Formula{Knee: sh.knee, Cores: sh.cores}
 		for i, t := range sub {
 			f.Coef[t] = coef[i]
 		}
@@ -252,7 +294,7 @@ func (f *Formula) prune(pts []Point) {
 		}
 		small := true
 		for _, p := range pts {
-			if f.Coef[t]*t.value(p.Bytes, float64(p.Ranks), f.Knee) > negligible*p.Time {
+			if f.Coef[t]*t.value(p.Bytes, float64(p.Ranks), f.Knee, f.Cores) > negligible*p.Time {
 				small = false
 				break
 			}
@@ -266,7 +308,7 @@ func (f *Formula) prune(pts []Point) {
 // relativeLS solves min Σ ((Σ c_j term_j(p) − t_p)/t_p)² for the given
 // terms; ok is false when a coefficient is negative or the columns are
 // (numerically) dependent.
-func relativeLS(pts []Point, terms []term, knee float64) ([]float64, bool) {
+func relativeLS(pts []Point, terms []term, sh shape) ([]float64, bool) {
 	m, k := len(pts), len(terms)
 	if m < k {
 		return nil, false
@@ -276,7 +318,7 @@ func relativeLS(pts []Point, terms []term, knee float64) ([]float64, bool) {
 	scale := make([]float64, k)
 	for i, p := range pts {
 		for j, t := range terms {
-			a.Set(i, j, t.value(p.Bytes, float64(p.Ranks), knee)/p.Time)
+			a.Set(i, j, t.value(p.Bytes, float64(p.Ranks), sh.knee, sh.cores)/p.Time)
 		}
 		b.SetVec(i, 1)
 	}

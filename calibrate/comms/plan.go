@@ -54,6 +54,7 @@ type bench struct {
 // kernelPlan is one generated kernel: every benchmark at one rank count.
 type kernelPlan struct {
 	ranks   int
+	mpi     bool // estimate MPI's costs (the repetitions differ, not the text)
 	benches []bench
 }
 
@@ -64,6 +65,7 @@ type sizes struct {
 	ranks                        []int   // rank counts of COMMS3, SYNCH1 and the collectives
 	target                       float64 // seconds one region should last
 	samples                      int     // measurements per kernel (the median is kept)
+	mpi                          bool    // the benchmarks run as MPI processes (the estimates differ)
 }
 
 // modeSizes chooses the lengths: the full run measures the pingpong at
@@ -124,7 +126,7 @@ func modeSizes(quick, tiny bool) sizes {
 func plan(s sizes) []kernelPlan {
 	var out []kernelPlan
 	for _, p := range s.ranks {
-		kp := kernelPlan{ranks: p}
+		kp := kernelPlan{ranks: p, mpi: s.mpi}
 		if p == 2 {
 			for _, n := range s.comms1 {
 				kp.add(Comms1, n, 2, s.target)
@@ -154,7 +156,7 @@ func plan(s sizes) []kernelPlan {
 // add appends one benchmark with as many repetitions as make it last about
 // target seconds by the rough estimate.
 func (kp *kernelPlan) add(kind Bench, n int64, per int64, target float64) {
-	est := estimate(kind, float64(n), kp.ranks) * float64(per)
+	est := estimate(kind, float64(n), kp.ranks, kp.mpi) * float64(per)
 	reps := int64(math.Max(1, math.Round(target/est)))
 	name := fmt.Sprintf("%s %dB", kind, n)
 	if kind == Synch1 {
@@ -176,24 +178,34 @@ func (kp *kernelPlan) addGap(kind Bench, blocks int64, target float64) {
 // hand-measured figures (host-baseline.md: a wake-up and a copy at some GB/s;
 // ranks beyond the 2 cores wait for one). It only sets repetition counts:
 // a wrong guess makes a region longer or shorter, never wrong.
-func estimate(kind Bench, n float64, p int) float64 {
+//
+// MPI's messages cost more on the same host (Open MPI 4.1.4's shared
+// memory, measured by hand with a C pingpong: about 2 µs for a short
+// synchronous message and 2 GB/s for long ones; an 8 B allreduce on 4
+// ranks oversubscribing 2 cores 12 µs, as each step waits for a rank that
+// yields its core), so mpi estimates with those figures: without them a
+// --quick calibration's regions would last ten times their target.
+func estimate(kind Bench, n float64, p int, mpi bool) float64 {
 	fp := float64(p)
 	lg := math.Max(1, math.Log2(fp))
 	share := math.Max(1, fp/2) // ranks per core
-	wake := 0.4e-6
+	wake, bw := 0.4e-6, 10e9
+	if mpi {
+		wake, bw = 2e-6, 2e9
+	}
 	switch kind {
 	case Comms1:
-		return wake + n/10e9
+		return wake + n/bw
 	case Comms2:
-		return 1.5*wake + n/6e9
+		return 1.5*wake + n/(0.6*bw)
 	case Comms3:
-		return (fp - 1) * (wake*share + n*share/5e9)
+		return (fp - 1) * (wake*share + n*share/(0.5*bw))
 	case Synch1:
 		return lg * wake * share
 	case "bcast", "reduce", "allreduce", "scan":
-		return lg*wake*share + n*lg*share/5e9
+		return lg*wake*share + n*lg*share/(0.5*bw)
 	default: // scatter, gather, allgather, alltoall: P blocks
-		return lg*wake*share + n*fp*share/5e9
+		return lg*wake*share + n*fp*share/(0.5*bw)
 	}
 }
 

@@ -39,6 +39,7 @@ type Result struct {
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
 	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
+	transport   Transport           // what carried the messages (Run sets it)
 }
 
 // collFit is a collective kind's fit and the points it came from.
@@ -53,7 +54,14 @@ type collFit struct {
 // bytes and P for every collective kind (SYNCH1 for the barrier). samples
 // and date go into the sources.
 func Analyse(pts []Point, samples int, date string) (*Result, error) {
-	r := &Result{date: date, samples: samples, points: slices.Clone(pts), saturation: map[int]fit.Hockney{}, colls: map[string]collFit{}}
+	return analyse(pts, samples, date, Transport{Backend: "goroutine"})
+}
+
+// analyse is Analyse of points that tr carried: an MPI launch on one host
+// (tr.Cores) adds the collective forms for ranks beyond its cores.
+func analyse(pts []Point, samples int, date string, tr Transport) (*Result, error) {
+	r := &Result{date: date, samples: samples, points: slices.Clone(pts), saturation: map[int]fit.Hockney{}, colls: map[string]collFit{},
+		transport: tr}
 	n, t := series(pts, Comms1, partition)
 	if len(n) < 3 {
 		return nil, fmt.Errorf("calibrate comms: %d COMMS1 pingpong lengths; the message law needs 3 or more", len(n))
@@ -97,7 +105,7 @@ func Analyse(pts []Point, samples int, date string) (*Result, error) {
 		if len(kp) == 0 {
 			continue
 		}
-		f, err := FitFormula(kp, knee)
+		f, err := fitFormula(kp, knee, tr.Cores)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms: %s: %w", kind, err)
 		}
@@ -177,6 +185,15 @@ func (r *Result) rankCounts(b Bench) []int {
 	return out
 }
 
+// Transport says what carried the benchmarks' messages (goroutines, or
+// MPI with its library and launcher).
+func (r *Result) Transport() Transport { return r.transport }
+
+// SetTransport records what carried the messages of points that Analyse
+// fitted, for the sources (a refit of saved points, or a test, says it);
+// the fits stay as they are (Run fits with its transport's cores).
+func (r *Result) SetTransport(t Transport) { r.transport = t }
+
 // Points returns the measured points.
 func (r *Result) Points() []Point { return slices.Clone(r.points) }
 
@@ -195,8 +212,8 @@ func (r *Result) Ranks() int { return partition }
 // bytes).
 func (r *Result) Messages() any {
 	n, _ := series(r.points, Comms1, partition)
-	src := fmt.Sprintf("perfc calibrate COMMS1 pingpong (half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
-		r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
+	src := fmt.Sprintf("%s COMMS1 pingpong %s (half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
+		r.transport.Command(), r.transport.Describe(partition), r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
 	if r.messagesErr != nil {
 		return messagesYAML{
 			Source: src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
@@ -212,8 +229,8 @@ func (r *Result) Messages() any {
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange"),
-			Source: fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, median of %d measurements), %s..%s (%d lengths), P=2, %s",
-				r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+			Source: fmt.Sprintf("%s COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, median of %d measurements), %s..%s (%d lengths), P=2, %s",
+				r.transport.Command(), r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 	}
 	return m
 }
@@ -223,8 +240,8 @@ func (r *Result) ranges(p fit.Piecewise, bench string) []rangeYAML {
 	var out []rangeYAML
 	for i, h := range p.Laws {
 		rg := rangeYAML{T0: fmtTime(h.T0), Rinf: fmtRate(h.Rinf),
-			Source: fmt.Sprintf("perfc calibrate %s, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
-				bench, fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
+			Source: fmt.Sprintf("%s %s, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
+				r.transport.Command(), bench, fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
 		if h.T0 > minT0 {
 			rg.NHalf = fmtBytes(h.NHalf())
 		} else {
@@ -282,7 +299,7 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 // bytes would price every rank count as the one they were measured on,
 // three to ten times off on the others (docs/calibrate-comms.md).
 func (r *Result) Collectives() any {
-	c := collectivesYAML{Source: fmt.Sprintf("perfc calibrate collectives and SYNCH1, median of %d measurements, %s", r.samples, r.date)}
+	c := collectivesYAML{Source: fmt.Sprintf("%s collectives and SYNCH1 %s, median of %d measurements, %s", r.transport.Command(), r.transport.Describe(0), r.samples, r.date)}
 	for _, kind := range CollectiveKinds() {
 		cf, ok := r.colls[kind]
 		if !ok {
@@ -312,7 +329,7 @@ func (r *Result) collSource(kind string, cf collFit) string {
 		bench = "SYNCH1 barrier"
 	}
 	n, _ := bytesRange(cf.points)
-	return fmt.Sprintf("perfc calibrate %s, %s, P=%s, %s", bench, n, joinInts(pointRanks(cf.points)), r.date)
+	return fmt.Sprintf("%s %s, %s, P=%s, %s", r.transport.Command(), bench, n, joinInts(pointRanks(cf.points)), r.date)
 }
 
 // pointRanks lists the rank counts of points, in order.
@@ -374,6 +391,9 @@ func formulaText(f Formula) string {
 	add(tKneeLog, fmtPerByte(f.Coef[tKneeLog]), beyond+" * log2(P)")
 	add(tKneeLinear, fmtPerByte(f.Coef[tKneeLinear]), beyond+" * (P - 1)")
 	add(tKneePLog, fmtPerByte(f.Coef[tKneePLog]), beyond+" * P * log2(P)")
+	over := fmt.Sprintf(" * max(0, P - %s)", sig4(f.Cores))
+	add(tOver, fmtTime(f.Coef[tOver]), over)
+	add(tBytesOver, fmtPerByte(f.Coef[tBytesOver]), " * bytes"+over)
 	if len(parts) == 0 {
 		return "0us"
 	}
@@ -390,7 +410,8 @@ func (r *Result) Results() any {
 		n, _ := series(r.points, Comms2, partition)
 		for _, h := range p.Laws {
 			what := fmt.Sprintf("%s..%s", fmtBytes(h.From), fmtBytes(h.To))
-			src := fmt.Sprintf("perfc calibrate COMMS2 exchange (time of one exchange, both ranks sending), %s (%d lengths of %d), P=2, %s, fit rms %s (max %s)",
+			src := fmt.Sprintf("%s COMMS2 exchange (time of one exchange, both ranks sending), %s (%d lengths of %d), P=2, %s, fit rms %s (max %s)",
+				r.transport.Command(),
 				what, h.Points, len(n), r.date, percent(h.RMS()), percent(h.MaxResidual()))
 			out = append(out,
 				resultYAML{Name: "COMMS2 exchange t0, " + what, Value: fmtTime(h.T0), Source: src},
@@ -403,7 +424,8 @@ func (r *Result) Results() any {
 			continue
 		}
 		msgs := float64(p * (p - 1))
-		src := fmt.Sprintf("perfc calibrate COMMS3 (every rank sends to every other, %d messages), %s..%s (%d lengths), P=%d, %s, fit rms %s (max %s)",
+		src := fmt.Sprintf("%s COMMS3 (every rank sends to every other, %d messages), %s..%s (%d lengths), P=%d, %s, fit rms %s (max %s)",
+			r.transport.Command(),
 			p*(p-1), fmtBytes(h.From), fmtBytes(h.To), h.Points, p, r.date, percent(h.RMS()), percent(h.MaxResidual()))
 		out = append(out,
 			resultYAML{Name: fmt.Sprintf("COMMS3 saturation rinf (total), P=%d", p), Value: fmtRate(h.Rinf * msgs), Source: src},
@@ -416,14 +438,14 @@ func (r *Result) Results() any {
 		}
 		for _, pt := range cf.points {
 			out = append(out, resultYAML{Name: fmt.Sprintf("COLL %s, %s, P=%d", kind, fmtBytes(pt.Bytes), pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("perfc calibrate COLL %s, %s, P=%d, median of %d measurements (spread %s), %s; the formula misses by %s rms",
-					kind, fmtBytes(pt.Bytes), pt.Ranks, r.samples, percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
+				Source: fmt.Sprintf("%s COLL %s, %s, P=%d, median of %d measurements (spread %s), %s; the formula misses by %s rms",
+					r.transport.Command(), kind, fmtBytes(pt.Bytes), pt.Ranks, r.samples, percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
 		}
 	}
 	for _, pt := range r.points {
 		if pt.Bench == Synch1 {
 			out = append(out, resultYAML{Name: fmt.Sprintf("SYNCH1 barrier, P=%d", pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("perfc calibrate SYNCH1, P=%d, median of %d measurements (spread %s), %s", pt.Ranks, r.samples, percent(pt.Spread), r.date)})
+				Source: fmt.Sprintf("%s SYNCH1, P=%d, median of %d measurements (spread %s), %s", r.transport.Command(), pt.Ranks, r.samples, percent(pt.Spread), r.date)})
 		}
 	}
 	return out

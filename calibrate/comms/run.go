@@ -12,6 +12,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"time"
 
 	"perfc/codegen"
@@ -37,7 +39,20 @@ type Options struct {
 	Progress func(name string, done, total float64)
 	// Now dates the sources (nil: time.Now).
 	Now func() time.Time
+	// Launch is how the benchmark programs run: the zero value is the
+	// goroutine runtime of perfc check; codegen.BackendMPI runs each rank
+	// as an MPI process started by mpirun, or by the launcher Launch.Mpirun
+	// names, with Launch.Hostfile (perfc calibrate --mpi). Its Ranks is
+	// set per benchmark program.
+	Launch codegen.Launch
+	// MaxRanks, when positive, is the most ranks COMMS3, SYNCH1 and the
+	// collectives run on (perfc calibrate --mpi -n): they run on 2, 4, 8 …
+	// below it and on MaxRanks itself, instead of the mode's rank counts.
+	MaxRanks int
 }
+
+// mpi reports whether the benchmarks run through MPI.
+func (o Options) mpi() bool { return o.Launch.Backend == codegen.BackendMPI }
 
 // buildSeconds is what one build of a generated program is assumed to cost
 // in the progress estimate (1–2 s on the 2-core host).
@@ -46,7 +61,21 @@ const buildSeconds = 2.0
 // Run builds and runs the communication benchmarks and fits them.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	s := modeSizes(o.Quick, o.Tiny)
+	if o.MaxRanks > 0 {
+		if o.MaxRanks < partition {
+			return nil, fmt.Errorf("calibrate comms: %d ranks; the pingpong needs %d at least", o.MaxRanks, partition)
+		}
+		s.ranks = rankCounts(o.MaxRanks)
+	}
+	s.mpi = o.mpi()
 	kernels := plan(s)
+	tr := Transport{Backend: "goroutine"}
+	if o.mpi() {
+		tr = Transport{Backend: "mpi", Library: mpiLibrary(ctx), Launchers: map[int]string{}}
+		if o.Launch.Hostfile == "" && len(o.Launch.Mpirun) == 0 {
+			tr.Cores = runtime.NumCPU() // mpirun on this host: ranks beyond its cores oversubscribe them
+		}
+	}
 	total := 0.0
 	for _, kp := range kernels {
 		total += buildSeconds + kp.seconds(s.samples)
@@ -61,7 +90,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	for _, kp := range kernels {
 		name := fmt.Sprintf("comms: building %d-rank benchmarks", kp.ranks)
 		progress(name)
-		m, err := measure(ctx, kp, s.samples, o.CacheDir, func() {
+		m, err := measure(ctx, kp, s.samples, o.CacheDir, o.Launch, &tr, func() {
 			done += buildSeconds
 			progress(fmt.Sprintf("comms: running %d-rank benchmarks (%s)", kp.ranks, kp.names()))
 		})
@@ -80,7 +109,42 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	return Analyse(pts, s.samples, now().UTC().Format("2006-01-02"))
+	return analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
+}
+
+// rankCounts are the rank counts of a calibration up to max ranks: the
+// powers of two from 2 below it, and max itself.
+func rankCounts(max int) []int {
+	var out []int
+	for p := 2; p < max; p *= 2 {
+		out = append(out, p)
+	}
+	return append(out, max)
+}
+
+// Preflight checks, in well under a second, what an MPI calibration needs
+// before minutes of other benchmarks run: that the MPI program generates
+// (Open MPI's compiler flags are found, a C compiler is there) and that
+// the launcher is on PATH. Its errors say what to install. Without MPI it
+// checks nothing.
+func Preflight(o Options) error {
+	if !o.mpi() {
+		return nil
+	}
+	s := modeSizes(o.Quick, o.Tiny)
+	s.mpi = true
+	kp := plan(s)[0]
+	k, err := kp.checked()
+	if err != nil {
+		return err
+	}
+	if _, err := codegen.Generate(k, codegen.Options{Backend: o.Launch.Backend}); err != nil {
+		return fmt.Errorf("calibrate --mpi: %w", err)
+	}
+	if _, _, err := o.Launch.WithRanks(kp.ranks).Command("perfc-calibrate-comms"); err != nil {
+		return fmt.Errorf("calibrate --mpi: %w", err)
+	}
+	return nil
 }
 
 // seconds estimates one kernel's running time: a warm-up run and the
@@ -88,7 +152,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 func (kp kernelPlan) seconds(samples int) float64 {
 	t := 0.0
 	for _, b := range kp.benches {
-		t += float64(b.reps*b.per) * estimate(b.kind, float64(b.bytes), b.ranks)
+		t += float64(b.reps*b.per) * estimate(b.kind, float64(b.bytes), b.ranks, kp.mpi)
 	}
 	return t * float64(1+samples)
 }
@@ -109,20 +173,16 @@ func (kp kernelPlan) names() string {
 	return out
 }
 
-// measure generates, builds and runs one kernel as perfc check does, one
-// run per measurement (the regions repeat their operation themselves);
-// built is called between the build and the run.
-func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, built func()) (*spmd.Measurement, error) {
-	src := kp.source()
-	f, err := parser.ParseFile(fmt.Sprintf("calibrate-comms-p%d.spmd", kp.ranks), []byte(src))
+// measure generates, builds and runs one kernel as perfc check does (with
+// the launch's backend), one run per measurement (the regions repeat their
+// operation themselves); built is called between the build and the run.
+// An MPI launch's command line and notes are added to tr.
+func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, launch codegen.Launch, tr *Transport, built func()) (*spmd.Measurement, error) {
+	k, err := kp.checked()
 	if err != nil {
-		return nil, fmt.Errorf("the generated benchmark kernel does not parse (a bug in perfc): %w", err)
+		return nil, err
 	}
-	k, err := lang.Check(f, "", nil)
-	if err != nil {
-		return nil, fmt.Errorf("the generated benchmark kernel does not check (a bug in perfc): %w", err)
-	}
-	p, err := codegen.Generate(k, codegen.Options{})
+	p, err := codegen.Generate(k, codegen.Options{Backend: launch.Backend})
 	if err != nil {
 		return nil, err
 	}
@@ -137,10 +197,38 @@ func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, b
 			built()
 			first = false
 		}
-		m, err = codegen.Measure(ctx, bin, "-reps", "1", "-samples", fmt.Sprint(samples))
+		args := []string{"-reps", "1", "-samples", fmt.Sprint(samples)}
+		l := launch.WithRanks(kp.ranks)
+		if l.Backend == codegen.BackendMPI {
+			argv, notes, err := l.Command(bin, args...)
+			if err != nil {
+				return err
+			}
+			tr.Launchers[kp.ranks] = launcherOf(argv, bin)
+			for _, n := range notes {
+				if !slices.Contains(tr.Notes, n) {
+					tr.Notes = append(tr.Notes, n)
+				}
+			}
+		}
+		m, err = codegen.MeasureWith(ctx, l, bin, args...)
 		return err
 	})
 	return m, err
+}
+
+// checked parses and checks the plan's kernel text; an error is a bug of
+// the plan.
+func (kp kernelPlan) checked() (*lang.Checked, error) {
+	f, err := parser.ParseFile(fmt.Sprintf("calibrate-comms-p%d.spmd", kp.ranks), []byte(kp.source()))
+	if err != nil {
+		return nil, fmt.Errorf("the generated benchmark kernel does not parse (a bug in perfc): %w", err)
+	}
+	k, err := lang.Check(f, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("the generated benchmark kernel does not check (a bug in perfc): %w", err)
+	}
+	return k, nil
 }
 
 // Point is one measured benchmark: the time of one operation (a one-way

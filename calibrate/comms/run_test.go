@@ -9,11 +9,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"perfc/codegen"
 )
 
 // mode chooses the size of TestRun: tiny (the default, seconds: CI), quick
 // or full (perfc calibrate's, to look at the figures: -comms.mode=full -v).
 var mode = flag.String("comms.mode", "tiny", "TestRun's benchmarks: tiny, quick or full")
+
+// backend chooses what TestRun measures through: goroutine (the default)
+// or mpi (perfc calibrate --mpi's, where MPI is installed; the output
+// directory gets a -mpi suffix).
+var backend = flag.String("comms.backend", "goroutine", "TestRun's transport: goroutine or mpi")
 
 // TestRun builds and runs the communication benchmarks end to end, fits
 // them and loads the sections as a machine table. It checks that the
@@ -24,6 +31,15 @@ func TestRun(t *testing.T) {
 		t.Skip("builds two programs")
 	}
 	o := Options{Tiny: *mode == "tiny", Quick: *mode == "quick", CacheDir: t.TempDir()}
+	suffix := ""
+	switch *backend {
+	case "goroutine":
+	case "mpi":
+		needMPI(t)
+		o.Launch, suffix = codegen.Launch{Backend: codegen.BackendMPI}, "-mpi"
+	default:
+		t.Fatalf("-comms.backend %q: give goroutine or mpi", *backend)
+	}
 	var calls int
 	var last, total float64
 	o.Progress = func(name string, done, tot float64) {
@@ -42,7 +58,7 @@ func TestRun(t *testing.T) {
 	}
 	t.Logf("%s mode: %v", *mode, time.Since(start).Round(time.Millisecond))
 	if *mode != "tiny" {
-		out := filepath.Join(os.TempDir(), "comms-"+*mode)
+		out := filepath.Join(os.TempDir(), "comms-"+*mode+suffix)
 		os.MkdirAll(out, 0o755)
 		data, _ := json.MarshalIndent(r.Points(), "", " ")
 		os.WriteFile(filepath.Join(out, "points.json"), data, 0o644)
@@ -80,17 +96,29 @@ func TestRun(t *testing.T) {
 		}
 	}
 	if *mode != "tiny" {
-		out := filepath.Join(os.TempDir(), "comms-"+*mode)
+		out := filepath.Join(os.TempDir(), "comms-"+*mode+suffix)
 		os.WriteFile(filepath.Join(out, "host-comms.yaml"), []byte(body), 0o644)
 		r.Plot(out)
 		t.Logf("wrote %s", out)
 	}
 }
 
+// testWriter writes to the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
 // pointsFile names measured points (points.json of a TestRun in quick or
 // full mode) for TestAnalysePoints, to look at the fits again without
 // measuring.
 var pointsFile = flag.String("comms.points", "", "TestAnalysePoints: fit these points.json and print the sections")
+
+// pointsCores refits points as an MPI calibration on one host of that many
+// cores (Transport.Cores: the collective forms for oversubscribed ranks).
+var pointsCores = flag.Int("comms.cores", 0, "TestAnalysePoints: refit as MPI points measured on one host of this many cores")
 
 func TestAnalysePoints(t *testing.T) {
 	if *pointsFile == "" {
@@ -104,12 +132,17 @@ func TestAnalysePoints(t *testing.T) {
 	if err := json.Unmarshal(data, &pts); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Analyse(pts, 9, "2026-11-25")
+	tr := Transport{Backend: "goroutine"}
+	if *pointsCores > 0 {
+		tr = Transport{Backend: "mpi", Cores: *pointsCores}
+	}
+	r, err := analyse(pts, 9, "2026-11-25", tr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, body := tableOf(t, r)
 	t.Log(body)
+	r.Summary(testWriter{t})
 	if err := r.Plot(filepath.Dir(*pointsFile)); err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func (r *Result) wakeupSection() *wakeupYAML {
 	return &wakeupYAML{
 		Time:  fmtTime(r.wake.time),
 		After: fmtTime(r.wake.after),
-		Source: fmt.Sprintf("perfc calibrate WAKE: an 8 B pingpong round trip after rank 0 computes a gap, beyond the gap and the tight-loop round trip (gap: excess, median of %d measurements: %s), P=2, %s",
-			r.samples, strings.Join(parts, ", "), r.date),
+		Source: fmt.Sprintf("%s WAKE: an 8 B pingpong round trip after rank 0 computes a gap, beyond the gap and the tight-loop round trip (gap: excess, median of %d measurements: %s), P=2, %s",
+			r.transport.Command(), r.samples, strings.Join(parts, ", "), r.date),
 	}
 }

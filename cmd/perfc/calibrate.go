@@ -24,6 +24,10 @@ type calibrateCmd struct {
 	NoComms  bool          `help:"Leave out the communication benchmarks (the table then has no messages or collectives)."`
 	Timeout  time.Duration `default:"30m" help:"Stop if the calibration runs longer than this."`
 	TestMode bool          `hidden:"" help:"For tests: every benchmark once on a few sizes, in seconds; not a calibration."`
+	MPI      bool          `name:"mpi" help:"Measure messages and collectives through MPI (mpirun, or the launcher --mpirun names): a table of MPI's messages between the nodes the launch spans (docs/mpi.md)."`
+	Ranks    int           `short:"n" placeholder:"RANKS" help:"With --mpi: the most ranks the collectives, COMMS3 and SYNCH1 run on (2, 4, 8 … below it and RANKS itself; default 2 and 4 with --quick, 2, 4 and 8 without)."`
+	Hostfile string        `type:"existingfile" placeholder:"FILE" help:"With --mpi: mpirun's hostfile (the nodes and their slots)."`
+	Mpirun   string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
 }
 
 // Run calibrates, writes the table and, with --plot, the figures.
@@ -33,6 +37,19 @@ func (c *calibrateCmd) Run(e env) error {
 	}
 	if err := c.checkPaths(); err != nil {
 		return err
+	}
+	launch, err := mpiLaunchArgs{MPI: c.MPI, Hostfile: c.Hostfile, Mpirun: c.Mpirun}.launch("calibrate")
+	if err != nil {
+		return err
+	}
+	if c.Ranks != 0 && !c.MPI {
+		return errors.New("calibrate: -n sets the ranks of an MPI calibration; add --mpi (the goroutine calibration runs 2, 4 and 8 ranks)")
+	}
+	if c.Ranks < 0 || c.Ranks == 1 {
+		return fmt.Errorf("calibrate: -n %d: the pingpong needs 2 ranks at least", c.Ranks)
+	}
+	if c.MPI && c.NoComms {
+		return errors.New("calibrate: --mpi measures the communication benchmarks through MPI; it cannot go with --no-comms")
 	}
 	mode := calibrate.Full
 	switch {
@@ -44,7 +61,8 @@ func (c *calibrateCmd) Run(e env) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
 	line := newCalibrateLine(e)
-	res, err := calibrate.Run(ctx, calibrate.Options{Mode: mode, CacheDir: c.CacheDir, NoComms: c.NoComms, Progress: line.update})
+	res, err := calibrate.Run(ctx, calibrate.Options{Mode: mode, CacheDir: c.CacheDir, NoComms: c.NoComms, Progress: line.update,
+		Launch: launch, MaxRanks: c.Ranks})
 	line.finish()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -68,6 +86,11 @@ func (c *calibrateCmd) Run(e env) error {
 		where = c.Out
 	}
 	res.Summary(e.stderr)
+	if res.Comms != nil {
+		for _, n := range res.Comms.Transport().Notes {
+			fmt.Fprintf(e.stderr, "calibrate: %s\n", n)
+		}
+	}
 	fmt.Fprintf(e.stderr, "calibrate: %s mode took %s; wrote the table of %s to %s\n", mode, res.Elapsed.Round(time.Second), res.Host.Describe(), where)
 	if c.Plot != "" {
 		files, err := res.Plots(c.Plot)

@@ -10,6 +10,7 @@ import (
 
 	"perfc/internal/progress"
 	"perfc/internal/safefile"
+	"perfc/machines"
 	"perfc/validate"
 )
 
@@ -26,6 +27,9 @@ type validateCmd struct {
 	MaxRun   time.Duration `default:"250ms" help:"Longest predicted run of a case: longer ones are shrunk (repetitions halved) or skipped."`
 	Timeout  time.Duration `default:"5m" help:"Stop a case that builds and runs longer than this."`
 	CacheDir string        `type:"path" placeholder:"DIR" help:"Where generated programs are built (default: the user cache directory, perfc/)."`
+	MPI      bool          `name:"mpi" help:"Run the communicating cases through MPI (mpirun, or the launcher --mpirun names), each on its own rank count: validates a table of perfc calibrate --mpi (docs/mpi.md)."`
+	Hostfile string        `type:"existingfile" placeholder:"FILE" help:"With --mpi: mpirun's hostfile (the nodes and their slots)."`
+	Mpirun   string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
 	Files    []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
 	outputArg
 }
@@ -35,6 +39,10 @@ func (c *validateCmd) Run(e env) error {
 	if err := checkPlotName(c.Plot, "the accuracy plot"); err != nil {
 		return err
 	}
+	launch, err := mpiLaunchArgs{MPI: c.MPI, Hostfile: c.Hostfile, Mpirun: c.Mpirun}.launch("validate")
+	if err != nil {
+		return err
+	}
 	m, err := machineArgs{Machine: c.Machine}.load()
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w: validate needs a table of this host; write one with perfc calibrate -o %s, or name one with -m", err, c.Machine)
@@ -42,13 +50,17 @@ func (c *validateCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
+	if c.MPI && !mpiTable(m) {
+		fmt.Fprintf(e.stderr, "validate: the table %s was not calibrated through MPI (its host: has no backend: mpi), so its messages are another transport's; "+
+			"perfc calibrate --mpi -o host-mpi.yaml writes one, then validate --mpi -m host-mpi.yaml\n", c.Machine)
+	}
 	kernels, err := c.kernels(e)
 	if err != nil {
 		return err
 	}
 	bar := progress.New(e.stderr, "validate: planning", 0)
 	opts := validate.Options{Machine: m, MachineName: c.Machine, Model: validate.ModelOptions(), Quick: c.Quick, Samples: c.Samples,
-		CaseTime: c.CaseTime, MaxRun: c.MaxRun, Timeout: c.Timeout, CacheDir: c.CacheDir}
+		CaseTime: c.CaseTime, MaxRun: c.MaxRun, Timeout: c.Timeout, CacheDir: c.CacheDir, Launch: launch}
 	cases, skipped, err := validate.Plan(kernels, opts)
 	bar.Finish()
 	if err != nil {
@@ -79,6 +91,17 @@ func (c *validateCmd) Run(e env) error {
 		return rep.WriteJSON(e.stdout)
 	}
 	return rep.WriteTable(e.stdout)
+}
+
+// mpiTable reports whether a machine table says it was calibrated
+// through MPI (host: backend: mpi, as perfc calibrate --mpi writes).
+func mpiTable(m *machines.Machine) bool {
+	for _, h := range m.Host() {
+		if h.Key == "backend" && h.Value == "mpi" {
+			return true
+		}
+	}
+	return false
 }
 
 // kernels returns the suite: the files given, or the default kernels.
