@@ -38,6 +38,8 @@ func TestGolden(t *testing.T) {
 		{"count_gauss.golden", []string{"count", "../../examples/gauss.spmd", "--symbolic", "--cache", "L1=64KiB/32B/4"}, 0, ""},
 		{"count_wave.golden", []string{"count", "../../examples/wave.spmd", "-D", "Px=3", "-D", "Py=3", "--cache", "L1=32KiB/64B/8,L2=1MiB/64B/16"}, 0, ""},
 		{"count_triad_json.golden", []string{"count", "../../examples/triad.spmd", "-o", "json", "--cache", "L1=32KiB/64B/8"}, 0, ""},
+		{"count_work_model.golden", []string{"count", "testdata/work_model.spmd"}, 0, ""},
+		{"predict_sweep3d_abstract_host.golden", []string{"predict", "../../examples/sweep3d_abstract.spmd", "-m", "../../docs/host-2026-11-25.yaml"}, 0, ""},
 		{"fmt_stdin.golden", []string{"fmt", "-"}, 0, "kernel k(N=4){array a[N]:f64\nfor i in 0..N{a[i]=a[i]*2.0} // double\n}\n"},
 		{"error_prob.golden", []string{"parse", "-"}, 1, "kernel k(N = 4) {\n  array a[N]: f64\n  var s: f64 = 0\n  for i in 0..N {\n    if a[i] > s { s = a[i] }\n  }\n}\n"},
 		{"error_define.golden", []string{"count", "../../examples/triad.spmd", "-D", "M=3"}, 1, ""},

@@ -1,0 +1,74 @@
+package analyze
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfc/lang"
+)
+
+// TestWorkOpKindsAreCounted checks that the operation kinds a work item
+// may name are the analyzer's, in its order, and flop.
+func TestWorkOpKindsAreCounted(t *testing.T) {
+	var want []string
+	for _, k := range OpKinds() {
+		want = append(want, k.String())
+	}
+	want = append(want, lang.WorkFlop)
+	if diff := cmp.Diff(want, lang.WorkOpKinds()); diff != "" {
+		t.Errorf("lang.WorkOpKinds differs from analyze.OpKinds and flop (-want +got):\n%s", diff)
+	}
+}
+
+// TestWorkCountsItsOperations checks that `work COUNT KIND TYPE` counts
+// exactly COUNT operations of that kind and type (flop as add) and nothing
+// else, for every kind in every type it allows, alone (the operations in
+// loops of their own) and beside a load of its type (the operations in
+// the loops of the stream, on the values it loads), with counts below,
+// at and above the eight accumulators and the host loop's capacity.
+func TestWorkCountsItsOperations(t *testing.T) {
+	types := []string{"f64", "f32", "i64", "i32"}
+	for _, kind := range lang.WorkOpKinds() {
+		for _, typ := range types {
+			float := typ == "f64" || typ == "f32"
+			if (kind == "rem" || kind == "bit") && float || (slices.Contains([]string{"sqrt", "exp", "log", "sin", "cos", "flop"}, kind) && !float) {
+				continue
+			}
+			for _, n := range []int64{0, 3, 8, 29, 200} {
+				for _, load := range []string{"", ", load 40 bytes from a"} {
+					src := fmt.Sprintf("kernel k() {\n  array a[5]: %s\n  array b[10]: %s\n  work %d %s %s%s\n}\n", typ, typ, n, kind, typ, load)
+					k := loadKernel(t, "k.spmd", []byte(src), nil)
+					rep, err := Analyze(k, Options{})
+					if err != nil {
+						t.Fatalf("%s: %v", src, err)
+					}
+					want := map[string]string{}
+					if n > 0 {
+						counted := kind
+						if kind == lang.WorkFlop {
+							counted = "add"
+						}
+						want[counted+" "+typ] = fmt.Sprint(n)
+					}
+					got := map[string]string{}
+					for _, op := range rep.Classes[0].Total.Ops {
+						got[fmt.Sprintf("%s %s", op.Op, op.Type)] = op.Count.Exact()
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("%s(-want +got):\n%s", src, diff)
+					}
+					loads := "0"
+					if load != "" {
+						loads = fmt.Sprint(40 / lang.ElemTypeNamed(typ).Size())
+					}
+					if got := rep.Classes[0].Total.Loads.Exact(); got != loads {
+						t.Errorf("%sloads %s, want %s", src, got, loads)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package codegen
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestWorkValuesAreOpaque generates a kernel with abstract work and checks
+// that every initialised var of the work statements' nests (names ending in
+// a prime, hex-mangled) starts from opaque, so that the Go compiler cannot
+// fold their arithmetic away, and that the kernel's own vars do not.
+func TestWorkValuesAreOpaque(t *testing.T) {
+	src := []byte(`kernel k(N = 16) {
+  array a[N]: f64
+  var s: f64 = 2.0
+  work 3*N add f64, N rem i32, N sqrt f32, load 8*N bytes from a, store 8*N bytes to a
+  s = s * 2.0
+}
+`)
+	k := checkSource(t, "k.spmd", src, "")
+	p, err := Generate(k, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var main string
+	for _, f := range p.Files {
+		if f.Name == "main.go" {
+			main = string(f.Data)
+		}
+	}
+	decl := regexp.MustCompile(`var (\w+) (\w+) = (.*) // `)
+	work, own := 0, 0
+	for _, m := range decl.FindAllStringSubmatch(main, -1) {
+		name, typ, init := m[1], m[2], m[3]
+		// The nest's names end in a prime: kx_<hex of name> ending in 27.
+		if strings.HasPrefix(name, "kx_") && strings.HasSuffix(name, "27") {
+			work++
+			if want := "opaque[" + typ + "]("; !strings.HasPrefix(init, want) {
+				t.Errorf("work var %s starts from %s, not through opaque", name, init)
+			}
+			continue
+		}
+		own++
+		if strings.Contains(init, "opaque") {
+			t.Errorf("the kernel's own var %s starts from %s", name, init)
+		}
+	}
+	// 8 + 1 (add), 8 + 1 (rem), 8 + 1 (sqrt) accumulators and operands,
+	// and the stored value.
+	if work != 28 || own != 1 {
+		t.Errorf("%d initialised work vars and %d of the kernel's, want 28 and 1:\n%s", work, own, main)
+	}
+}
