@@ -50,6 +50,19 @@ kernel k() {
   call halo()
 }
 `, []string{"4:8: no proc named hallo; the file's procs are halo"}},
+		{"a kernel called", `proc p() {
+  call other()
+}
+kernel k() {
+  call other()
+  call p()
+}
+kernel other() {
+}
+`, []string{
+			"2:8: other is a kernel, not a proc, and kernels cannot be called; move the code both need into a proc",
+			"5:8: other is a kernel, not a proc, and kernels cannot be called; move the code both need into a proc",
+		}},
 		{"no procs at all", `kernel k() {
   call f()
 }
