@@ -200,16 +200,19 @@ func (w *nameWalk) stmt(s Stmt, sc *nameScope) {
 	}
 }
 
-// payload checks the names a payload uses.
+// payload checks the names a payload uses: its array or var, and every
+// name in its sizes, indices and ranges, whatever their form.
 func (w *nameWalk) payload(p *Payload, sc *nameScope) {
 	if p == nil {
 		return
 	}
-	if p.Name != nil {
-		w.use(p.Name, sc)
-	}
-	w.exprs(sc, p.Bytes, p.Lo, p.Hi)
-	w.exprs(sc, p.Index...)
+	Inspect(p, func(n Node) bool {
+		if x, ok := n.(Expr); ok {
+			w.exprs(sc, x)
+			return false
+		}
+		return true
+	})
 }
 
 // exprs checks the names used in xs (nil entries are skipped).
