@@ -1136,6 +1136,7 @@ var exampleSettings = map[string][]string{
 	"poly1":             {"n=10 k=3 reps=2", "n=4 k=0 reps=3"},
 	"poly2":             {"n=10 k=3", "n=7 k=1"},
 	"poly3":             {"n=10 k=3 reps=2", "n=4 k=2 reps=1 P=3"},
+	"procs":             {"nx=4 ny=3 iters=2 Px=2 Py=2", "nx=3 ny=2 iters=1 Px=3 Py=2"},
 	"reductions":        {"reps=3 P=4", "reps=1 P=1"},
 	"rinf1":             {"n=10 reps=3", "n=1 reps=1"},
 	"ring":              {"n=5 P=4", "n=1 P=1", "n=3 P=2"},

@@ -40,6 +40,7 @@ var smallParams = map[string]string{
 	"poly1":             "n=32,k=3,reps=2",
 	"poly2":             "n=32,k=3",
 	"poly3":             "n=32,k=3,reps=2",
+	"procs":             "nx=8,ny=6,iters=2,Px=3,Py=2",
 	"reductions":        "reps=2,P=5",
 	"rinf1":             "n=32,reps=3",
 	"ring":              "n=32,P=5",

@@ -50,6 +50,19 @@ kernel k() {
   call halo()
 }
 `, []string{"4:8: no proc named hallo; the file's procs are halo"}},
+		{"a kernel called", `proc p() {
+  call other()
+}
+kernel k() {
+  call other()
+  call p()
+}
+kernel other() {
+}
+`, []string{
+			"2:8: other is a kernel, not a proc, and kernels cannot be called; move the code both need into a proc",
+			"5:8: other is a kernel, not a proc, and kernels cannot be called; move the code both need into a proc",
+		}},
 		{"no procs at all", `kernel k() {
   call f()
 }
@@ -360,4 +373,49 @@ func TestDocumentedProcs(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestProcExpansionSharesNoNode: every node of an expansion is new, since
+// the checker keys what it finds by node: no node of the expanded kernel
+// is the proc's, and none appears twice (two calls, two copies).
+func TestProcExpansionSharesNoNode(t *testing.T) {
+	f := checkParse(t, `proc p(a, n, d) {
+  region "r" {
+    for i in 0..n {
+      a[i] = a[i] + f64(i) * 0.5
+    }
+    if n > 2 {
+      send a[0:n] to d
+    } else {
+      var s: f64 = a[0]
+      recv s from d
+    }
+  }
+}
+kernel k() on grid(Px = 2, Py = 1) {
+  array u[8]: f64
+  call p(u, 4, east)
+  call p(u, 2, east)
+}
+`)
+	c, errs := checkList(t, f, "", nil)
+	if errs != nil {
+		t.Fatalf("unexpected errors:\n%s", errs.Format(f.Source))
+	}
+	proc := map[lang.Node]bool{}
+	lang.Inspect(f.Procs[0].Body, func(n lang.Node) bool {
+		proc[n] = true
+		return true
+	})
+	seen := map[lang.Node]bool{}
+	lang.Inspect(c.Kernel.Body, func(n lang.Node) bool {
+		switch {
+		case proc[n]:
+			t.Errorf("%T at %s is the proc's own node", n, f.Source.Position(n.Pos()))
+		case seen[n]:
+			t.Errorf("%T at %s appears twice", n, f.Source.Position(n.Pos()))
+		}
+		seen[n] = true
+		return true
+	})
 }

@@ -78,6 +78,7 @@ type paramBinding struct {
 
 // expander holds the state of expanding one kernel.
 type expander struct {
+	file  *File
 	src   *Source
 	errs  *ErrorList
 	procs map[string]*Proc // the first proc of each name
@@ -95,7 +96,7 @@ type expander struct {
 // the call is replaced by an empty block, so that checking can go on.
 func expandKernel(f *File, k *Kernel, errs *ErrorList) (*Kernel, expansions) {
 	out := expansions{blocks: map[*Block]*Expansion{}, bindings: map[*LetStmt]paramBinding{}}
-	e := &expander{src: f.Source, errs: errs, out: out}
+	e := &expander{file: f, src: f.Source, errs: errs, out: out}
 	e.procs, e.defs = checkProcDefinitions(f, errs)
 	if !hasCalls(k.Body) {
 		return k, out
@@ -334,11 +335,15 @@ func (e *expander) fresh(name, proc string) string {
 
 // unknownProc explains a call of a proc the file does not declare.
 func (e *expander) unknownProc(name string) string {
-	return unknownProcMessage(name, e.procs)
+	return unknownProcMessage(name, e.procs, e.file)
 }
 
-// unknownProcMessage is the message of a call of an undeclared proc.
-func unknownProcMessage(name string, procs map[string]*Proc) string {
+// unknownProcMessage is the message of a call of an undeclared proc; f
+// tells a kernel of that name apart.
+func unknownProcMessage(name string, procs map[string]*Proc, f *File) string {
+	if f.Kernel(name) != nil {
+		return fmt.Sprintf("%s is a kernel, not a proc, and kernels cannot be called; move the code both need into a proc", name)
+	}
 	if len(procs) == 0 {
 		return fmt.Sprintf("no proc named %s: the file declares no proc; declare it with 'proc %s(…) { … }'", name, name)
 	}

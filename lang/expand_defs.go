@@ -29,7 +29,7 @@ const sizeSaturated = int64(1) << 40
 // wrong number of arguments inside procs, and recursion. It returns the
 // first proc of each name and the facts of every proc.
 func checkProcDefinitions(f *File, errs *ErrorList) (map[string]*Proc, map[*Proc]*procDef) {
-	d := &defChecker{src: f.Source, errs: errs, procs: map[string]*Proc{}, defs: map[*Proc]*procDef{}}
+	d := &defChecker{file: f, src: f.Source, errs: errs, procs: map[string]*Proc{}, defs: map[*Proc]*procDef{}}
 	for _, p := range f.Procs {
 		if first := d.procs[p.Name.Name]; first != nil {
 			d.errorf(p.Name.NamePos, "proc %s is declared twice; the first is at %s: rename one of them",
@@ -56,6 +56,7 @@ func checkProcDefinitions(f *File, errs *ErrorList) (map[string]*Proc, map[*Proc
 
 // defChecker holds the state of checkProcDefinitions.
 type defChecker struct {
+	file  *File
 	src   *Source
 	errs  *ErrorList
 	procs map[string]*Proc
@@ -199,18 +200,19 @@ func (w *nameWalk) stmt(s Stmt, sc *nameScope) {
 	}
 }
 
-// payload checks the names a payload uses.
+// payload checks the names a payload uses: its array or var, and every
+// name in its sizes, indices and ranges, whatever their form.
 func (w *nameWalk) payload(p *Payload, sc *nameScope) {
 	if p == nil {
 		return
 	}
-	if p.Name != nil {
-		w.use(p.Name, sc)
-	}
-	w.exprs(sc, p.Bytes)
-	for _, sub := range p.Subs {
-		w.exprs(sc, sub.Index, sub.Lo, sub.Hi, sub.Step)
-	}
+	Inspect(p, func(n Node) bool {
+		if x, ok := n.(Expr); ok {
+			w.exprs(sc, x)
+			return false
+		}
+		return true
+	})
 }
 
 // exprs checks the names used in xs (nil entries are skipped).
@@ -252,7 +254,7 @@ func (d *defChecker) checkCalls(p *Proc) {
 		callee := d.procs[s.Name.Name]
 		switch {
 		case callee == nil:
-			d.errorf(s.Name.NamePos, "%s", unknownProcMessage(s.Name.Name, d.procs))
+			d.errorf(s.Name.NamePos, "%s", unknownProcMessage(s.Name.Name, d.procs, d.file))
 		case len(s.Args) != len(callee.Params):
 			d.errorf(s.CallPos, "%s", arityMessage(callee, len(s.Args), d.lineCol(callee.ProcPos)))
 		}
