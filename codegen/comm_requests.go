@@ -99,6 +99,9 @@ func (g *generator) wait(s *lang.WaitStmt) {
 	// A var an irecv received is copied back when this wait completed
 	// that post.
 	for _, name := range names {
+		if n, ok := g.info.RequestNumber(name); ok {
+			g.unpackAtWait(name, n)
+		}
 		for _, vp := range g.varPosts[name] {
 			g.line("if r.completedAt(%d) == %s { %s = varValue[%s](r.reqBuf(%d, %d)) }",
 				vp.req, strconv.Quote(vp.stmt), g.names.name(vp.obj), elemGoType(vp.obj.Elem), vp.req, vp.obj.Elem.Size())

@@ -45,6 +45,9 @@ type generator struct {
 	// (comm_requests.go).
 	loopPosts [][]int
 	varPosts  map[string][]varPost
+	// unpackFuncs names the closures that unpack what a packed irecv
+	// received, declared in the prologue (pack.go).
+	unpackFuncs map[*lang.CommStmt]string
 }
 
 // fail records the first error, positioned at n.

@@ -29,11 +29,52 @@ func (g *generator) packBefore(s *lang.CommStmt) {
 // non-blocking receive. It is one call so that the writer of the wait
 // can make it there.
 func (g *generator) unpackAfter(s *lang.CommStmt) {
-	if cp := g.info.CommPacks[s]; cp != nil {
-		for _, st := range cp.After {
-			g.stmt(st)
-		}
+	cp := g.info.CommPacks[s]
+	if cp == nil || len(cp.After) == 0 {
+		return
 	}
+	if s.Kind == lang.IRecv {
+		// The data arrives by the wait that completes the request: the
+		// unpack loops are a closure over this iteration's values, which
+		// that wait calls (unpackAtWait).
+		g.line("%s = func() {", g.unpackFunc(s))
+		defer g.line("}")
+	}
+	for _, st := range cp.After {
+		g.stmt(st)
+	}
+}
+
+// unpackFunc names the closure that unpacks what irecv s received,
+// declaring it in the prologue on first use.
+func (g *generator) unpackFunc(s *lang.CommStmt) string {
+	if name, ok := g.unpackFuncs[s]; ok {
+		return name
+	}
+	if g.unpackFuncs == nil {
+		g.unpackFuncs = map[*lang.CommStmt]string{}
+	}
+	name := fmt.Sprintf("unpack%d", len(g.unpackFuncs))
+	g.unpackFuncs[s] = name
+	fmt.Fprintf(&g.prologue, "var %s func() // unpacks the irecv at %s\n_ = %s\n", name, g.lineCol(s), name)
+	return name
+}
+
+// unpackAtWait writes, after a wait that may complete request req, the
+// unpacking of every packed irecv that posts it, for the one that this
+// wait completed.
+func (g *generator) unpackAtWait(req string, num int) {
+	lang.Inspect(g.k.Kernel.Body, func(n lang.Node) bool {
+		s, ok := n.(*lang.CommStmt)
+		if !ok || s.Kind != lang.IRecv || s.Req == nil || s.Req.Name != req {
+			return true
+		}
+		if cp := g.info.CommPacks[s]; cp != nil && len(cp.After) > 0 {
+			name := g.unpackFunc(s)
+			g.line("if r.completedAt(%d) == %q && %s != nil { %s(); %s = nil }", num, g.pos(s), name, name, name)
+		}
+		return true
+	})
 }
 
 // packedView writes the []byte view of the buffer of a packed payload:
