@@ -337,7 +337,7 @@ func printRankTimes(w io.Writer, em *emulate.Emulation) {
 	for _, r := range sorted[:rankRows/2] {
 		row(r)
 	}
-	fmt.Fprintf(tw, "...\t%d more\t%s\n", len(sorted)-rankRows, strings.Repeat("\t", strings.Count(head, "\t")-1))
+	fmt.Fprintf(tw, "...\t%d more\t%s\n", len(sorted)-rankRows, strings.Repeat("\t", strings.Count(head, "\t")))
 	for _, r := range sorted[len(sorted)-rankRows/2:] {
 		row(r)
 	}
