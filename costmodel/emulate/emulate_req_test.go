@@ -297,3 +297,29 @@ func TestRequestsShareLinks(t *testing.T) {
 		t.Errorf("critical path (-want +got):\n%s", diff)
 	}
 }
+
+// TestRankDependentSegments checks that ranks sharing a schedule tree
+// (Schedule.Alike) compute their own segments: a loop bound that depends
+// on the rank used to be evaluated once, for the first rank, and every
+// alike rank computed what it computed.
+func TestRankDependentSegments(t *testing.T) {
+	const src = `kernel k() on P = 3 ranks {
+  array a[16]: f64
+  for i in 0..(rank == 0 ? 4 : 10) {
+    a[i] = a[i] * 2.0
+  }
+  barrier
+}`
+	k := checkSource(t, "k.spmd", src)
+	em, err := Emulate(k, unitPricer{perFlop: 1, coll: 1, eager: -1}, EmulateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, r := range em.PerRank {
+		got = append(got, r.Compute)
+	}
+	if diff := cmp.Diff([]float64{4, 10, 10}, got); diff != "" {
+		t.Errorf("compute per rank (-want +got):\n%s", diff)
+	}
+}
