@@ -90,16 +90,17 @@ func cursorKernel(t *testing.T, name, src string, defs ...lang.Override) *lang.C
 // (examples not named run at their defaults).
 func smallExampleSizes() map[string][]lang.Override {
 	return map[string][]lang.Override{
-		"gauss":      {{Name: "N", Value: "16"}, {Name: "P", Value: "4"}},
-		"wave":       {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"sweep3d":    {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}, {Name: "kt", Value: "4"}, {Name: "mk", Value: "2"}},
-		"halo2d":     {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"cannon":     {{Name: "N", Value: "6"}, {Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"meshshift":  {{Name: "Px", Value: "4"}, {Name: "Py", Value: "2"}},
-		"comms3":     {{Name: "P", Value: "4"}},
-		"hypercube":  {{Name: "P", Value: "8"}},
-		"reductions": {{Name: "P", Value: "4"}, {Name: "reps", Value: "3"}},
-		"synch1":     {{Name: "P", Value: "4"}, {Name: "reps", Value: "5"}},
+		"gauss":          {{Name: "N", Value: "16"}, {Name: "P", Value: "4"}},
+		"wave":           {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"sweep3d":        {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}, {Name: "kt", Value: "4"}, {Name: "mk", Value: "2"}},
+		"halo2d":         {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"jacobi_overlap": {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"cannon":         {{Name: "N", Value: "6"}, {Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"meshshift":      {{Name: "Px", Value: "4"}, {Name: "Py", Value: "2"}},
+		"comms3":         {{Name: "P", Value: "4"}},
+		"hypercube":      {{Name: "P", Value: "8"}},
+		"reductions":     {{Name: "P", Value: "4"}, {Name: "reps", Value: "3"}},
+		"synch1":         {{Name: "P", Value: "4"}, {Name: "reps", Value: "5"}},
 	}
 }
 
