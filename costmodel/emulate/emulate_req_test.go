@@ -86,6 +86,17 @@ func TestRequestsByHand(t *testing.T) {
     wait r
   }
 }`
+	// A sendrecv whose halves meet an irecv and an isend.
+	const halves = `kernel halves() on P = 2 ranks {
+  array a[8], b[8], c[8], d[8]: f64
+  if rank == 0 {
+    irecv b from 1 as r
+    isend a to 1 as s
+    waitall
+  } else {
+    sendrecv c to 0 from 0 into d
+  }
+}`
 	type rank struct{ End, Wait, ReqWait, Comm float64 }
 	tests := []struct {
 		name  string
@@ -129,6 +140,24 @@ func TestRequestsByHand(t *testing.T) {
 		{"LogGP, blocking and non-blocking on one pair", mixed, loggpTable(), 13.3,
 			[]rank{{12.3, 1.2, 1.2, 1 + 10.1}, {13.3, 1 + 1.2, 1.2, 10.1 + 1}}},
 	}
+	tests = append(tests, []struct {
+		name  string
+		src   string
+		p     Pricer
+		total float64
+		ranks []rank
+	}{
+		// Rank 1's send half (blocking: it pays its own o inside) meets
+		// the irecv posted at 0 and arrives at 13.3 − 1 = 12.3; its
+		// receive half meets the isend ready at 1 and arrives at 12.3,
+		// then pays o: the sendrecv spans [0, 13.3], busy for its longer
+		// half (12.3). Rank 0 waits from 1 to 12.3, then pays the irecv's
+		// o.
+		{"LogGP, a sendrecv meets an irecv and an isend", halves, loggpTable(), 13.3,
+			[]rank{{13.3, 11.3, 11.3, 2}, {13.3, 1, 0, 12.3}}},
+		{"Hockney, a sendrecv meets an irecv and an isend", halves, hockneyTable(), 10,
+			[]rank{{10, 10, 10, 0}, {10, 0, 0, 10}}},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkSource(t, "req.spmd", tt.src)
