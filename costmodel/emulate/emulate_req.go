@@ -65,7 +65,6 @@ type request struct {
 	oRecv    float64 // irecv: the overhead its wait pays
 	prev     pathRef // the rank's path at the end of the post
 	path     pathRef // the path that bound the message's start (once complete)
-	via      pathVia
 }
 
 // rankRequests is a rank's non-blocking state, kept beside the ranks'
@@ -267,7 +266,7 @@ func (em *emulator) postISend(s int64, ss *rankState, sReq int32) error {
 		o, oRecv, _ := em.overheads(s, d, req.bytes)
 		wire := max(req.cost-o-oRecv, 0)
 		req.matched, req.complete = true, true
-		req.start, req.done, req.path, req.via = req.ready, req.ready+wire, req.prev, viaMessage
+		req.start, req.done, req.path = req.ready, req.ready+wire, req.prev
 		em.res.Messages++
 		m := &nbMessage{s: s, d: d, sReq: sReq, dReq: -1, bytes: req.bytes, wave: req.wave, ready: req.ready,
 			wire: wire, oRecv: oRecv, prev: req.prev, via: viaMessage, sBound: true, eagerDone: true}
@@ -406,9 +405,9 @@ func (em *emulator) irecvEager(d int64, ds *rankState, dReq int32, m *eagerMsg) 
 	_, oRecv, _ := em.overheads(m.src, d, m.bytes)
 	req.matched, req.wave = true, m.wave
 	req.start, req.done, req.oRecv = m.sent, max(m.arrival-oRecv, m.sent), oRecv
-	req.path, req.via = m.prev, m.via
+	req.path = m.prev
 	if req.ready > req.done { // it had arrived: the rank's own post bound it
-		req.path, req.via, req.start = req.prev, viaProgram, req.ready
+		req.path, req.start = req.prev, req.ready
 		req.done = req.ready
 	}
 	em.requestComplete(d, ds, req)
@@ -507,7 +506,7 @@ func (em *emulator) transfer(m *nbMessage, start, end float64, prev *pathRef, vi
 	if m.sReq >= 0 {
 		if !m.eagerDone {
 			q := &em.rq(s).reqs[m.sReq]
-			q.start, q.done, q.path, q.via = start, end, *prev, via
+			q.start, q.done, q.path = start, end, *prev
 			em.requestComplete(s, ss, q)
 		}
 	} else {
@@ -523,7 +522,7 @@ func (em *emulator) transfer(m *nbMessage, start, end float64, prev *pathRef, vi
 	}
 	if m.dReq >= 0 {
 		q := &em.rq(d).reqs[m.dReq]
-		q.start, q.done, q.oRecv, q.path, q.via = start, end, m.oRecv, *prev, via
+		q.start, q.done, q.oRecv, q.path = start, end, m.oRecv, *prev
 		em.requestComplete(d, ds, q)
 		return
 	}
@@ -555,11 +554,11 @@ func (em *emulator) matched(m *nbMessage) error {
 			return em.requestSizeMismatch(m.s, d, m.bytes, em.rq(m.s).reqs[m.sReq].stmt, q.bytes, q.stmt)
 		}
 		q.matched, q.wave = true, m.wave
-		start, end, prev, via := m.ready, m.ready+m.wire, m.prev, viaMessage
+		start, end, prev := m.ready, m.ready+m.wire, m.prev
 		if q.ready >= end { // it had arrived when the irecv was posted
-			start, end, prev, via = q.ready, q.ready, q.prev, viaProgram
+			start, end, prev = q.ready, q.ready, q.prev
 		}
-		q.start, q.done, q.oRecv, q.path, q.via = start, end, m.oRecv, prev, via
+		q.start, q.done, q.oRecv, q.path = start, end, m.oRecv, prev
 		em.requestComplete(d, ds, q)
 		return nil
 	}
