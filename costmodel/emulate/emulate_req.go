@@ -21,11 +21,12 @@ import (
 //     or isend, is the k-th that rank receives from it, by recv, sendrecv
 //     or irecv.
 //   - It starts when both sides are ready: an isend once its post has
-//     ended, an irecv once posted, a blocking send once it has paid its
-//     overhead, a blocking receive once reached; across a limited node
-//     boundary it first queues for a link, as a blocking message does. It
-//     then takes the wire time: the message's price less both overheads
-//     (LogGP L + (n−1)G; the whole Hockney law t0 + n/r∞).
+//     ended, an irecv once posted, a blocking send or receive once
+//     reached; across a limited node boundary it first queues for a link,
+//     as a blocking message does. It then takes the wire time: the
+//     message's price less both overheads (LogGP L + (n−1)G; the whole
+//     Hockney law t0 + n/r∞), less only the receiver's when the sender is
+//     a blocking send (which pays its own overhead inside the transfer).
 //   - An isend completes when the message has arrived (the receiver has
 //     it, as a blocking send completes), an irecv when it has arrived; a
 //     blocking side of such a message ends then (a receive after paying
@@ -84,7 +85,7 @@ type rankRequests struct {
 type nbState struct {
 	pairs   map[uint64]*pairPosts
 	queued  int                   // posts waiting in pairs
-	flights map[uint64]*nbMessage // by pairKey ^ wave<<… (flightKey): messages waiting for a link
+	flights map[uint64]*nbMessage // messages waiting for a link, by flightKey
 	over    Overheads             // nil: no overheads
 	regions map[*lang.WaitStmt]string
 	posted  int64      // requests posted, all ranks
@@ -93,9 +94,8 @@ type nbState struct {
 }
 
 // pairPosts are the posts of one (sender, receiver) pair not yet matched:
-// the sender's isends and the receiver's irecvs, oldest first (only one
-// of the two lists is ever non-empty... unless both sides posted at
-// once, which the matching prevents).
+// the sender's isends and the receiver's irecvs, oldest first. At most one
+// of the two lists holds posts: a post first meets the oldest of the other.
 type pairPosts struct {
 	sends []int32 // request numbers of the sender's isends
 	recvs []int32 // request numbers of the receiver's irecvs
