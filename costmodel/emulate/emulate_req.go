@@ -46,6 +46,18 @@ type Overheads interface {
 	MessageOverheads(src, dst, bytes int64) (send, recv, gap float64)
 }
 
+// CopyingTransfers is optionally implemented by a Pricer of a shared-memory
+// host, where no network moves a message while both CPUs compute: the
+// goroutine runtime of the generated programs copies the bytes in the post
+// (or blocking operation) of the side that arrives second (docs/codegen.md).
+// When CopiesMessages reports true, the side of a message with a request
+// that was ready last copies it: a request of that side completes at once
+// and its wait pays the copy (the message's transfer time) as its own
+// work, while the other side's request completes when the copy is done.
+type CopyingTransfers interface {
+	CopiesMessages() bool
+}
+
 // request is one non-blocking request of a rank, by its number
 // (Event.Req).
 type request struct {
@@ -64,6 +76,7 @@ type request struct {
 	start    float64 // when the transfer began (once complete)
 	done     float64 // when the message had moved (once complete)
 	oRecv    float64 // irecv: the overhead its wait pays
+	copy     float64 // the copy its wait pays, when its side copied the message (CopyingTransfers)
 	prev     pathRef // the rank's path at the end of the post
 	path     pathRef // the path that bound the message's start (once complete)
 }
@@ -87,6 +100,7 @@ type nbState struct {
 	queued  int                   // posts waiting in pairs
 	flights map[uint64]*nbMessage // messages waiting for a link, by flightKey
 	over    Overheads             // nil: no overheads
+	copies  bool                  // the side ready last copies a message (CopyingTransfers)
 	regions map[*lang.WaitStmt]string
 	posted  int64      // requests posted, all ranks
 	scratch []*request // finishWait's list, kept between waits
@@ -127,6 +141,9 @@ func (em *emulator) initRequests(k *lang.Checked, p Pricer) {
 	nb := &nbState{pairs: map[uint64]*pairPosts{}, flights: map[uint64]*nbMessage{}, regions: waitRegions(k),
 		ranks: make([]rankRequests, k.NumRanks())}
 	nb.over, _ = p.(Overheads)
+	if c, ok := p.(CopyingTransfers); ok {
+		nb.copies = c.CopiesMessages()
+	}
 	em.nb = nb
 }
 
@@ -503,10 +520,17 @@ func (em *emulator) grantRequestLink(req linkRequest, start, end float64, bd *bo
 func (em *emulator) transfer(m *nbMessage, start, end float64, prev *pathRef, via pathVia) {
 	s, d := m.s, m.d
 	ss, ds := &em.ranks[s], &em.ranks[d]
+	// On a host that copies messages, the side ready last copies it: a
+	// request of that side has nothing to wait for, and its wait pays the
+	// copy.
+	copier := em.nb.copies && !m.eagerDone
 	if m.sReq >= 0 {
 		if !m.eagerDone {
 			q := &em.rq(s).reqs[m.sReq]
-			q.start, q.done, q.path = start, end, *prev
+			q.start, q.done, q.path, q.copy = start, end, *prev, 0
+			if copier && m.sBound {
+				q.done, q.copy = start, end-start
+			}
 			em.requestComplete(s, ss, q)
 		}
 	} else {
@@ -522,7 +546,10 @@ func (em *emulator) transfer(m *nbMessage, start, end float64, prev *pathRef, vi
 	}
 	if m.dReq >= 0 {
 		q := &em.rq(d).reqs[m.dReq]
-		q.start, q.done, q.oRecv, q.path = start, end, m.oRecv, *prev
+		q.start, q.done, q.oRecv, q.path, q.copy = start, end, m.oRecv, *prev, 0
+		if copier && !m.sBound {
+			q.done, q.copy = start, end-start
+		}
 		em.requestComplete(d, ds, q)
 		return
 	}
@@ -647,6 +674,8 @@ func (em *emulator) finishWait(r int64, rs *rankState) {
 			t += q.oRecv
 			busy += q.oRecv
 		}
+		t += q.copy
+		busy += q.copy
 		q.active, q.inWait, q.complete, q.matched = false, false, false, false
 	}
 	if bound != nil {

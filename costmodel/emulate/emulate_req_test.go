@@ -36,6 +36,12 @@ func loggpTable() loggpPricer {
 // overhead, a flop 1 s.
 func hockneyTable() unitPricer { return unitPricer{msg: 10, perFlop: 1, coll: 1, eager: -1} }
 
+// copyingHost is hockneyTable on a shared-memory host, where the side of
+// a message that is ready last copies it (CopyingTransfers).
+type copyingHost struct{ unitPricer }
+
+func (copyingHost) CopiesMessages() bool { return true }
+
 // eagerHockney is hockneyTable sending messages of up to 1 MiB eagerly.
 func eagerHockney() unitPricer { p := hockneyTable(); p.eager = 1 << 20; return p }
 
@@ -119,6 +125,14 @@ func TestRequestsByHand(t *testing.T) {
 			[]rank{{64, 0, 0, 0}, {64, 0, 0, 0}}},
 		{"Hockney, the wait pays the rest", overlapKernel("8"), hockneyTable(), 10,
 			[]rank{{10, 2, 2, 0}, {10, 2, 2, 0}}},
+		// On a host that copies messages both sides are ready at 0 and the
+		// sender copies (the later side; a tie goes to the sender): its
+		// wait pays the 10 s copy after its computation, the receiver's
+		// request completes at 10.
+		{"copying host, computation does not hide the copy", overlapKernel("64"), copyingHost{hockneyTable()}, 74,
+			[]rank{{74, 0, 0, 10}, {64, 0, 0, 0}}},
+		{"copying host, short computation", overlapKernel("8"), copyingHost{hockneyTable()}, 18,
+			[]rank{{18, 0, 0, 10}, {10, 2, 2, 0}}},
 		// An eager isend leaves at once and waits in rank 1's inbox,
 		// where the irecv finds it: the same times.
 		{"Hockney, eager", overlapKernel("8"), eagerHockney(), 10,
