@@ -727,23 +727,6 @@ func (em *emulator) requestSizeMismatch(s, d, sent int64, sendStmt *lang.CommStm
 	}
 }
 
-// unreceivedRequest reports an isend whose message no rank received.
-func (em *emulator) unreceivedRequest() error {
-	if em.nb == nil || em.nb.queued == 0 {
-		return nil
-	}
-	for key, pp := range em.nb.pairs {
-		s, d := int64(key>>32), int64(uint32(key))
-		if len(pp.sends) > 0 {
-			q := &em.rq(s).reqs[pp.sends[0]]
-			return &ScheduleError{Kind: "unreceived message", Pos: em.stmtPos(q.stmt),
-				Msg: fmt.Sprintf("rank %d sends %d B to rank %d here (message %d on that pair), but rank %d finishes without receiving it: add the matching recv or irecv",
-					s, q.bytes, d, q.wave, d)}
-		}
-	}
-	return nil
-}
-
 // waitWaitsOn returns the rank a blocked wait of rank r waits for: the
 // peer of its first request not complete.
 func (em *emulator) waitWaitsOn(r int64) int64 {
