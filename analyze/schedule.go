@@ -376,10 +376,14 @@ func (b *scheduleBuilder) segment(run []lang.Stmt, ctx []level, region string) (
 	return seg, nil
 }
 
-// onlySymbolItems reports whether every item is free of loop indices.
+// onlySymbolItems reports whether every item is free of loop indices and
+// of the rank.
 func (b *scheduleBuilder) onlySymbolItems(items []item) bool {
 	for _, it := range items {
-		if len(it.guards) > 0 || !b.ra.onlySymbols(it.val) {
+		// A count that depends on the rank (a loop bound rank == 0 ? 16 : n)
+		// is not fixed either: the tree is shared with alike ranks
+		// (Schedule.Alike), whose counts differ.
+		if len(it.guards) > 0 || !b.ra.onlySymbols(it.val) || b.ra.rankDependentPoly(it.val) {
 			return false
 		}
 	}

@@ -34,6 +34,15 @@ func (p *machinePricer) MessageOverheads(src, dst, bytes int64) (send, recv, gap
 	return 0, 0, 0
 }
 
+// CopiesMessages implements emulate.CopyingTransfers: a table with
+// `cores` describes a shared-memory host that runs the generated programs
+// (perfc calibrate writes it), where the side of a message that arrives
+// second copies the bytes (docs/emulate.md, "Non-blocking messages").
+func (p *machinePricer) CopiesMessages() bool {
+	_, ok := p.m.Cores()
+	return ok
+}
+
 // isRequest reports whether a counted message is one side of a
 // non-blocking message.
 func isRequest(kind string) bool { return kind == "isend" || kind == "irecv" }

@@ -29,6 +29,19 @@ func requestTables(t *testing.T) (loggp, hockney *machines.Machine) {
 	return loggp, hockney
 }
 
+// hostTable is the Hockney table of requestTables on a host with 2 cores,
+// where the side of a message that arrives second copies it.
+func hostTable(t *testing.T) *machines.Machine {
+	t.Helper()
+	m, err := machines.Parse("host.yaml", []byte("name: host-test\ndescription: Hockney host test table\ncores: 2\n"+
+		"source: perfc test data, invented numbers\ncompute:\n  source: test compute\n  peak: 1Mflop/s\nmessages:\n  source: test messages\n"+
+		"  model: hockney\n  t0: 9us\n  rinf: 64MB/s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // overlapSource posts a message of 64 B from rank 0 to rank 1, computes
 // m flop on both ranks and waits.
 func overlapSource(m string) string {
@@ -65,6 +78,9 @@ func TestPredictRequests(t *testing.T) {
 		{"LogGP, the wait pays the rest", loggp, "8", 13.3, 9, 1},
 		{"Hockney, computation hides the transfer", hockney, "64", 64, 64, 0},
 		{"Hockney, the wait pays the rest", hockney, "8", 10, 8, 0},
+		// On a host the sender, ready when the receiver is, copies the
+		// message (10 µs) at its wait: nothing overlaps.
+		{"host, the sender copies", hostTable(t), "64", 74, 64, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

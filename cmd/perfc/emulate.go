@@ -302,21 +302,27 @@ const rankRows = 16
 // ranks a summary and the extremes.
 func printRankTimes(w io.Writer, em *emulate.Emulation) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	var row func(r emulate.RankTime)
+	// The columns: waiting for a core when ranks share cores, and the part
+	// of the waiting in wait statements when the kernel posts requests.
+	idle, head := "waiting", "rank\tcompute\tcommunication\twaiting\t"
+	if em.Requests > 0 {
+		head += "in waits\t"
+	}
 	if em.Cores > 0 {
-		fmt.Fprintln(w, "\nper rank: busy = compute + communication; idle = waiting + waiting for a core + after finishing")
-		fmt.Fprintln(tw, "rank\tcompute\tcommunication\twaiting\tfor a core\tfinished at\tbusy\t")
-		row = func(r emulate.RankTime) {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Rank, formatTime(r.Compute), formatTime(r.Comm), formatTime(r.Wait),
-				formatTime(r.CoreWait), formatTime(r.End), busyShare(r, em.Total))
+		idle += " + waiting for a core"
+		head += "for a core\t"
+	}
+	fmt.Fprintf(w, "\nper rank: busy = compute + communication; idle = %s + after finishing\n", idle)
+	fmt.Fprintln(tw, head+"finished at\tbusy\t")
+	row := func(r emulate.RankTime) {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t", r.Rank, formatTime(r.Compute), formatTime(r.Comm), formatTime(r.Wait))
+		if em.Requests > 0 {
+			fmt.Fprintf(tw, "%s\t", formatTime(r.RequestWait))
 		}
-	} else {
-		fmt.Fprintln(w, "\nper rank: busy = compute + communication; idle = waiting + after finishing")
-		fmt.Fprintln(tw, "rank\tcompute\tcommunication\twaiting\tfinished at\tbusy\t")
-		row = func(r emulate.RankTime) {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t\n", r.Rank, formatTime(r.Compute), formatTime(r.Comm), formatTime(r.Wait),
-				formatTime(r.End), busyShare(r, em.Total))
+		if em.Cores > 0 {
+			fmt.Fprintf(tw, "%s\t", formatTime(r.CoreWait))
 		}
+		fmt.Fprintf(tw, "%s\t%s\t\n", formatTime(r.End), busyShare(r, em.Total))
 	}
 	ranks := em.PerRank
 	if len(ranks) <= rankRows {
@@ -331,7 +337,7 @@ func printRankTimes(w io.Writer, em *emulate.Emulation) {
 	for _, r := range sorted[:rankRows/2] {
 		row(r)
 	}
-	fmt.Fprintf(tw, "...\t%d more\t\t\t\t\t%s\n", len(sorted)-rankRows, map[bool]string{true: "\t", false: ""}[em.Cores > 0])
+	fmt.Fprintf(tw, "...\t%d more\t%s\n", len(sorted)-rankRows, strings.Repeat("\t", strings.Count(head, "\t")))
 	for _, r := range sorted[len(sorted)-rankRows/2:] {
 		row(r)
 	}

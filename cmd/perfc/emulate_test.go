@@ -22,6 +22,8 @@ func TestEmulateGolden(t *testing.T) {
 		{"emulate_wave_json.golden", []string{"emulate", "../../examples/wave.spmd", "-m", "unit", "-D", "Px=3", "-D", "Py=2", "-D", "sweeps=2", "-o", "json"}, 0},
 		{"emulate_pingpong_cm5.golden", []string{"emulate", "../../examples/pingpong.spmd", "-m", "cm5-32"}, 0},
 		{"emulate_deadlock.golden", []string{"emulate", "testdata/emulate_deadlock.spmd", "-m", "unit"}, 1},
+		{"emulate_requests.golden", []string{"emulate", "testdata/emulate_requests.spmd", "-m", "cm5-32"}, 0},
+		{"emulate_requests_deadlock.golden", []string{"emulate", "testdata/emulate_requests_deadlock.spmd", "-m", "unit"}, 1},
 		{"emulate_bad_plot.golden", []string{"emulate", "../../examples/wave.spmd", "--plot", "chart.pdf"}, 1},
 	}
 	for _, tt := range tests {

@@ -21,11 +21,12 @@ import (
 //     or isend, is the k-th that rank receives from it, by recv, sendrecv
 //     or irecv.
 //   - It starts when both sides are ready: an isend once its post has
-//     ended, an irecv once posted, a blocking send once it has paid its
-//     overhead, a blocking receive once reached; across a limited node
-//     boundary it first queues for a link, as a blocking message does. It
-//     then takes the wire time: the message's price less both overheads
-//     (LogGP L + (n−1)G; the whole Hockney law t0 + n/r∞).
+//     ended, an irecv once posted, a blocking send or receive once
+//     reached; across a limited node boundary it first queues for a link,
+//     as a blocking message does. It then takes the wire time: the
+//     message's price less both overheads (LogGP L + (n−1)G; the whole
+//     Hockney law t0 + n/r∞), less only the receiver's when the sender is
+//     a blocking send (which pays its own overhead inside the transfer).
 //   - An isend completes when the message has arrived (the receiver has
 //     it, as a blocking send completes), an irecv when it has arrived; a
 //     blocking side of such a message ends then (a receive after paying
@@ -43,6 +44,18 @@ import (
 // Without it a post and a wait cost nothing of their own.
 type Overheads interface {
 	MessageOverheads(src, dst, bytes int64) (send, recv, gap float64)
+}
+
+// CopyingTransfers is optionally implemented by a Pricer of a shared-memory
+// host, where no network moves a message while both CPUs compute: the
+// goroutine runtime of the generated programs copies the bytes in the post
+// (or blocking operation) of the side that arrives second (docs/codegen.md).
+// When CopiesMessages reports true, the side of a message with a request
+// that was ready last copies it: a request of that side completes at once
+// and its wait pays the copy (the message's transfer time) as its own
+// work, while the other side's request completes when the copy is done.
+type CopyingTransfers interface {
+	CopiesMessages() bool
 }
 
 // request is one non-blocking request of a rank, by its number
@@ -63,9 +76,9 @@ type request struct {
 	start    float64 // when the transfer began (once complete)
 	done     float64 // when the message had moved (once complete)
 	oRecv    float64 // irecv: the overhead its wait pays
+	copy     float64 // the copy its wait pays, when its side copied the message (CopyingTransfers)
 	prev     pathRef // the rank's path at the end of the post
 	path     pathRef // the path that bound the message's start (once complete)
-	via      pathVia
 }
 
 // rankRequests is a rank's non-blocking state, kept beside the ranks'
@@ -85,8 +98,9 @@ type rankRequests struct {
 type nbState struct {
 	pairs   map[uint64]*pairPosts
 	queued  int                   // posts waiting in pairs
-	flights map[uint64]*nbMessage // by pairKey ^ wave<<… (flightKey): messages waiting for a link
+	flights map[uint64]*nbMessage // messages waiting for a link, by flightKey
 	over    Overheads             // nil: no overheads
+	copies  bool                  // the side ready last copies a message (CopyingTransfers)
 	regions map[*lang.WaitStmt]string
 	posted  int64      // requests posted, all ranks
 	scratch []*request // finishWait's list, kept between waits
@@ -94,9 +108,8 @@ type nbState struct {
 }
 
 // pairPosts are the posts of one (sender, receiver) pair not yet matched:
-// the sender's isends and the receiver's irecvs, oldest first (only one
-// of the two lists is ever non-empty... unless both sides posted at
-// once, which the matching prevents).
+// the sender's isends and the receiver's irecvs, oldest first. At most one
+// of the two lists holds posts: a post first meets the oldest of the other.
 type pairPosts struct {
 	sends []int32 // request numbers of the sender's isends
 	recvs []int32 // request numbers of the receiver's irecvs
@@ -128,6 +141,9 @@ func (em *emulator) initRequests(k *lang.Checked, p Pricer) {
 	nb := &nbState{pairs: map[uint64]*pairPosts{}, flights: map[uint64]*nbMessage{}, regions: waitRegions(k),
 		ranks: make([]rankRequests, k.NumRanks())}
 	nb.over, _ = p.(Overheads)
+	if c, ok := p.(CopyingTransfers); ok {
+		nb.copies = c.CopiesMessages()
+	}
 	em.nb = nb
 }
 
@@ -267,7 +283,7 @@ func (em *emulator) postISend(s int64, ss *rankState, sReq int32) error {
 		o, oRecv, _ := em.overheads(s, d, req.bytes)
 		wire := max(req.cost-o-oRecv, 0)
 		req.matched, req.complete = true, true
-		req.start, req.done, req.path, req.via = req.ready, req.ready+wire, req.prev, viaMessage
+		req.start, req.done, req.path = req.ready, req.ready+wire, req.prev
 		em.res.Messages++
 		m := &nbMessage{s: s, d: d, sReq: sReq, dReq: -1, bytes: req.bytes, wave: req.wave, ready: req.ready,
 			wire: wire, oRecv: oRecv, prev: req.prev, via: viaMessage, sBound: true, eagerDone: true}
@@ -406,9 +422,9 @@ func (em *emulator) irecvEager(d int64, ds *rankState, dReq int32, m *eagerMsg) 
 	_, oRecv, _ := em.overheads(m.src, d, m.bytes)
 	req.matched, req.wave = true, m.wave
 	req.start, req.done, req.oRecv = m.sent, max(m.arrival-oRecv, m.sent), oRecv
-	req.path, req.via = m.prev, m.via
+	req.path = m.prev
 	if req.ready > req.done { // it had arrived: the rank's own post bound it
-		req.path, req.via, req.start = req.prev, viaProgram, req.ready
+		req.path, req.start = req.prev, req.ready
 		req.done = req.ready
 	}
 	em.requestComplete(d, ds, req)
@@ -504,10 +520,17 @@ func (em *emulator) grantRequestLink(req linkRequest, start, end float64, bd *bo
 func (em *emulator) transfer(m *nbMessage, start, end float64, prev *pathRef, via pathVia) {
 	s, d := m.s, m.d
 	ss, ds := &em.ranks[s], &em.ranks[d]
+	// On a host that copies messages, the side ready last copies it: a
+	// request of that side has nothing to wait for, and its wait pays the
+	// copy.
+	copier := em.nb.copies && !m.eagerDone
 	if m.sReq >= 0 {
 		if !m.eagerDone {
 			q := &em.rq(s).reqs[m.sReq]
-			q.start, q.done, q.path, q.via = start, end, *prev, via
+			q.start, q.done, q.path, q.copy = start, end, *prev, 0
+			if copier && m.sBound {
+				q.done, q.copy = start, end-start
+			}
 			em.requestComplete(s, ss, q)
 		}
 	} else {
@@ -523,7 +546,10 @@ func (em *emulator) transfer(m *nbMessage, start, end float64, prev *pathRef, vi
 	}
 	if m.dReq >= 0 {
 		q := &em.rq(d).reqs[m.dReq]
-		q.start, q.done, q.oRecv, q.path, q.via = start, end, m.oRecv, *prev, via
+		q.start, q.done, q.oRecv, q.path, q.copy = start, end, m.oRecv, *prev, 0
+		if copier && !m.sBound {
+			q.done, q.copy = start, end-start
+		}
 		em.requestComplete(d, ds, q)
 		return
 	}
@@ -555,11 +581,11 @@ func (em *emulator) matched(m *nbMessage) error {
 			return em.requestSizeMismatch(m.s, d, m.bytes, em.rq(m.s).reqs[m.sReq].stmt, q.bytes, q.stmt)
 		}
 		q.matched, q.wave = true, m.wave
-		start, end, prev, via := m.ready, m.ready+m.wire, m.prev, viaMessage
+		start, end, prev := m.ready, m.ready+m.wire, m.prev
 		if q.ready >= end { // it had arrived when the irecv was posted
-			start, end, prev, via = q.ready, q.ready, q.prev, viaProgram
+			start, end, prev = q.ready, q.ready, q.prev
 		}
-		q.start, q.done, q.oRecv, q.path, q.via = start, end, m.oRecv, prev, via
+		q.start, q.done, q.oRecv, q.path = start, end, m.oRecv, prev
 		em.requestComplete(d, ds, q)
 		return nil
 	}
@@ -648,6 +674,8 @@ func (em *emulator) finishWait(r int64, rs *rankState) {
 			t += q.oRecv
 			busy += q.oRecv
 		}
+		t += q.copy
+		busy += q.copy
 		q.active, q.inWait, q.complete, q.matched = false, false, false, false
 	}
 	if bound != nil {
@@ -697,23 +725,6 @@ func (em *emulator) requestSizeMismatch(s, d, sent int64, sendStmt *lang.CommStm
 		Msg: fmt.Sprintf("rank %d receives %d B from rank %d here, but rank %d sends %d B at %s: the sizes of a message must agree on both sides",
 			d, recvd, s, s, sent, positionOf(src, sendStmt)),
 	}
-}
-
-// unreceivedRequest reports an isend whose message no rank received.
-func (em *emulator) unreceivedRequest() error {
-	if em.nb == nil || em.nb.queued == 0 {
-		return nil
-	}
-	for key, pp := range em.nb.pairs {
-		s, d := int64(key>>32), int64(uint32(key))
-		if len(pp.sends) > 0 {
-			q := &em.rq(s).reqs[pp.sends[0]]
-			return &ScheduleError{Kind: "unreceived message", Pos: em.stmtPos(q.stmt),
-				Msg: fmt.Sprintf("rank %d sends %d B to rank %d here (message %d on that pair), but rank %d finishes without receiving it: add the matching recv or irecv",
-					s, q.bytes, d, q.wave, d)}
-		}
-	}
-	return nil
 }
 
 // waitWaitsOn returns the rank a blocked wait of rank r waits for: the

@@ -36,6 +36,12 @@ func loggpTable() loggpPricer {
 // overhead, a flop 1 s.
 func hockneyTable() unitPricer { return unitPricer{msg: 10, perFlop: 1, coll: 1, eager: -1} }
 
+// copyingHost is hockneyTable on a shared-memory host, where the side of
+// a message that is ready last copies it (CopyingTransfers).
+type copyingHost struct{ unitPricer }
+
+func (copyingHost) CopiesMessages() bool { return true }
+
 // eagerHockney is hockneyTable sending messages of up to 1 MiB eagerly.
 func eagerHockney() unitPricer { p := hockneyTable(); p.eager = 1 << 20; return p }
 
@@ -86,6 +92,17 @@ func TestRequestsByHand(t *testing.T) {
     wait r
   }
 }`
+	// A sendrecv whose halves meet an irecv and an isend.
+	const halves = `kernel halves() on P = 2 ranks {
+  array a[8], b[8], c[8], d[8]: f64
+  if rank == 0 {
+    irecv b from 1 as r
+    isend a to 1 as s
+    waitall
+  } else {
+    sendrecv c to 0 from 0 into d
+  }
+}`
 	type rank struct{ End, Wait, ReqWait, Comm float64 }
 	tests := []struct {
 		name  string
@@ -108,6 +125,14 @@ func TestRequestsByHand(t *testing.T) {
 			[]rank{{64, 0, 0, 0}, {64, 0, 0, 0}}},
 		{"Hockney, the wait pays the rest", overlapKernel("8"), hockneyTable(), 10,
 			[]rank{{10, 2, 2, 0}, {10, 2, 2, 0}}},
+		// On a host that copies messages both sides are ready at 0 and the
+		// sender copies (the later side; a tie goes to the sender): its
+		// wait pays the 10 s copy after its computation, the receiver's
+		// request completes at 10.
+		{"copying host, computation does not hide the copy", overlapKernel("64"), copyingHost{hockneyTable()}, 74,
+			[]rank{{74, 0, 0, 10}, {64, 0, 0, 0}}},
+		{"copying host, short computation", overlapKernel("8"), copyingHost{hockneyTable()}, 18,
+			[]rank{{18, 0, 0, 10}, {10, 2, 2, 0}}},
 		// An eager isend leaves at once and waits in rank 1's inbox,
 		// where the irecv finds it: the same times.
 		{"Hockney, eager", overlapKernel("8"), eagerHockney(), 10,
@@ -129,6 +154,24 @@ func TestRequestsByHand(t *testing.T) {
 		{"LogGP, blocking and non-blocking on one pair", mixed, loggpTable(), 13.3,
 			[]rank{{12.3, 1.2, 1.2, 1 + 10.1}, {13.3, 1 + 1.2, 1.2, 10.1 + 1}}},
 	}
+	tests = append(tests, []struct {
+		name  string
+		src   string
+		p     Pricer
+		total float64
+		ranks []rank
+	}{
+		// Rank 1's send half (blocking: it pays its own o inside) meets
+		// the irecv posted at 0 and arrives at 13.3 − 1 = 12.3; its
+		// receive half meets the isend ready at 1 and arrives at 12.3,
+		// then pays o: the sendrecv spans [0, 13.3], busy for its longer
+		// half (12.3). Rank 0 waits from 1 to 12.3, then pays the irecv's
+		// o.
+		{"LogGP, a sendrecv meets an irecv and an isend", halves, loggpTable(), 13.3,
+			[]rank{{13.3, 11.3, 11.3, 2}, {13.3, 1, 0, 12.3}}},
+		{"Hockney, a sendrecv meets an irecv and an isend", halves, hockneyTable(), 10,
+			[]rank{{10, 10, 10, 0}, {10, 0, 0, 10}}},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkSource(t, "req.spmd", tt.src)
@@ -295,5 +338,31 @@ func TestRequestsShareLinks(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, em.Critical); diff != "" {
 		t.Errorf("critical path (-want +got):\n%s", diff)
+	}
+}
+
+// TestRankDependentSegments checks that ranks sharing a schedule tree
+// (Schedule.Alike) compute their own segments: a loop bound that depends
+// on the rank used to be evaluated once, for the first rank, and every
+// alike rank computed what it computed.
+func TestRankDependentSegments(t *testing.T) {
+	const src = `kernel k() on P = 3 ranks {
+  array a[16]: f64
+  for i in 0..(rank == 0 ? 4 : 10) {
+    a[i] = a[i] * 2.0
+  }
+  barrier
+}`
+	k := checkSource(t, "k.spmd", src)
+	em, err := Emulate(k, unitPricer{perFlop: 1, coll: 1, eager: -1}, EmulateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, r := range em.PerRank {
+		got = append(got, r.Compute)
+	}
+	if diff := cmp.Diff([]float64{4, 10, 10}, got); diff != "" {
+		t.Errorf("compute per rank (-want +got):\n%s", diff)
 	}
 }
