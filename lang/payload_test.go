@@ -1,6 +1,7 @@
 package lang_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -124,4 +125,69 @@ func oneLine(s lang.Stmt) string {
 	out = strings.TrimPrefix(out, "kernel k() {\n")
 	out = strings.TrimSuffix(out, "}\n")
 	return strings.Join(strings.Fields(out), " ")
+}
+
+// TestCommPacks: which payloads a statement packs before its transfer and
+// unpacks after it, and under which guard: a peer that may be none, or the
+// root of a collective.
+func TestCommPacks(t *testing.T) {
+	src := `kernel k(N = 4) on grid(Px = 2, Py = 2) {
+  array A[N][N]: f64
+  send A[0:N][0] to east
+  recv A[0:N][1] from 1
+  sendrecv A[0:N][0] to east from west into A[0:2][0:2]
+  exchange A[0:N:2][1] with 3 - rank
+  bcast A[0:N][2] from 1
+  reduce sum A[0:N][2] to 0
+  allreduce sum A[0:N][2]
+  scatter A[0:N][2] from 0
+  gather A[0:N][2] to 0
+  send A[0][0:N] to 1
+}`
+	f := checkParse(t, src)
+	c, errs := checkList(t, f, "", nil)
+	if errs != nil {
+		t.Fatal(errs.Format(f.Source))
+	}
+	// head is the first line of a copying statement: its guard, or its
+	// loop.
+	head := func(s lang.Stmt) string {
+		line, _, _ := strings.Cut(oneLine(s), " {")
+		return line
+	}
+	want := []string{
+		"before [if east != none] after []",
+		"before [] after [for i0@4:8 in 0..4]",
+		"before [if east != none] after [if west != none]",
+		"before [if 3 - rank != none] after [if 3 - rank != none]",
+		"before [if rank == 1] after [if rank != 1]",
+		"before [for i0@8:14 in 0..4] after [if rank == 0]",
+		"before [for i0@9:17 in 0..4] after [for i0@9:17 in 0..4]",
+		"before [] after [for i0@10:11 in 0..4]",
+		"before [for i0@11:10 in 0..4] after []",
+		"none",
+	}
+	var got []string
+	for _, s := range f.Kernels[0].Body.Stmts {
+		cs, ok := s.(*lang.CommStmt)
+		if !ok {
+			continue
+		}
+		cp := c.Info.CommPacks[cs]
+		if cp == nil {
+			got = append(got, "none")
+			continue
+		}
+		var before, after []string
+		for _, st := range cp.Before {
+			before = append(before, head(st))
+		}
+		for _, st := range cp.After {
+			after = append(after, head(st))
+		}
+		got = append(got, fmt.Sprintf("before [%s] after [%s]", strings.Join(before, "; "), strings.Join(after, "; ")))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("copies (-want +got):\n%s", diff)
+	}
 }

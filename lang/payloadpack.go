@@ -34,14 +34,17 @@ type Pack struct {
 // peer is a rank: each loop nest is then under `if PEER != none`, so that
 // a message to or from none costs nothing, as in MPI (MPI_PROC_NULL).
 //
-// Which payloads are copied, by statement: send, isend and every
-// collective pack their payload; recv and irecv unpack theirs (an irecv
-// at its wait); sendrecv packs its payload and unpacks its into (or its
-// payload, in place); exchange packs and unpacks its payload; bcast,
-// reduce, allreduce, scan and scatter unpack theirs on every rank too
-// (on the root of a bcast it copies back what it packed); gather,
-// allgather and alltoall receive into the runtime's P-block buffer, not
-// into the payload, so they only pack.
+// Which payloads are copied, by statement, as MPI does with a derived
+// datatype: send and isend pack their payload, recv and irecv unpack into
+// theirs (an irecv at its wait); sendrecv packs its payload and unpacks its
+// into (or its payload, in place); exchange packs and unpacks its payload.
+// Of the collectives, bcast packs on the root and unpacks on the other
+// ranks; reduce packs on every rank and unpacks on the root; allreduce and
+// scan pack and unpack on every rank; scatter only unpacks (the root sends
+// from the program's P-block buffer, its own block included); gather,
+// allgather and alltoall only pack (they receive into the P-block buffer).
+// A collective's copies on some ranks only are under `if rank == ROOT` or
+// `if rank != ROOT`.
 type CommPack struct {
 	Before, After []Stmt
 }
@@ -60,43 +63,69 @@ func (info *Info) PackFor(p *Payload) *Pack {
 // of its payloads needs packing.
 func (c *checker) commPacks(s *CommStmt) {
 	var before, after []Stmt
-	guard := func(peer Expr, loops *ForStmt) Stmt {
-		if peer == nil || c.constantAtLeast0(peer) {
+	// when returns the condition under which loops run: a peer that is a
+	// rank (onRoot nil), or this rank being the root (*onRoot) or not.
+	type when struct {
+		peer   Expr
+		onRoot *bool
+	}
+	yes, no := true, false
+	guard := func(w when, loops *ForStmt) Stmt {
+		at := loops.ForPos
+		var cond Expr
+		switch {
+		case w.onRoot != nil:
+			op := Eql
+			if !*w.onRoot {
+				op = Neq
+			}
+			cond = &BinaryExpr{X: &Ident{NamePos: at, Name: "rank"}, OpPos: at, Op: op, Y: w.peer}
+		case w.peer == nil || c.constantAtLeast0(w.peer):
 			return loops
+		default:
+			cond = &BinaryExpr{X: w.peer, OpPos: at, Op: Neq, Y: &NoneLit{NonePos: at}}
 		}
-		return &IfStmt{IfPos: loops.ForPos, Cond: &BinaryExpr{X: peer, OpPos: loops.ForPos, Op: Neq, Y: &NoneLit{NonePos: loops.ForPos}},
-			Then: &Block{Lbrace: loops.ForPos, Stmts: []Stmt{loops}, Rbrace: loops.ForPos}}
+		return &IfStmt{IfPos: at, Cond: cond, Then: &Block{Lbrace: at, Stmts: []Stmt{loops}, Rbrace: at}}
 	}
-	pack := func(p *Payload, peer Expr) {
+	pack := func(p *Payload, w when) {
 		if pk := c.info.PackFor(p); pk != nil {
-			before = append(before, guard(peer, pk.PackLoops))
+			before = append(before, guard(w, pk.PackLoops))
 		}
 	}
-	unpack := func(p *Payload, peer Expr) {
+	unpack := func(p *Payload, w when) {
 		if pk := c.info.PackFor(p); pk != nil {
-			after = append(after, guard(peer, pk.UnpackLoops))
+			after = append(after, guard(w, pk.UnpackLoops))
 		}
 	}
+	everyRank := when{}
 	switch s.Kind {
 	case Send, ISend:
-		pack(s.Payload, s.Peer)
+		pack(s.Payload, when{peer: s.Peer})
 	case Recv, IRecv:
-		unpack(s.Payload, s.Peer)
+		unpack(s.Payload, when{peer: s.Peer})
 	case SendRecv:
-		pack(s.Payload, s.Peer)
+		pack(s.Payload, when{peer: s.Peer})
 		if s.Into != nil {
-			unpack(s.Into, s.From)
+			unpack(s.Into, when{peer: s.From})
 		} else {
-			unpack(s.Payload, s.From)
+			unpack(s.Payload, when{peer: s.From})
 		}
 	case Exchange:
-		pack(s.Payload, s.Peer)
-		unpack(s.Payload, s.Peer)
-	case Bcast, Reduce, Allreduce, Scan, Scatter:
-		pack(s.Payload, nil)
-		unpack(s.Payload, nil)
+		pack(s.Payload, when{peer: s.Peer})
+		unpack(s.Payload, when{peer: s.Peer})
+	case Bcast:
+		pack(s.Payload, when{peer: s.Peer, onRoot: &yes})
+		unpack(s.Payload, when{peer: s.Peer, onRoot: &no})
+	case Reduce:
+		pack(s.Payload, everyRank)
+		unpack(s.Payload, when{peer: s.Peer, onRoot: &yes})
+	case Allreduce, Scan:
+		pack(s.Payload, everyRank)
+		unpack(s.Payload, everyRank)
+	case Scatter:
+		unpack(s.Payload, everyRank)
 	case Gather, Allgather, Alltoall:
-		pack(s.Payload, nil)
+		pack(s.Payload, everyRank)
 	}
 	if len(before)+len(after) == 0 {
 		return
