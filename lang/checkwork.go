@@ -270,3 +270,7 @@ func (ck *Checked) Written() *Kernel {
 // it stores, which the compiler could otherwise fold, making the work
 // disappear from the timed program.
 func (ck *Checked) IsWorkVar(d *VarDecl) bool { return ck.workVars[d] }
+
+// HasWork reports whether the kernel has work statements, which Kernel
+// holds lowered.
+func (ck *Checked) HasWork() bool { return ck.written != nil }
