@@ -90,6 +90,12 @@ func (c *checker) workOp(it *WorkOp) (workItem, bool) {
 func (c *checker) workMem(it *WorkMem, s *WorkStmt) (workItem, bool) {
 	bytes, ok := c.workCount(it.Bytes, "byte count")
 	wi := workItem{mem: it, elem: workBufferElem(s)}
+	if it.Array != nil && it.Set != nil {
+		// Only a tree built by a program can have both.
+		c.errorf(it, "a %s streams through an array or a working set, not both; drop '%s %s' or 'in %s'",
+			it.Word(), it.Preposition(), it.Array.Name, exprText(it.Set))
+		return wi, false
+	}
 	if it.Array != nil {
 		obj := c.lookup(it.Array)
 		switch {
