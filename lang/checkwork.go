@@ -271,10 +271,11 @@ func (ck *Checked) Written() *Kernel {
 }
 
 // IsWorkVar reports whether d declares a var of a work statement's nest
-// whose initial value the generated program must hide from the Go
-// compiler: the operands and accumulators of its operations and the values
-// it stores, which the compiler could otherwise fold, making the work
-// disappear from the timed program.
+// (accumulators, operands, loaded and stored values). The generated
+// program hides their initial values from the Go compiler and keeps all
+// their final values, since the compiler could otherwise fold the
+// arithmetic or drop the loads, and the work would disappear from the
+// timed program.
 func (ck *Checked) IsWorkVar(d *VarDecl) bool { return ck.workVars[d] }
 
 // HasWork reports whether the kernel has work statements, which Kernel
