@@ -143,6 +143,7 @@ func Analyze(k *lang.Checked, opts Options) (*Report, error) {
 	rep.Classes = mergeClasses(classes)
 	rep.Footprint = footprint(k, opts.Cache)
 	rep.checkConflicts(k, opts.Cache)
+	dropWorkFormulas(k, rep)
 	return rep, nil
 }
 

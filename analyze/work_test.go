@@ -72,3 +72,34 @@ func TestWorkCountsItsOperations(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkCountsHaveNoFormulas checks that a kernel with work statements
+// reports values without closed forms (its nests are built for the given
+// parameters) and says so, while the same kernel without them keeps its
+// formulas.
+func TestWorkCountsHaveNoFormulas(t *testing.T) {
+	const loops = "kernel k(N = 8) {\n  array a[N]: f64\n  for i in 0..N {\n    a[i] = a[i] * 2.0\n  }\n%s}\n"
+	for _, tt := range []struct {
+		work     string
+		symbolic bool
+	}{
+		{"", true},
+		{"  work 2*N mul f64, load 8*N bytes from a\n", false},
+	} {
+		k := loadKernel(t, "k.spmd", []byte(fmt.Sprintf(loops, tt.work)), nil)
+		rep, err := Analyze(k, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := rep.Classes[0].Total
+		for name, c := range map[string]Count{"flop": total.Flop, "loads": total.Loads, "iterations": total.Iterations,
+			"ops": total.Ops[0].Count, "ref": total.Refs[0].Count} {
+			if c.Symbolic != tt.symbolic {
+				t.Errorf("work %q: %s symbolic %v, want %v", tt.work, name, c.Symbolic, tt.symbolic)
+			}
+		}
+		if noted := slices.Contains(rep.Notes, workNote); noted == tt.symbolic {
+			t.Errorf("work %q: noted %v; notes %q", tt.work, noted, rep.Notes)
+		}
+	}
+}

@@ -135,19 +135,23 @@ func (g *generator) kernelBody() {
 
 // block writes the statements of b. Vars declared in it are kept at its
 // end (added to the checksum at the top level, stored otherwise), so the
-// compiler cannot drop the work that computed them.
+// compiler cannot drop the work that computed them. The vars of a work
+// statement's nest are all added to the checksum (codegen/work.go): one
+// store of many vars to the sink keeps only the last.
 func (g *generator) block(b *lang.Block, top bool) {
 	var vars []*lang.Object
+	var sunk []bool
 	for _, s := range b.Stmts {
 		g.stmt(s)
 		if d, ok := s.(*lang.VarDecl); ok {
 			for _, id := range d.Names {
 				vars = append(vars, g.info.Defs[id])
+				sunk = append(sunk, top || g.k.IsWorkVar(d))
 			}
 		}
 	}
-	for _, v := range vars {
-		if top {
+	for i, v := range vars {
+		if sunk[i] {
 			g.line("d.sink += float64(%s)", g.names.name(v))
 		} else {
 			g.line("d.last = float64(%s)", g.names.name(v))

@@ -9,6 +9,12 @@ import "perfc/lang"
 // know the values of the nest's synthetic arithmetic (a + 1.0 from a
 // constant 1.5) and could fold the operations, or the whole loop, away,
 // and the timed program would not do the work the statement states.
+//
+// The nest's vars are also all added to the checksum at the end of the
+// nest (generator.block), not stored to d.last as other vars of inner
+// blocks are: of several stores to one field the compiler keeps the last,
+// and the accumulators and loaded values before it would be dead, with
+// the operations and loads that computed them.
 func (g *generator) workInit(d *lang.VarDecl, typ, init string) string {
 	if !g.k.IsWorkVar(d) {
 		return init

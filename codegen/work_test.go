@@ -9,7 +9,8 @@ import (
 // TestWorkValuesAreOpaque generates a kernel with abstract work and checks
 // that every initialised var of the work statements' nests (names ending in
 // a prime, hex-mangled) starts from opaque, so that the Go compiler cannot
-// fold their arithmetic away, and that the kernel's own vars do not.
+// fold their arithmetic away, that the kernel's own vars do not, and that
+// every var of the nests is added to the checksum.
 func TestWorkValuesAreOpaque(t *testing.T) {
 	src := []byte(`kernel k(N = 16) {
   array a[N]: f64
@@ -50,5 +51,16 @@ func TestWorkValuesAreOpaque(t *testing.T) {
 	// and the stored value.
 	if work != 28 || own != 1 {
 		t.Errorf("%d initialised work vars and %d of the kernel's, want 28 and 1:\n%s", work, own, main)
+	}
+	// Every var of the nest, the loaded value too, reaches the checksum:
+	// stored one after another to d.last, all but the last would be dead.
+	all := regexp.MustCompile(`var (kx_\w+27) `).FindAllStringSubmatch(main, -1)
+	if len(all) != 29 {
+		t.Errorf("%d work vars, want 29", len(all))
+	}
+	for _, m := range all {
+		if !strings.Contains(main, "d.sink += float64("+m[1]+")") {
+			t.Errorf("work var %s does not reach the checksum", m[1])
+		}
 	}
 }

@@ -720,3 +720,26 @@ func fuzzCheckEval(t *testing.T, c *lang.Checked) {
 		}
 	}
 }
+
+// TestWorkBuiltByProgram checks what only a tree built by a program can
+// hold in a work statement: a memory item with both an array and a
+// working set, and no items at all.
+func TestWorkBuiltByProgram(t *testing.T) {
+	f := checkParse(t, "kernel k(N = 4) {\n  array a[N]: f64\n  work load 8 bytes from a\n  work 1 add f64\n}\n")
+	body := f.Kernels[0].Body.Stmts
+	mem := body[1].(*lang.WorkStmt).Items[0].(*lang.WorkMem)
+	mem.Set = &lang.IntLit{LitPos: mem.KindPos, Text: "64"}
+	body[2].(*lang.WorkStmt).Items = nil
+	_, errs := checkList(t, f, "", nil)
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Msg)
+	}
+	want := []string{
+		"a load streams through an array or a working set, not both; drop 'from a' or 'in 64'",
+		"a work statement needs at least one item, as in 'work N add f64' or 'work load 8*N bytes from a'",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+}

@@ -90,6 +90,12 @@ func (c *checker) workOp(it *WorkOp) (workItem, bool) {
 func (c *checker) workMem(it *WorkMem, s *WorkStmt) (workItem, bool) {
 	bytes, ok := c.workCount(it.Bytes, "byte count")
 	wi := workItem{mem: it, elem: workBufferElem(s)}
+	if it.Array != nil && it.Set != nil {
+		// Only a tree built by a program can have both.
+		c.errorf(it, "a %s streams through an array or a working set, not both; drop '%s %s' or 'in %s'",
+			it.Word(), it.Preposition(), it.Array.Name, exprText(it.Set))
+		return wi, false
+	}
 	if it.Array != nil {
 		obj := c.lookup(it.Array)
 		switch {
@@ -265,8 +271,13 @@ func (ck *Checked) Written() *Kernel {
 }
 
 // IsWorkVar reports whether d declares a var of a work statement's nest
-// whose initial value the generated program must hide from the Go
-// compiler: the operands and accumulators of its operations and the values
-// it stores, which the compiler could otherwise fold, making the work
-// disappear from the timed program.
+// (accumulators, operands, loaded and stored values). The generated
+// program hides their initial values from the Go compiler and keeps all
+// their final values, since the compiler could otherwise fold the
+// arithmetic or drop the loads, and the work would disappear from the
+// timed program.
 func (ck *Checked) IsWorkVar(d *VarDecl) bool { return ck.workVars[d] }
+
+// HasWork reports whether the kernel has work statements, which Kernel
+// holds lowered.
+func (ck *Checked) HasWork() bool { return ck.written != nil }

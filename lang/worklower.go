@@ -285,9 +285,10 @@ func (w *workLowerer) forLoop(n int64, body func(index string) []Stmt) *ForStmt 
 	return &ForStmt{ForPos: w.pos, Var: w.id(name), Lo: w.lit(0), Hi: w.lit(n), Body: w.block(body(name)...)}
 }
 
-// varDecl declares a var of type t; init "" leaves it zero. Initialised
-// vars are marked, so that code generation hides their values from the Go
-// compiler (Checked.IsWorkVar), which would otherwise fold the work away.
+// varDecl declares a var of type t; init "" leaves it zero. The vars are
+// marked (Checked.IsWorkVar), so that code generation hides their initial
+// values from the Go compiler and keeps all their final values, without
+// which it could fold or drop the work.
 func (w *workLowerer) varDecl(name string, t ElemType, init string) {
 	d := &VarDecl{VarPos: w.pos, Names: []*Ident{w.id(name)}, Elem: t, ElemPos: w.pos}
 	if init != "" {
@@ -296,8 +297,8 @@ func (w *workLowerer) varDecl(name string, t ElemType, init string) {
 		} else {
 			d.Init = &IntLit{LitPos: w.pos, Text: init}
 		}
-		w.vars[d] = true
 	}
+	w.vars[d] = true
 	w.stmts = append(w.stmts, d)
 }
 
