@@ -276,17 +276,7 @@ func (r *rank) requestsDone(site int, posts ...int) {
 		if op == nil {
 			continue
 		}
-		name := r.w.k.requests[op.req]
-		if site < 0 {
-			r.w.fatalf("rank %d: request %s of the %s at %s is still active at the end of the kernel: no wait completed it; add 'wait %s' (or 'waitall') after it",
-				r.id, name, op.kind(), r.w.stmtOf(op.site), name)
-		}
-		for _, p := range posts {
-			if p == op.site {
-				r.w.fatalf("rank %d: request %s of the %s at %s is still active at the end of an iteration of the loop at %s: every iteration must complete what it posts; add 'wait %s' (or 'waitall') after it in the loop body",
-					r.id, name, op.kind(), r.w.stmtOf(op.site), r.w.stmtOf(site), name)
-			}
-		}
+		r.checkDone(site, posts, op.req, op.site, op.kind())
 	}
 }
 
@@ -381,32 +371,6 @@ func (r *rank) mailSendrecv(sendSite, recvSite, to int, sbuf []byte, from int, r
 	if n > 0 {
 		r.block(sendSite, ops[:n]...)
 	}
-}
-
-// work is the counting build's measure of computation so far: the
-// executions of the sites that count an operation or a reference, which
-// the analyzer's overlapped requests are defined by.
-func (r *rank) work() int64 {
-	var n int64
-	for i, s := range r.w.k.sites {
-		switch s.kind {
-		case siteExec, siteCond, siteHoist:
-			if len(s.refs) > 0 || hasOps(s.ops) {
-				n += r.cnt[i]
-			}
-		}
-	}
-	return n
-}
-
-// hasOps reports whether a site counts an operation.
-func hasOps(ops []opTally) bool {
-	for _, o := range ops {
-		if o.n > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // requestWaiters lists, for the deadlock report, what each rank blocked in
