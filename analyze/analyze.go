@@ -153,10 +153,17 @@ func newClass(p *plan, r int64, memo cacheMemo, h cache.Hierarchy, rep *Report) 
 	if err != nil {
 		return nil, err
 	}
+	if err := ra.requestCounts(rt); err != nil {
+		return nil, err
+	}
 	if err := memo.lines(ra, rt, h); err != nil {
 		return nil, err
 	}
-	cs := &classState{ra: ra, rt: rt, shareable: !ra.untraceable && !ra.rankFormula && !rankDependentCounts(ra, rt)}
+	// The request counts come from this rank's schedule, not from
+	// decisions another rank could replay: a kernel with requests is
+	// analysed rank by rank (mergeClasses still merges equal ranks).
+	cs := &classState{ra: ra, rt: rt, shareable: !ra.untraceable && !ra.rankFormula && !rankDependentCounts(ra, rt) &&
+		len(p.k.Info.Requests) == 0}
 	// Only matching other ranks reads the evaluations traced; the set
 	// that kept them unique is not needed again.
 	ra.traceSeen = traceSet{}
@@ -296,7 +303,8 @@ func (c *Counts) forEachCount(f func(Count)) {
 // forEachCountPtr calls f on a pointer to every Count of c, in a fixed
 // order, so that two Counts of the same shape can be walked side by side.
 func (c *Counts) forEachCountPtr(f func(*Count)) {
-	for _, n := range []*Count{&c.Iterations, &c.Flop, &c.IntOps, &c.MaddPairs, &c.Loads, &c.Stores, &c.LoadBytes, &c.StoreBytes, &c.Barriers, &c.LoopEntries} {
+	for _, n := range []*Count{&c.Iterations, &c.Flop, &c.IntOps, &c.MaddPairs, &c.Loads, &c.Stores, &c.LoadBytes, &c.StoreBytes, &c.Barriers, &c.LoopEntries,
+		&c.Requests.Posted, &c.Requests.Completed, &c.Requests.Overlapped} {
 		f(n)
 	}
 	for i := range c.Ops {
@@ -350,7 +358,8 @@ func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
 	fixed := [...][2]*Count{{&a.Iterations, &b.Iterations}, {&a.Flop, &b.Flop}, {&a.IntOps, &b.IntOps},
 		{&a.MaddPairs, &b.MaddPairs}, {&a.Loads, &b.Loads}, {&a.Stores, &b.Stores},
 		{&a.LoadBytes, &b.LoadBytes}, {&a.StoreBytes, &b.StoreBytes}, {&a.Barriers, &b.Barriers},
-		{&a.LoopEntries, &b.LoopEntries}}
+		{&a.LoopEntries, &b.LoopEntries}, {&a.Requests.Posted, &b.Requests.Posted},
+		{&a.Requests.Completed, &b.Requests.Completed}, {&a.Requests.Overlapped, &b.Requests.Overlapped}}
 	for _, p := range fixed {
 		if !f(p[0], p[1]) {
 			return
@@ -570,6 +579,7 @@ func (c *Counts) accumulate(d *Counts) {
 	c.StoreBytes = c.StoreBytes.add(d.StoreBytes)
 	c.Barriers = c.Barriers.add(d.Barriers)
 	c.LoopEntries = c.LoopEntries.add(d.LoopEntries)
+	c.Requests = c.Requests.add(d.Requests)
 	for _, o := range d.Ops {
 		c.Ops = addOpCount(c.Ops, o)
 	}

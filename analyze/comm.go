@@ -20,6 +20,10 @@ func (ra *rankAnalysis) comm(l *leaf, c *Counts) error {
 		return ra.p2p("send", s, s.Payload, s.Peer, l, c)
 	case lang.Recv:
 		return ra.p2p("recv", s, s.Payload, s.Peer, l, c)
+	case lang.ISend:
+		return ra.p2p("isend", s, s.Payload, s.Peer, l, c)
+	case lang.IRecv:
+		return ra.p2p("irecv", s, s.Payload, s.Peer, l, c)
 	case lang.SendRecv:
 		if err := ra.p2p("send", s, s.Payload, s.Peer, l, c); err != nil {
 			return err

@@ -244,7 +244,7 @@ type RefCount struct {
 
 // Message is the point-to-point traffic of one statement of one rank.
 type Message struct {
-	Kind  string `json:"kind"`           // send or recv
+	Kind  string `json:"kind"`           // send, recv, isend or irecv
 	Elem  string `json:"elem,omitempty"` // element type of the payload; "" for `n bytes`
 	Stmt  string `json:"stmt"`           // file:line:col
 	Peer  string `json:"peer"`           // source form (east, (rank+1)%P)
@@ -293,6 +293,9 @@ type Counts struct {
 	// Chains lists the loop-carried dependency chains of the region, for
 	// the latency bound of the loops that carry them (docs/predict.md).
 	Chains []Chain `json:"chains,omitempty"`
+	// Requests summarises the non-blocking messages (isend, irecv) posted
+	// in the region (requests.go).
+	Requests RequestCounts `json:"requests,omitzero"`
 }
 
 // Chain is a loop-carried dependency chain: the operations by which one

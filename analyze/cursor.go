@@ -45,6 +45,7 @@ type Cursor struct {
 	keys      []int64                  // the index values the caches of index-dependent nodes were filled for
 	vars      map[string]*big.Rat      // symbols for segments that depend on loop indices; built lazily
 	ev        Event                    // the event Next returns
+	reqs      *cursorRequests          // the rank's requests; nil when the kernel has none (requests_cursor.go)
 }
 
 // cursorTop is the innermost frame with the stack depth (0: the schedule is
@@ -193,6 +194,8 @@ func (p *cursorProgram) compile(ra *rankAnalysis, ns []*SNode) []cnode {
 		case SComm:
 			out[i].stmt = n.Stmt.(*lang.CommStmt)
 			out[i].kind = commEventKind(out[i].stmt.Kind)
+		case SWait:
+			continue // no static values: nothing to cache
 		case SLoop:
 			out[i].slot = int32(ra.k.Info.Defs[n.Stmt.(*lang.ForStmt).Var].Slot)
 		}
@@ -204,7 +207,8 @@ func (p *cursorProgram) compile(ra *rankAnalysis, ns []*SNode) []cnode {
 			out[i].slots = indexSlots(ra.k, n)
 			out[i].memo = p.memos
 			out[i].key = p.keys
-			if p.memos < memoInline && len(out[i].slots) == 0 {
+			if p.memos < memoInline && len(out[i].slots) == 0 && !out[i].kind.isPost() {
+				// A post takes the slow path, which tracks its request.
 				out[i].bit = 1 << p.memos
 			}
 			p.memos += w
@@ -223,6 +227,10 @@ func commEventKind(k lang.CommKind) EventKind {
 		return EvRecv
 	case lang.SendRecv, lang.Exchange:
 		return EvSendRecv
+	case lang.ISend:
+		return EvISend
+	case lang.IRecv:
+		return EvIRecv
 	case lang.Barrier:
 		return EvBarrier
 	}
@@ -234,6 +242,7 @@ func commEventKind(k lang.CommKind) EventKind {
 func (c *Cursor) Reset() {
 	c.depth = 0
 	c.push(cursorFrame{list: &c.prog.root})
+	c.resetRequests()
 }
 
 // push makes f the innermost frame.
@@ -314,6 +323,11 @@ func (c *Cursor) walk(ev *Event) (ok bool, err error) {
 	for c.depth > 0 {
 		nodes := *c.list
 		if int(c.pos) == len(nodes) {
+			if c.reqs != nil && c.loop != nil {
+				if err := c.iterationDone(); err != nil {
+					return false, err
+				}
+			}
 			if !c.advanceLoop() {
 				c.pop()
 			}
@@ -336,10 +350,15 @@ func (c *Cursor) walk(ev *Event) (ok bool, err error) {
 			err = c.enterRepeat(n)
 		case SLoop:
 			err = c.enterLoop(n)
+		case SWait:
+			return c.wait(n, ev)
 		}
 		if err != nil {
 			return false, err
 		}
+	}
+	if c.reqs != nil {
+		return false, c.kernelDone()
 	}
 	return false, nil
 }
@@ -437,6 +456,11 @@ func (c *Cursor) comm(cn *cnode, ev *Event) (bool, error) {
 		m2 = c.slot(cn.memo + 1)
 	}
 	fill(ev, cn, m, m2)
+	if cn.kind.isPost() {
+		if err := c.post(cn, ev); err != nil {
+			return false, err
+		}
+	}
 	return true, nil
 }
 
@@ -638,7 +662,7 @@ func indexSlots(k *lang.Checked, n *SNode) []int {
 	case *lang.ForStmt:
 		exprs = append(exprs, s.Lo, s.Hi, s.Step)
 	default:
-		panic(lang.Unhandled("analyze: schedule node", n.Stmt)) // SNodes hold the four kinds above
+		panic(lang.Unhandled("analyze: schedule node", n.Stmt)) // SNodes with values hold the four kinds above
 	}
 	seen := map[*lang.Object]bool{}
 	var slots []int

@@ -20,6 +20,9 @@ type cursorEvent struct {
 	Flop, Loads, Stores    float64
 	Region                 string
 	Iterations, IntOps, MP float64
+	Req                    int   // posts
+	Reqs                   []int // waits
+	All                    bool
 }
 
 // project copies what an event says into comparable values.
@@ -27,6 +30,13 @@ func project(k *lang.Checked, ev *Event) cursorEvent {
 	ce := cursorEvent{Kind: ev.Kind, Peer: ev.Peer, From: ev.From, Bytes: ev.Bytes, RecvBytes: ev.RecvBytes}
 	if ev.Stmt != nil {
 		ce.Stmt = k.File.Source.Position(ev.Stmt.Pos()).String()
+	}
+	switch ev.Kind {
+	case EvISend, EvIRecv:
+		ce.Req = ev.Req
+	case EvWait:
+		ce.Stmt = k.File.Source.Position(ev.WaitStmt.Pos()).String()
+		ce.Reqs, ce.All = append([]int{}, ev.Reqs...), ev.All
 	}
 	if w := ev.Work; w != nil {
 		ce.Flop, ce.Loads, ce.Stores, ce.Region = w.Flop, w.Loads, w.Stores, w.Region
@@ -80,16 +90,17 @@ func cursorKernel(t *testing.T, name, src string, defs ...lang.Override) *lang.C
 // (examples not named run at their defaults).
 func smallExampleSizes() map[string][]lang.Override {
 	return map[string][]lang.Override{
-		"gauss":      {{Name: "N", Value: "16"}, {Name: "P", Value: "4"}},
-		"wave":       {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"sweep3d":    {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}, {Name: "kt", Value: "4"}, {Name: "mk", Value: "2"}},
-		"halo2d":     {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"cannon":     {{Name: "N", Value: "6"}, {Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
-		"meshshift":  {{Name: "Px", Value: "4"}, {Name: "Py", Value: "2"}},
-		"comms3":     {{Name: "P", Value: "4"}},
-		"hypercube":  {{Name: "P", Value: "8"}},
-		"reductions": {{Name: "P", Value: "4"}, {Name: "reps", Value: "3"}},
-		"synch1":     {{Name: "P", Value: "4"}, {Name: "reps", Value: "5"}},
+		"gauss":          {{Name: "N", Value: "16"}, {Name: "P", Value: "4"}},
+		"wave":           {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"sweep3d":        {{Name: "Px", Value: "3"}, {Name: "Py", Value: "2"}, {Name: "kt", Value: "4"}, {Name: "mk", Value: "2"}},
+		"halo2d":         {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"jacobi_overlap": {{Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"cannon":         {{Name: "N", Value: "6"}, {Name: "Px", Value: "3"}, {Name: "Py", Value: "3"}},
+		"meshshift":      {{Name: "Px", Value: "4"}, {Name: "Py", Value: "2"}},
+		"comms3":         {{Name: "P", Value: "4"}},
+		"hypercube":      {{Name: "P", Value: "8"}},
+		"reductions":     {{Name: "P", Value: "4"}, {Name: "reps", Value: "3"}},
+		"synch1":         {{Name: "P", Value: "4"}, {Name: "reps", Value: "5"}},
 	}
 }
 
@@ -101,7 +112,8 @@ func smallExampleSizes() map[string][]lang.Override {
 func TestCursorMatchesEvents(t *testing.T) {
 	small := smallExampleSizes()
 	files, _ := filepath.Glob("../examples/*.spmd")
-	for _, path := range files {
+	requests, _ := filepath.Glob("testdata/requests/*.spmd")
+	for _, path := range append(files, requests...) {
 		name := strings.TrimSuffix(filepath.Base(path), ".spmd")
 		t.Run(name, func(t *testing.T) {
 			k := checkKernel(t, path, small[name]...)

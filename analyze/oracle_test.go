@@ -41,6 +41,7 @@ type flatCounts struct {
 	Collectives                          map[string]flatCollective // "allreduce k.spmd:5:3"
 	LoopEntries                          *big.Rat
 	Chains                               map[string]flatChain // "k.spmd:4:5 s" (oracle_chains_test.go)
+	Requests                             map[string]*big.Rat  // "posted", "completed", "overlapped" (oracle_requests_test.go)
 }
 
 // flatMessage is the traffic of one direction of one point-to-point
@@ -67,7 +68,7 @@ func newFlatCounts() *flatCounts {
 		Loads: z(), Stores: z(), LoadBytes: z(), StoreBytes: z(), Barriers: z(),
 		Ops: map[string]*big.Rat{}, Refs: map[string]*big.Rat{},
 		Messages: map[string]flatMessage{}, Collectives: map[string]flatCollective{},
-		LoopEntries: z(), Chains: map[string]flatChain{},
+		LoopEntries: z(), Chains: map[string]flatChain{}, Requests: map[string]*big.Rat{},
 	}
 }
 
@@ -110,6 +111,11 @@ func (f *flatCounts) dropZeros() {
 			delete(f.Collectives, k)
 		}
 	}
+	for k, v := range f.Requests {
+		if v.Sign() == 0 {
+			delete(f.Requests, k)
+		}
+	}
 }
 
 // plus returns f + g, for the total over every region.
@@ -138,6 +144,9 @@ func (f *flatCounts) plus(g *flatCounts) *flatCounts {
 		for k, v := range x.Chains {
 			out.Chains[k] = v
 		}
+		for k, v := range x.Requests {
+			addTo(out.Requests, k, v)
+		}
 	}
 	return out
 }
@@ -158,7 +167,7 @@ func refKey(pos, text string, store bool, hoisted string) string {
 // messageKey names one direction of one point-to-point statement.
 func messageKey(kind, stmt, peer string) string {
 	dir := " to "
-	if kind == "recv" {
+	if kind == "recv" || kind == "irecv" {
 		dir = " from "
 	}
 	return kind + " " + stmt + dir + peer
@@ -188,6 +197,7 @@ func flatten(c *Counts, keepPeers bool) *flatCounts {
 	for _, r := range c.Refs {
 		addTo(f.Refs, refKey(r.Pos, r.Text, r.Store, r.Hoisted), ratOrZero(r.Count.Value))
 	}
+	flattenRequests(f, c.Requests)
 	for _, m := range c.Messages {
 		key := messageKey(m.Kind, m.Stmt, m.Peer)
 		fm := f.Messages[key]
@@ -468,6 +478,7 @@ type oracleRun struct {
 	msgs        map[string]*oracleMessage
 	cols        map[string]*oracleCollective
 	barrs       map[string]*big.Rat
+	reqs        oracleRequests // oracle_requests_test.go
 }
 
 // run walks rank's execution and returns its counts by region name (as the
@@ -482,6 +493,9 @@ func (pr *oracleProgram) run(rank int64) (map[string]*flatCounts, []string, erro
 		entries: map[string]*big.Rat{}, loopIters: map[lang.Stmt]*big.Rat{}, loopEntries: map[lang.Stmt]*big.Rat{},
 	}
 	if err := w.block(pr.k.Kernel.Body, big.NewRat(1, 1), ""); err != nil {
+		return nil, nil, err
+	}
+	if err := w.reqs.done(); err != nil {
 		return nil, nil, err
 	}
 	return w.tally()
@@ -508,7 +522,10 @@ func (w *oracleRun) stmt(s lang.Stmt, mult *big.Rat, region string) error {
 	case *lang.AssignStmt, *lang.VarDecl:
 		if loc := w.pr.local[s]; loc != nil {
 			addTo2(w.execs, loc, mult)
+			w.computed(loc, mult)
 		}
+	case *lang.WaitStmt:
+		w.wait(s)
 	case *lang.ForStmt:
 		return w.forLoop(s, mult, region)
 	case *lang.RepeatStmt:
@@ -557,6 +574,7 @@ func (w *oracleRun) forLoop(s *lang.ForStmt, mult *big.Rat, region string) error
 			w.hoist[s] = new(big.Rat)
 		}
 		w.hoist[s].Add(w.hoist[s], mult)
+		w.reqs.compute()
 	}
 	slot := k.Info.Defs[s.Var].Slot
 	addTo(w.entries, region, mult)
@@ -608,6 +626,7 @@ func (w *oracleRun) ifStmt(s *lang.IfStmt, mult *big.Rat, region string) error {
 		return nil
 	}
 	addTo2(w.execs, w.pr.local[s], mult)
+	w.computed(w.pr.local[s], mult)
 	pv, err := k.Eval(s.Prob, nil)
 	if err != nil {
 		return err
@@ -628,6 +647,11 @@ func (w *oracleRun) comm(s *lang.CommStmt, mult *big.Rat, region string) error {
 	switch s.Kind {
 	case lang.Send, lang.Recv:
 		return w.p2p(s.Kind.String(), s, s.Payload, s.Peer, mult, region)
+	case lang.ISend, lang.IRecv:
+		if err := w.p2p(s.Kind.String(), s, s.Payload, s.Peer, mult, region); err != nil {
+			return err
+		}
+		return w.post(s, region)
 	case lang.SendRecv:
 		if err := w.p2p("send", s, s.Payload, s.Peer, mult, region); err != nil {
 			return err
@@ -792,6 +816,11 @@ func (w *oracleRun) tally() (map[string]*flatCounts, []string, error) {
 	}
 	for _, c := range w.cols {
 		at(c.region).Collectives[c.key] = c.col
+	}
+	for region, n := range w.reqs.tally {
+		for k, v := range n {
+			addTo(at(region).Requests, k, v)
+		}
 	}
 	for _, f := range out {
 		f.deriveTotals()
@@ -1054,6 +1083,8 @@ var exampleSettings = map[string][]string{
 	"gauss":             {"N=8 P=4", "N=12 P=3", "N=16 P=4", "N=5 P=1"},
 	"halo2d":            {"nx=4 ny=3 iters=2 Px=2 Py=2", "nx=3 ny=2 iters=1 Px=3 Py=2", "nx=2 ny=2 iters=1 Px=1 Py=1"},
 	"hypercube":         {"n=16 P=8", "n=3 P=2"},
+	"jacobi_blocking":   {"nx=4 ny=3 iters=2 Px=2 Py=2", "nx=3 ny=2 iters=1 Px=3 Py=2", "nx=2 ny=2 iters=1 Px=1 Py=1"},
+	"jacobi_overlap":    {"nx=4 ny=3 iters=2 Px=2 Py=2", "nx=3 ny=2 iters=1 Px=3 Py=2", "nx=2 ny=1 iters=1 Px=1 Py=1"},
 	"matmul":            {"N=5", "N=8"},
 	"matmul_transposed": {"N=5", "N=1"},
 	"meshshift":         {"size=64 Px=3 Py=2", "size=8 Px=2 Py=2"},
@@ -1065,6 +1096,7 @@ var exampleSettings = map[string][]string{
 	"poly3":             {"n=10 k=3 reps=2", "n=4 k=2 reps=1 P=3"},
 	"reductions":        {"reps=3 P=4", "reps=1 P=1"},
 	"rinf1":             {"n=10 reps=3", "n=1 reps=1"},
+	"ring":              {"n=5 P=4", "n=1 P=1", "n=3 P=2"},
 	"scatter":           {"m=1000 P=4", "m=7 root=2 P=3"},
 	"stencil1d":         {"n=10 iters=3 P=4", "n=3 iters=2 P=2"},
 	"stride":            {"N=10 S=4", "N=7 S=1"},

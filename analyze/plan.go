@@ -175,6 +175,8 @@ func (p *plan) stmt(s lang.Stmt, chain []level, region string) {
 		p.block(s.Body, chain, s.Name)
 	case *lang.CommStmt:
 		p.leaves = append(p.leaves, &leaf{kind: leafComm, region: region, chain: chain, stmt: s, pos: s.Pos()})
+	case *lang.WaitStmt:
+		// Completes requests: counted from the schedule (requests.go).
 	case *lang.LetStmt:
 		// Static: the checker evaluated it and expressions read it through
 		// Info; it costs nothing.

@@ -23,6 +23,7 @@ const (
 	SLoop                     // a for loop that contains communication
 	SRepeat                   // a repeat that contains communication
 	SIf                       // a static if that contains communication
+	SWait                     // a wait or waitall (Stmt is the *lang.WaitStmt)
 )
 
 // SNode is one node of a schedule tree.
@@ -106,9 +107,14 @@ type Event struct {
 	// number per request name, so that an emulator keeps a rank's
 	// requests in a slice.
 	Req int
-	// Reqs are the requests an EvWait completes, in the order written; a
-	// request not active on the rank (never posted, or its peer was none)
-	// is skipped. All is waitall: every active request of the rank.
+	// Reqs are the requests an EvWait completes: those it names that are
+	// active on the rank, in the order written (a request never posted,
+	// or posted with the peer none, is left out, as MPI_REQUEST_NULL);
+	// for waitall (All) every active request, by number. An EvISend or
+	// EvIRecv whose Peer is -1 (none) posts nothing. Events checks the
+	// lifetimes rank by rank: a request posted while still active, or
+	// still active at the end of the loop iteration or kernel it was
+	// posted in, is an error.
 	Reqs []int
 	All  bool
 	// WaitStmt is the statement of an EvWait (Stmt is nil then).
@@ -175,11 +181,13 @@ type scheduleBuilder struct {
 	p  *plan
 }
 
-// hasComm reports whether s contains a communication statement.
+// hasComm reports whether s contains a communication statement (a wait
+// included).
 func hasComm(s lang.Node) bool {
 	found := false
 	lang.Inspect(s, func(n lang.Node) bool {
-		if _, ok := n.(*lang.CommStmt); ok {
+		switch n.(type) {
+		case *lang.CommStmt, *lang.WaitStmt:
 			found = true
 		}
 		return !found
@@ -245,6 +253,8 @@ func (b *scheduleBuilder) stmt(s lang.Stmt, ctx []level, region string) ([]*SNod
 	switch s := s.(type) {
 	case *lang.CommStmt:
 		return []*SNode{{Kind: SComm, Stmt: s}}, nil
+	case *lang.WaitStmt:
+		return []*SNode{{Kind: SWait, Stmt: s}}, nil
 	case *lang.Block:
 		return b.block(s, ctx, region)
 	case *lang.RegionStmt:
@@ -470,9 +480,17 @@ func (s *Schedule) Events(yield func(*Event) bool) error {
 	x := expander{ra: ra, yield: yield,
 		env:  &lang.Env{Rank: s.Rank, Index: make([]int64, ra.k.Info.NumSlots)},
 		vars: ra.cloneEnv()}
-	_, err := x.nodes(s.Root)
+	x.reqs.init(ra.k)
+	more, err := x.nodes(s.Root)
+	if err == nil && more {
+		err = x.requestsDone(nil)
+	}
 	return err
 }
+
+// NumRequests returns the number of request names of the kernel: the
+// requests of events are numbered 0 … NumRequests()-1.
+func (s *Schedule) NumRequests() int { return len(s.ra.k.Info.Requests) }
 
 // expander walks a schedule tree.
 type expander struct {
@@ -481,6 +499,8 @@ type expander struct {
 	env   *lang.Env
 	vars  map[string]*big.Rat
 	ev    Event
+	reqs  requestTracker // the rank's active requests (requests.go)
+	depth int            // the loops (of the schedule) being expanded
 }
 
 // nodes expands a list of nodes; more is false once yield stopped.
@@ -509,6 +529,8 @@ func (x *expander) node(n *SNode) (bool, error) {
 		return x.yield(&x.ev), nil
 	case SComm:
 		return x.comm(n.Stmt.(*lang.CommStmt))
+	case SWait:
+		return x.wait(n.Stmt.(*lang.WaitStmt))
 	case SIf:
 		v, err := k.Eval(n.Stmt.(*lang.IfStmt).Cond, x.env)
 		if err != nil {
@@ -524,7 +546,7 @@ func (x *expander) node(n *SNode) (bool, error) {
 			return false, err
 		}
 		for range max(count, 0) {
-			if more, err := x.nodes(n.Body); !more || err != nil {
+			if more, err := x.iteration(n); !more || err != nil {
 				return more, err
 			}
 		}
@@ -549,7 +571,7 @@ func (x *expander) node(n *SNode) (bool, error) {
 	for i := lo; i < hi; i += step {
 		x.env.Index[obj.Slot] = i
 		x.vars[obj.Name] = new(big.Rat).SetInt64(i)
-		if more, err := x.nodes(n.Body); !more || err != nil {
+		if more, err := x.iteration(n); !more || err != nil {
 			return more, err
 		}
 	}
@@ -563,8 +585,25 @@ func (x *expander) comm(s *lang.CommStmt) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if s.Kind.IsNonBlocking() {
+		if err := x.post(&ev); err != nil {
+			return false, err
+		}
+	}
 	x.ev = ev
 	return x.yield(&x.ev), nil
+}
+
+// iteration expands one iteration of a loop's body; a request posted in
+// it must be complete by its end.
+func (x *expander) iteration(n *SNode) (bool, error) {
+	x.depth++
+	more, err := x.nodes(n.Body)
+	x.depth--
+	if err != nil || !more {
+		return more, err
+	}
+	return true, x.requestsDone(n)
 }
 
 // commEvent evaluates the event of a communication statement at env: its
@@ -605,6 +644,10 @@ func (ra *rankAnalysis) commEvent(s *lang.CommStmt, env *lang.Env) (Event, error
 	case lang.Exchange:
 		p := peer(s.Peer)
 		ev.Kind, ev.Peer, ev.From, ev.Bytes, ev.RecvBytes = EvSendRecv, p, p, bytesOf(s.Payload), bytesOf(s.Payload)
+	case lang.ISend:
+		ev.Kind, ev.Peer, ev.Bytes, ev.Req = EvISend, peer(s.Peer), bytesOf(s.Payload), ra.p.requestNumber(s.Req)
+	case lang.IRecv:
+		ev.Kind, ev.Peer, ev.Bytes, ev.Req = EvIRecv, peer(s.Peer), bytesOf(s.Payload), ra.p.requestNumber(s.Req)
 	case lang.Barrier:
 		ev.Kind = EvBarrier
 	case lang.Bcast, lang.Reduce, lang.Allreduce, lang.Scatter, lang.Gather, lang.Allgather, lang.Alltoall, lang.Scan:

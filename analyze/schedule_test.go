@@ -52,12 +52,12 @@ func expand(t *testing.T, k *lang.Checked, rank int64) scheduleTotals {
 			tot.stores += ev.Work.Stores
 			tot.iterations += ev.Work.Iterations
 			tot.entries += ev.Work.LoopEntries
-		case EvSend:
+		case EvSend, EvISend:
 			if ev.Peer >= 0 {
 				tot.sends++
 				tot.sendBytes += ev.Bytes
 			}
-		case EvRecv:
+		case EvRecv, EvIRecv:
 			if ev.Peer >= 0 {
 				tot.recvs++
 				tot.recvBytes += ev.Bytes
@@ -90,7 +90,7 @@ func countTotals(c Counts) scheduleTotals {
 	tot.flop, tot.loads, tot.stores = c.Flop.Float(), c.Loads.Float(), c.Stores.Float()
 	tot.iterations, tot.entries = c.Iterations.Float(), c.LoopEntries.Float()
 	for _, m := range c.Messages {
-		if m.Kind == "send" {
+		if m.Kind == "send" || m.Kind == "isend" {
 			tot.sends += int64(m.Count.Float())
 			tot.sendBytes += int64(m.Bytes.Float())
 		} else {

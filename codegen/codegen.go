@@ -320,6 +320,13 @@ func (g *generator) writeDesc(b *bytes.Buffer, need int64) {
 		w("%s,", q(r))
 	}
 	w("},")
+	if len(k.Info.Requests) > 0 {
+		w("requests: []string{")
+		for _, id := range k.Info.Requests {
+			w("%s,", q(id.Name))
+		}
+		w("},")
+	}
 	w("sites: []site{")
 	for i, s := range g.sites {
 		w("%s, // %d", s.literal(), i)

@@ -187,6 +187,8 @@ func (g *generator) comm(s *lang.CommStmt) {
 		call = fmt.Sprintf("r.recv(%d, %s, %s)", g.p2pSite(s, "siteRecv", s.Peer), g.expr(s.Peer, "int").text, p.bytes)
 	case lang.SendRecv, lang.Exchange:
 		call, pays = g.sendrecv(s)
+	case lang.ISend, lang.IRecv:
+		call, pays = g.post(s)
 	case lang.Barrier:
 		call = fmt.Sprintf("r.barrier(%d)", g.commSite(site{kind: "siteBarrier", stmt: g.pos(s)}))
 	case lang.Bcast, lang.Reduce, lang.Allreduce, lang.Scatter, lang.Gather, lang.Allgather, lang.Alltoall, lang.Scan:

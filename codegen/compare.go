@@ -155,7 +155,7 @@ func messageName(kind, stmt string, peer int64, withPeer bool, what string) stri
 	if !withPeer {
 		return messagePrefix(kind, stmt) + what
 	}
-	return fmt.Sprintf("%s%s %d %s", messagePrefix(kind, stmt), map[string]string{"send": "to", "recv": "from"}[kind], peer, what)
+	return fmt.Sprintf("%s%s %d %s", messagePrefix(kind, stmt), map[string]string{"send": "to", "recv": "from", "isend": "to", "irecv": "from"}[kind], peer, what)
 }
 func collectiveName(kind, stmt, what string) string { return kind + " " + stmt + " " + what }
 
@@ -194,6 +194,9 @@ func flattenAnalyzed(c analyze.Counts, withPeers bool) map[string]*big.Rat {
 		add(collectiveName(col.Kind, col.Stmt, "count"), col.Count)
 		add(collectiveName(col.Kind, col.Stmt, "bytes"), col.Bytes)
 	}
+	add("requests posted", c.Requests.Posted)
+	add("requests completed", c.Requests.Completed)
+	add("requests overlapped", c.Requests.Overlapped)
 	dropZeros(out)
 	return out
 }
@@ -220,6 +223,9 @@ func flattenExecuted(c spmd.Counts, withPeers bool) map[string]int64 {
 		out[collectiveName(col.Kind, col.Stmt, "count")] += col.Count
 		out[collectiveName(col.Kind, col.Stmt, "bytes")] += col.Bytes
 	}
+	out["requests posted"] += c.Requests.Posted
+	out["requests completed"] += c.Requests.Completed
+	out["requests overlapped"] += c.Requests.Overlapped
 	for name, n := range out {
 		if n == 0 {
 			delete(out, name)
@@ -291,6 +297,12 @@ func (s site) countNames() (names []string, prefix string) {
 		return nil, messagePrefix("send", s.stmt)
 	case "siteRecv":
 		return nil, messagePrefix("recv", s.stmt)
+	case "siteISend":
+		return nil, messagePrefix("isend", s.stmt)
+	case "siteIRecv":
+		return nil, messagePrefix("irecv", s.stmt)
+	case "siteWait":
+		return nil, ""
 	case "siteColl":
 		return []string{collectiveName(s.coll, s.stmt, "count"), collectiveName(s.coll, s.stmt, "bytes")}, ""
 	}

@@ -39,6 +39,12 @@ type generator struct {
 	noHoisting bool                  // Options.NoHoisting
 	divisors   map[*lang.Object]bool // arrays whose elements divide
 	err        error
+
+	// loopPosts are the post sites of the loop bodies being written,
+	// innermost last; varPosts the irecvs into a var by request name
+	// (comm_requests.go).
+	loopPosts [][]int
+	varPosts  map[string][]varPost
 }
 
 // fail records the first error, positioned at n.
@@ -117,7 +123,11 @@ func (g *generator) constBool(e lang.Expr) (value, ok bool) {
 
 // kernelBody writes the whole body of the kernel.
 func (g *generator) kernelBody() {
+	g.collectVarPosts()
 	g.block(g.k.Kernel.Body, true)
+	if len(g.info.Requests) > 0 {
+		g.line("r.requestsDone(-1)")
+	}
 }
 
 // block writes the statements of b. Vars declared in it are kept at its
@@ -167,6 +177,8 @@ func (g *generator) stmt(s lang.Stmt) {
 		g.regionStmt(s)
 	case *lang.CommStmt:
 		g.comm(s)
+	case *lang.WaitStmt:
+		g.wait(s)
 	default:
 		g.fail(s, "%s", lang.Unhandled("codegen: statement", s))
 	}
@@ -243,8 +255,9 @@ func (g *generator) forStmt(s *lang.ForStmt) {
 		}
 		g.line("for %s := %s; %s < %s; %s%s {", name, g.expr(s.Lo, "int").text, name, bound, name, step)
 		g.chain = appendLevel(g.chain, level{kind: loopLevel, loop: s, index: g.info.Defs[s.Var]})
-		g.count(g.addSite(site{kind: "siteIter", region: g.region, stmt: g.pos(s), prob: hasProb(g.chain)}))
-		g.block(s.Body, false)
+		iter := g.addSite(site{kind: "siteIter", region: g.region, stmt: g.pos(s), prob: hasProb(g.chain)})
+		g.count(iter)
+		g.loopIteration(s.Body, iter)
 		g.chain = g.chain[:len(g.chain)-1]
 		g.line("}")
 	}
@@ -267,8 +280,9 @@ func (g *generator) repeat(s *lang.RepeatStmt) {
 	rep := g.temp("rep")
 	g.line("for %s := 0; %s < %s; %s++ { // repeat at %s", rep, rep, g.expr(s.Count, "int").text, rep, g.lineCol(s))
 	g.chain = appendLevel(g.chain, level{kind: repeatLevel})
-	g.count(g.addSite(site{kind: "siteIter", region: g.region, stmt: g.pos(s), prob: hasProb(g.chain)}))
-	g.block(s.Body, false)
+	iter := g.addSite(site{kind: "siteIter", region: g.region, stmt: g.pos(s), prob: hasProb(g.chain)})
+	g.count(iter)
+	g.loopIteration(s.Body, iter)
 	g.chain = g.chain[:len(g.chain)-1]
 	g.line("}")
 }
@@ -383,7 +397,7 @@ func (g *generator) collectRegions() {
 				g.regions = append(g.regions, s.Name)
 			}
 			walk(s.Body)
-		case *lang.LetStmt, *lang.ArrayDecl, *lang.VarDecl, *lang.AssignStmt, *lang.CommStmt:
+		case *lang.LetStmt, *lang.ArrayDecl, *lang.VarDecl, *lang.AssignStmt, *lang.CommStmt, *lang.WaitStmt:
 			// No statements inside.
 		default:
 			panic(lang.Unhandled("codegen: regions", s))

@@ -100,6 +100,8 @@ func commBuffers(k *lang.Checked, s *lang.CommStmt, b int64) *big.Int {
 		return product(2, p, b)
 	case lang.SendRecv, lang.Exchange, lang.Send, lang.Recv, lang.Bcast:
 		return product(2, p, b) // in-place copies, byte buffers
+	case lang.ISend, lang.IRecv:
+		return product(p, b) // the request's buffer of a var or byte payload
 	case lang.Barrier:
 		return new(big.Int)
 	default:

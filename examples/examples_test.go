@@ -11,8 +11,8 @@ import (
 // acceptanceSet is every kernel LANGUAGE.md requires, plus the extras.
 var acceptanceSet = []string{
 	"broadcast", "cannon", "comms2", "comms3", "concat", "gauss", "halo2d",
-	"hypercube", "matmul", "matmul_transposed", "meshshift", "permutation",
-	"pingpong", "pipeline", "poly1", "poly2", "poly3", "reductions", "rinf1", "scatter",
+	"hypercube", "jacobi_blocking", "jacobi_overlap", "matmul", "matmul_transposed", "meshshift", "permutation",
+	"pingpong", "pipeline", "poly1", "poly2", "poly3", "reductions", "rinf1", "ring", "scatter",
 	"stencil1d", "stride", "sweep3d", "synch1", "triad", "wave",
 }
 

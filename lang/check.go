@@ -84,6 +84,7 @@ type checker struct {
 	loops      []loopFrame    // enclosing for and repeat loops, outermost first
 	conds      []condFrame    // enclosing ifs whose condition is not constant
 	arrayBytes big.Int        // the bytes of the arrays declared so far: one rank's footprint
+	reqs       requestState   // the requests of isend and irecv (checkreq.go)
 }
 
 // loopFrame is an enclosing for or repeat loop.
@@ -187,6 +188,7 @@ func (c *checker) checkKernel(k *Kernel, overrides []Override) {
 	c.rankClause(k, ovs)
 	c.inDefaults = false
 	c.unknownOverrides(k, ovs)
+	c.collectRequests(k)
 
 	if k.Body != nil {
 		c.block(k.Body)

@@ -29,9 +29,9 @@ func (c *checker) comm(s *CommStmt) {
 		c.errorf(s, "%s needs a payload: an array slice, a var or 'SIZE bytes'", s.Kind)
 	}
 	switch s.Kind {
-	case Send, SendRecv:
+	case Send, SendRecv, ISend:
 		c.peer(s, s.Peer, ctx, "the destination")
-	case Recv:
+	case Recv, IRecv:
 		c.peer(s, s.Peer, ctx, "the source")
 	case Exchange:
 		c.peer(s, s.Peer, ctx, "the partner")
@@ -49,6 +49,10 @@ func (c *checker) comm(s *CommStmt) {
 		}
 	}
 	c.reduceOp(s, pay)
+	c.payloadAccess(s)
+	if s.Kind.IsNonBlocking() {
+		c.post(s)
+	}
 }
 
 // collectiveGuard reports a collective that not every rank reaches

@@ -247,6 +247,7 @@ func (c *checker) ident(id *Ident) operand {
 		}
 		return operand{typ: obj.Type, dep: obj.Dep, val: obj.Value}
 	case VarObj:
+		c.bufferAccess(id, obj, nil, false)
 		return operand{typ: obj.Type, dep: DepData}
 	case ArrayObj:
 		c.errorf(id, "array %s needs %s, as in %s; only a communication payload may name a whole array",
@@ -519,6 +520,7 @@ func (c *checker) indexExpr(e *IndexExpr, ctx exprCtx) operand {
 	if !valid {
 		return operand{dep: DepData}
 	}
+	c.bufferAccess(e, obj, e.Index, c.reqs.writing == e)
 	c.record(e.Name, operand{typ: obj.Type, dep: DepData})
 	return operand{typ: obj.Type, dep: DepData}
 }

@@ -9,9 +9,12 @@ import (
 // block checks a block in a scope of its own.
 func (c *checker) block(b *Block) {
 	c.openScope()
+	c.reqs.path = append(c.reqs.path, b)
 	for _, s := range b.Stmts {
 		c.stmt(s)
 	}
+	c.leaveRequestScope(b)
+	c.reqs.path = c.reqs.path[:len(c.reqs.path)-1]
 	c.closeScope()
 }
 
@@ -36,6 +39,8 @@ func (c *checker) stmt(s Stmt) {
 		c.assign(s)
 	case *CommStmt:
 		c.comm(s)
+	case *WaitStmt:
+		c.waitStmt(s)
 	case *Block:
 		c.block(s)
 	default:
@@ -298,7 +303,9 @@ func (c *checker) assign(s *AssignStmt) {
 	case *Ident:
 		elem = c.assignTarget(lhs)
 	case *IndexExpr:
+		c.reqs.writing = lhs
 		elem = c.expr(lhs, ctx).typ.Elem()
+		c.reqs.writing = nil
 	default:
 		c.errorf(s.Lhs, "cannot assign to %s; assign to a var or an array element", target)
 		c.expr(s.Lhs, ctx)
@@ -320,6 +327,7 @@ func (c *checker) assignTarget(id *Ident) ElemType {
 	switch obj.Kind {
 	case VarObj:
 		c.record(id, operand{typ: obj.Type, dep: DepData})
+		c.bufferAccess(id, obj, nil, true)
 		return obj.Elem
 	case ArrayObj:
 		c.errorf(id, "cannot assign to the whole array %s; assign its elements, as in %s[i] = …", name, name)

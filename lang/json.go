@@ -306,6 +306,8 @@ func (b *jsonBuilder) stmt(s Stmt) *jsonObject {
 		o.set("body", b.block(s.Body))
 	case *CommStmt:
 		o = b.comm(s)
+	case *WaitStmt:
+		o = b.wait(s)
 	default:
 		b.fail("unknown statement type %T", s)
 		return nil
@@ -340,6 +342,9 @@ func (b *jsonBuilder) comm(s *CommStmt) *jsonObject {
 	o.set("from", b.optional(s.From))
 	if s.Into != nil {
 		o.set("into", b.payload(s.Into))
+	}
+	if s.Req != nil {
+		o.set("req", b.name(s.Req))
 	}
 	return o
 }

@@ -431,6 +431,8 @@ func (p *printer) stmt(s Stmt) {
 		p.block(s.Body)
 	case *CommStmt:
 		p.comm(s)
+	case *WaitStmt:
+		p.wait(s)
 	case *Block:
 		p.block(s)
 	default:
@@ -575,6 +577,8 @@ func (p *printer) comm(s *CommStmt) {
 			p.text(" into ")
 			p.payload(s.Into)
 		}
+	case ISend, IRecv:
+		p.post(s)
 	case Allreduce, Allgather, Alltoall, Scan:
 		// No peer.
 	default:

@@ -166,6 +166,11 @@ type Info struct {
 	NumSlots int       // loop index slots: Env.Index needs this length
 	Arrays   []*Object // every array, in declaration order
 	Vars     []*Object // every var, in declaration order
+	// Requests are the request names of the kernel's isend and irecv
+	// statements, each by its first 'as', in that order: a request's
+	// number (RequestNumber) is its index here, so that the analyzer and
+	// the generated program keep a rank's requests in a slice.
+	Requests []*Ident
 }
 
 // newInfo returns an Info with empty maps.

@@ -18,6 +18,11 @@ var statementKeywords = [...]string{"kernel", "on", "ranks", "grid", "let", "arr
 // and payloads, in the order docs/language.md lists them.
 var peerKeywords = [...]string{"to", "from", "with", "into", "bytes", "east", "west", "north", "south", "none"}
 
+// requestKeywords are the reserved words that name and complete the
+// requests of non-blocking messages (isend, irecv), in the order
+// docs/language.md lists them.
+var requestKeywords = [...]string{"as", "wait", "waitall"}
+
 // keywords is every reserved word, for IsKeyword.
 var keywords = func() map[string]bool {
 	m := map[string]bool{}
@@ -29,11 +34,13 @@ var keywords = func() map[string]bool {
 
 // Keywords returns the reserved words of the language in the order
 // docs/language.md lists them: the statement keywords, the communication
-// kinds, the peer and payload words and the element types.
+// kinds, the peer and payload words, the request words and the element
+// types.
 func Keywords() []string {
 	out := slices.Clone(statementKeywords[:])
 	out = append(out, commNames[:]...)
 	out = append(out, peerKeywords[:]...)
+	out = append(out, requestKeywords[:]...)
 	out = append(out, ElemTypeNames()...)
 	return out
 }

@@ -134,6 +134,22 @@ func badInputs() []badInput {
 			[]string{"65:15: nesting deeper than 64 levels; split the expression or the loop nest"}},
 		{"nesting of conditionals", deepConds,
 			[]string{"2:261: nesting deeper than 64 levels; split the expression or the loop nest"}},
+		{"isend with from", "kernel k() {\n  isend x[0:1] from 1 as r\n}\n",
+			[]string{"2:16: isend sends to a peer: write 'isend to', not 'from'"}},
+		{"irecv with to", "kernel k() {\n  irecv x[0:1] to 1 as r\n}\n",
+			[]string{"2:16: irecv receives from a peer: write 'irecv from', not 'to'"}},
+		{"post without a request", "kernel k() {\n  isend x[0:1] to 1\n}\n",
+			[]string{"3:1: expected 'as NAME' after the peer, naming the request that 'wait NAME' completes, found '}'"}},
+		{"post without a direction", "kernel k() {\n  irecv x[0:1] 1 as r\n}\n",
+			[]string{"2:16: expected 'to' (isend) or 'from' (irecv) and a rank after the payload, found '1'"}},
+		{"request name missing", "kernel k() {\n  isend x[0:1] to 1 as\n}\n",
+			[]string{"3:1: expected a name after 'as', found '}'"}},
+		{"request named by a keyword", "kernel k() {\n  isend x[0:1] to 1 as for\n}\n",
+			[]string{"2:24: 'for' is a keyword; choose another name"}},
+		{"wait without a request", "kernel k() {\n  wait\n}\n",
+			[]string{"3:1: expected a name after 'wait', found '}'"}},
+		{"wait list ends in a comma", "kernel k() {\n  wait r,\n}\n",
+			[]string{"3:1: expected a name after ',', found '}'"}},
 	}
 }
 

@@ -148,6 +148,9 @@ type stmtNode struct {
 	Reduce   *reduceNode   `parser:"| @@"`
 	OpComm   *opCommNode   `parser:"| @@"`
 	AllComm  *allCommNode  `parser:"| @@"`
+	Post     *postNode     `parser:"| @@"`
+	Wait     *waitNode     `parser:"| @@"`
+	WaitAll  *lexer.Token  `parser:"| @'waitall'"`
 	Barrier  *lexer.Token  `parser:"| @'barrier'"`
 	Assign   *assignNode   `parser:"| @@ ) ';'?"`
 }
@@ -274,6 +277,29 @@ type exchangeNode struct {
 	Kind    lexer.Token  `parser:"@'exchange'"`
 	Payload *payloadNode `parser:"@@"`
 	Peer    *exprNode    `parser:"'with' @@"`
+}
+
+// postNode is `isend P to PEER as REQ` and `irecv P from PEER as REQ`. The
+// direction word is captured so that lowering can say "isend sends to a
+// peer: write 'to'" instead of a bare syntax error.
+type postNode struct {
+	Kind    lexer.Token  `parser:"@('isend' | 'irecv')"`
+	Payload *payloadNode `parser:"@@"`
+	Dir     lexer.Token  `parser:"@('to' | 'from')"`
+	Peer    *exprNode    `parser:"@@"`
+	Req     *requestName `parser:"@@"`
+}
+
+// requestName is the `as NAME` that names the request a post starts.
+type requestName struct {
+	As   lexer.Token `parser:"@'as'"`
+	Name *nameNode   `parser:"@@"`
+}
+
+// waitNode is `wait r1, r2`.
+type waitNode struct {
+	Wait lexer.Token `parser:"@'wait'"`
+	Reqs []*nameNode `parser:"@@ ( ',' @@ )*"`
 }
 
 // reduceNode is `reduce OP P to ROOT`.

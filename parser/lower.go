@@ -143,6 +143,12 @@ func (l *lowerer) stmt(n *stmtNode) lang.Stmt {
 			NamePos: pos(n.Region.Name.Tok), Body: l.block(&n.Region.Body.blockNode)}
 	case n.Assign != nil:
 		return l.assign(n.Assign)
+	case n.Post != nil:
+		return l.post(n.Post)
+	case n.Wait != nil:
+		return l.wait(n.Wait)
+	case n.WaitAll != nil:
+		return &lang.WaitStmt{WaitPos: pos(*n.WaitAll), All: true}
 	}
 	return l.comm(n)
 }

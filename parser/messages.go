@@ -71,6 +71,10 @@ func messageFor(expected string) (string, bool) {
 		return "expected a reduction operator (sum, prod, max, min, and, or, xor) after {prev}, found {found}", true
 	case "PayloadNode":
 		return "expected a payload (an array slice such as x[0:n], a var, or 'SIZE bytes'), found {found}", true
+	case "RequestName":
+		return "expected 'as NAME' after the peer, naming the request that 'wait NAME' completes, found {found}", true
+	case `("to" | "from")`:
+		return "expected 'to' (isend) or 'from' (irecv) and a rank after the payload, found {found}", true
 	case `".."`:
 		return "'..' expected in range 'for i in lo..hi', found {found}", true
 	case `"in"`:

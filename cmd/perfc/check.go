@@ -25,6 +25,7 @@ type checkCmd struct {
 	budgetArgs
 	machineArgs
 	outputArg
+	mpiArgs
 	Counts   bool          `help:"Also build the counting program, run it once and compare what every rank executed with perfc count (exit status 1 on a difference)."`
 	Reps     int           `placeholder:"N" help:"Runs per measurement (default: as many as make one measurement last --min-time)."`
 	Samples  int           `default:"5" placeholder:"N" help:"Measurements; the report gives their minimum, median and maximum."`
@@ -90,6 +91,12 @@ type checkResult struct {
 	Predicted   map[string]float64       `json:"predicted_s,omitempty"`
 	Note        string                   `json:"note,omitempty"`
 	Counts      *codegen.CountComparison `json:"counts,omitempty"`
+	// Backend is how the ranks ran: "goroutine" or "mpi".
+	Backend string `json:"backend"`
+	// Launch is the command that started an MPI program.
+	Launch []string `json:"launch,omitempty"`
+	// Ranks names the parameters -n set, as "P = 4".
+	Ranks []string `json:"ranks_set,omitempty"`
 }
 
 // Run checks the kernel against the prediction for -m's machine.
@@ -100,6 +107,16 @@ func (c *checkCmd) Run(e env) error {
 // check generates, builds and runs the kernel's program, and compares.
 func (c *checkCmd) check(e env, pred Predictor) error {
 	k, err := loadKernel(e, c.kernelArgs)
+	if err != nil {
+		return err
+	}
+	var set []string
+	if c.MPI {
+		if k, set, err = withRanks(k, c.kernelArgs, c.Ranks); err != nil {
+			return err
+		}
+	}
+	launch, err := c.launch(int(k.NumRanks()))
 	if err != nil {
 		return err
 	}
@@ -115,21 +132,38 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	if c.Reps > 0 {
 		args = append(args, "-reps", fmt.Sprint(c.Reps))
 	}
+	opts := codegen.Options{MemLimit: c.MemLimit, Backend: launch.Backend}
+	if c.MPI {
+		eager, err := eagerLimit(c.machineArgs)
+		if err != nil {
+			return err
+		}
+		if eager > 0 {
+			args = append(args, "-eager-limit", fmt.Sprint(eager))
+		}
+	}
 	var (
 		p   *codegen.Program
 		dir string
 		m   *spmd.Measurement
 	)
 	step := func(s string) { steps.step("check: " + s) }
-	err = codegen.RunKernel(ctx, k, codegen.Options{MemLimit: c.MemLimit}, c.CacheDir, step, func(prog *codegen.Program, d, bin string) (err error) {
+	var argv []string
+	err = codegen.RunKernel(ctx, k, opts, c.CacheDir, step, func(prog *codegen.Program, d, bin string) (err error) {
 		p, dir = prog, d
-		m, err = codegen.Measure(ctx, bin, args...)
+		if c.MPI {
+			if argv, _, err = launch.Command(bin, args...); err != nil {
+				return err
+			}
+		}
+		m, err = codegen.MeasureWith(ctx, launch, bin, args...)
 		return err
 	})
 	if err != nil {
 		return c.timedOut(err)
 	}
-	res := checkResult{Schema: CheckSchema, Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction}
+	res := checkResult{Schema: CheckSchema, Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction,
+		Backend: launch.Backend.String(), Launch: argv, Ranks: set}
 	if pred != nil {
 		if res.Predicted, err = pred.PredictRegions(k); err != nil {
 			return err
@@ -141,7 +175,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	if c.Counts {
 		steps.step("check: building and running the counting program")
-		if res.Counts, err = compareCounts(ctx, k, p, dir, c.options()); err != nil {
+		if res.Counts, err = compareCounts(ctx, launch, k, p, dir, c.options()); err != nil {
 			return c.timedOut(err)
 		}
 	}
@@ -163,10 +197,10 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 
 // compareCounts builds and runs the counting program and compares what it
 // executed with the analyzer.
-func compareCounts(ctx context.Context, k *lang.Checked, p *codegen.Program, dir string, opts analyze.Options) (*codegen.CountComparison, error) {
+func compareCounts(ctx context.Context, l codegen.Launch, k *lang.Checked, p *codegen.Program, dir string, opts analyze.Options) (*codegen.CountComparison, error) {
 	var ex *spmd.Executed
 	err := codegen.WithBinary(ctx, dir, true, func(bin string) (err error) {
-		ex, err = codegen.Count(ctx, bin)
+		ex, err = codegen.CountWith(ctx, l, bin)
 		return err
 	})
 	if err != nil {
@@ -188,6 +222,15 @@ func printCheck(w io.Writer, res checkResult) {
 		params = append(params, p.Name+" = "+p.Value)
 	}
 	fmt.Fprintf(w, "check of kernel %s (%s): %s; %s\n", m.Kernel, m.File, strings.Join(params, ", "), plural(int64(m.Ranks), "rank"))
+	switch {
+	case res.Backend == "mpi":
+		fmt.Fprintf(w, "backend: mpi, every rank an MPI process: %s\n", strings.Join(res.Launch, " "))
+	case res.Backend != "":
+		fmt.Fprintf(w, "backend: %s, every rank a goroutine of one process\n", res.Backend)
+	}
+	if len(res.Ranks) > 0 {
+		fmt.Fprintf(w, "-n set %s\n", strings.Join(res.Ranks, ", "))
+	}
 	fmt.Fprintf(w, "measured: wall clock per run of the slowest rank; %d measurements of %d runs each (TICK1 %.3f us)\n",
 		m.Samples, m.Runs, m.Tick1Us)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -114,6 +114,7 @@ func printCounts(w io.Writer, rep *analyze.Report, symbolic bool) {
 		printOps(w, cl.Total, symbolic)
 		printRefs(w, cl, symbolic)
 		printComm(w, cl, symbolic)
+		printRequests(w, cl)
 		printCache(w, cl, symbolic)
 	}
 	printFootprint(w, rep.Footprint)
@@ -149,7 +150,7 @@ func printRegionTable(w io.Writer, cl *analyze.Class) {
 	row := func(name string, c analyze.Counts) {
 		var msgs, msgBytes, cols analyze.Count
 		for _, m := range c.Messages {
-			if m.Kind == "send" {
+			if m.Kind == "send" || m.Kind == "isend" {
 				msgs = addCounts(msgs, m.Count)
 				msgBytes = addCounts(msgBytes, m.Bytes)
 			}

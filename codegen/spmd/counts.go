@@ -97,6 +97,7 @@ func (c Counts) plus(d Counts) Counts {
 	out.StoreBytes += d.StoreBytes
 	out.Barriers += d.Barriers
 	out.LoopEntries += d.LoopEntries
+	out.Requests = out.Requests.plus(d.Requests)
 	out.Refs = append(append([]RefCount(nil), c.Refs...), d.Refs...)
 	out.Messages = append(append([]Message(nil), c.Messages...), d.Messages...)
 	out.Collectives = append(append([]Collective(nil), c.Collectives...), d.Collectives...)
@@ -105,8 +106,13 @@ func (c Counts) plus(d Counts) Counts {
 
 // siteKindName names point-to-point sites as the analyzer's messages.
 func (k siteKind) messageKind() string {
-	if k == siteRecv {
+	switch k {
+	case siteRecv:
 		return "recv"
+	case siteISend:
+		return "isend"
+	case siteIRecv:
+		return "irecv"
 	}
 	return "send"
 }
@@ -138,7 +144,7 @@ func (k *kernelDesc) executedCounts(size, id int, r rankCounters) RankCounts {
 			for _, ref := range s.refs {
 				c.addRef(ref, n)
 			}
-		case siteSend, siteRecv:
+		case siteSend, siteRecv, siteISend, siteIRecv:
 			if n > 0 {
 				peer := r.peer[i]
 				if s.varies {
@@ -158,6 +164,11 @@ func (k *kernelDesc) executedCounts(size, id int, r rankCounters) RankCounts {
 			cond := k.sites[s.cond]
 			branches = append(branches, Branch{Stmt: cond.stmt, Region: k.regions[cond.region], Prob: cond.assumed,
 				Evaluated: r.cnt[s.cond], Taken: n})
+		}
+	}
+	if r.posted != nil {
+		for i := range regions {
+			regions[i].Requests = RequestCounts{Posted: r.posted[i], Completed: r.completed[i], Overlapped: r.overlapped[i]}
 		}
 	}
 	out := RankCounts{Rank: id, Branches: branches}

@@ -12,6 +12,9 @@ type kernelDesc struct {
 	gridY   int      // Py on a grid, 0 otherwise
 	regions []string // region names; 0 is outside every region
 	sites   []site   // every counted place, indexed by site number
+	// requests are the request names of the kernel's isend and irecv, by
+	// number (analyze's numbering); none for a kernel without requests.
+	requests []string
 	// memBytes is the memory every rank's arrays and the collectives'
 	// buffers need together, checked against the machine before running.
 	memBytes int64
@@ -45,6 +48,9 @@ const (
 	siteColl                    // a collective
 	siteBarrier                 // a barrier
 	siteEntry                   // one start of a for or repeat (its statement runs)
+	siteISend                   // an isend: a message of kind isend, a request posted
+	siteIRecv                   // an irecv
+	siteWait                    // a wait or waitall: not counted, it names the statement
 )
 
 // site is one place in the kernel that the instrumented build counts.

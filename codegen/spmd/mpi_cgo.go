@@ -176,6 +176,31 @@ static int perfc_alltoall(void *out, void *in, int n) {
 
 static int perfc_barrier(void) { return MPI_Barrier(perfc_comm); }
 
+// Non-blocking messages: a request's handle lives in Go memory (an array
+// of MPI_Request, which holds no Go pointers).
+static int perfc_isend(void *buf, int n, int to, int tag, int sync, MPI_Request *req) {
+	if (sync) return MPI_Issend(buf, n, MPI_BYTE, to, tag, perfc_comm, req);
+	return MPI_Isend(buf, n, MPI_BYTE, to, tag, perfc_comm, req);
+}
+
+static int perfc_irecv(void *buf, int n, int from, MPI_Request *req) {
+	return MPI_Irecv(buf, n, MPI_BYTE, from, MPI_ANY_TAG, perfc_comm, req);
+}
+
+// perfc_waitall completes n requests and returns, for each, the sender's
+// tag, the bytes received and its error.
+static int perfc_waitall(int n, MPI_Request *reqs, int *tags, int *counts, int *errs) {
+	MPI_Status st[n];
+	int rc = MPI_Waitall(n, reqs, st);
+	for (int i = 0; i < n; i++) {
+		tags[i] = st[i].MPI_TAG;
+		counts[i] = 0;
+		MPI_Get_count(&st[i], MPI_BYTE, &counts[i]);
+		errs[i] = rc == MPI_ERR_IN_STATUS ? st[i].MPI_ERROR : rc;
+	}
+	return rc;
+}
+
 // The harness's own calls, on MPI_COMM_WORLD.
 static int perfc_world_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
 
@@ -331,4 +356,46 @@ func mpiWorldBarrier() error { return check("MPI_Barrier", C.perfc_world_barrier
 // rank) into all, in rank order.
 func mpiWorldAllgather(mine, all []byte) error {
 	return check("MPI_Allgather", C.perfc_world_allgather(ptr(mine), ptr(all), cint(len(mine))))
+}
+
+// mpiRequests are the MPI handles of a rank's requests, by number, and
+// what a wait needs: the handles it waits for and their statuses.
+type mpiRequests struct {
+	handles            []C.MPI_Request
+	sel                []C.MPI_Request
+	tags, counts, errs []C.int
+}
+
+// newMPIRequests makes the handles of n requests.
+func newMPIRequests(n int) *mpiRequests {
+	return &mpiRequests{handles: make([]C.MPI_Request, n), sel: make([]C.MPI_Request, 0, n),
+		tags: make([]C.int, n), counts: make([]C.int, n), errs: make([]C.int, n)}
+}
+
+// isend posts request q's send (MPI_Issend, or MPI_Isend when not sync).
+// buf must stay where it is until the wait (the caller pins it).
+func (m *mpiRequests) isend(q int, buf []byte, to, tag int, sync bool) error {
+	s := C.int(0)
+	if sync {
+		s = 1
+	}
+	return check("MPI_Issend", C.perfc_isend(ptr(buf), cint(len(buf)), C.int(to), C.int(tag), s, &m.handles[q]))
+}
+
+// irecv posts request q's receive.
+func (m *mpiRequests) irecv(q int, buf []byte, from int) error {
+	return check("MPI_Irecv", C.perfc_irecv(ptr(buf), cint(len(buf)), C.int(from), &m.handles[q]))
+}
+
+// waitall completes the requests qs (MPI_Waitall); status i is that of
+// qs[i]: the sender's tag, the bytes received, the request's error.
+func (m *mpiRequests) waitall(qs []int) (status func(i int) (tag, count int, err error), err error) {
+	m.sel = m.sel[:0]
+	for _, q := range qs {
+		m.sel = append(m.sel, m.handles[q])
+	}
+	rc := C.perfc_waitall(C.int(len(qs)), unsafe.SliceData(m.sel), unsafe.SliceData(m.tags), unsafe.SliceData(m.counts), unsafe.SliceData(m.errs))
+	return func(i int) (int, int, error) {
+		return int(m.tags[i]), int(m.counts[i]), check("MPI_Waitall", m.errs[i])
+	}, check("MPI_Waitall", rc)
 }

@@ -29,6 +29,7 @@ const (
 	opStart  // the barrier before a run
 	opEnd    // the barrier after a run
 	opGather // gathering times or counts after runs
+	opWait   // a wait or waitall
 )
 
 // begin records that the rank enters a blocking operation with peer (or
@@ -92,6 +93,8 @@ func (w *world) describeOp(op uint64) string {
 		return fmt.Sprintf("in a sendrecv (%s)", stmt)
 	case opColl:
 		return fmt.Sprintf("in the collective at %s for the other ranks", stmt)
+	case opWait:
+		return fmt.Sprintf("in the wait at %s for its requests' messages", stmt)
 	case opStart:
 		return "for the other ranks at the start of a run"
 	case opEnd:

@@ -80,6 +80,9 @@ type rank struct {
 	size int
 	w    *world
 	rankCommon
+	// rq holds the requests of a kernel that posts them
+	// (mpi_requests.go); nil otherwise.
+	rq *mpiReqState
 }
 
 // mpiOptions are the MPI program's own flags.
@@ -162,6 +165,9 @@ func (w *world) main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	w.r = &rank{id: w.id, size: w.size, w: w, rankCommon: newRankCommon(k)}
+	if len(k.requests) > 0 {
+		w.r.rq = newMPIReqState(k)
+	}
 	w.prog = k.newRank()
 	stop := make(chan struct{})
 	defer close(stop)
@@ -280,18 +286,30 @@ func (w *world) clearCounters() {
 	clear(w.r.cnt)
 	clear(w.r.bytes)
 	clear(w.r.peer)
+	if rq := w.r.rq; rq != nil {
+		clear(rq.posted)
+		clear(rq.completed)
+		clear(rq.overlapped)
+	}
 }
 
 // rankCounters gathers every rank's counters.
 func (w *world) rankCounters() []rankCounters {
 	r := w.r
-	n := len(r.cnt)
-	mine := append(append(append(make([]int64, 0, 3*n), r.cnt...), r.bytes...), r.peer...)
+	n, g := len(r.cnt), len(w.k.regions)
+	mine := append(append(append(make([]int64, 0, 3*n+3*g), r.cnt...), r.bytes...), r.peer...)
+	if r.rq != nil {
+		mine = append(append(append(mine, r.rq.posted...), r.rq.completed...), r.rq.overlapped...)
+	}
 	all := w.gatherInt64(mine)
 	out := make([]rankCounters, w.size)
 	for i := range out {
-		c := all[i*3*n : (i+1)*3*n]
-		out[i] = rankCounters{cnt: c[:n], bytes: c[n : 2*n], peer: c[2*n:]}
+		c := all[i*len(mine) : (i+1)*len(mine)]
+		out[i] = rankCounters{cnt: c[:n], bytes: c[n : 2*n], peer: c[2*n : 3*n]}
+		if r.rq != nil {
+			q := c[3*n:]
+			out[i].posted, out[i].completed, out[i].overlapped = q[:g], q[g:2*g], q[2*g:]
+		}
 	}
 	return out
 }

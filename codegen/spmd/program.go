@@ -215,7 +215,7 @@ func printExecuted(out io.Writer, ex Executed) {
 		row := func(name string, c Counts) {
 			var msgs, msgBytes, colls int64
 			for _, m := range c.Messages {
-				if m.Kind == "send" {
+				if m.Kind == "send" || m.Kind == "isend" {
 					msgs += m.Count
 					msgBytes += m.Bytes
 				}

@@ -53,9 +53,12 @@ func newRankCommon(k *kernelDesc) rankCommon {
 	}
 }
 
-// rankCounters is one rank's counters of the instrumented build.
+// rankCounters is one rank's counters of the instrumented build: per site,
+// and for a kernel with requests, the requests posted, completed and
+// overlapped per region (nil without requests).
 type rankCounters struct {
-	cnt, bytes, peer []int64
+	cnt, bytes, peer              []int64
+	posted, completed, overlapped []int64
 }
 
 // Scratch buffers of a rank. Each use has its own so that nested uses

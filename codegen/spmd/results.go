@@ -110,6 +110,21 @@ type Counts struct {
 	Collectives []Collective `json:"collectives,omitempty"`
 	Barriers    int64        `json:"barriers"`
 	LoopEntries int64        `json:"loop_entries,omitempty"`
+	// Requests counts the requests of the region's posts (isend, irecv).
+	Requests RequestCounts `json:"requests,omitzero"`
+}
+
+// RequestCounts mirrors analyze.RequestCounts: requests posted, completed
+// by a wait, and completed with computation between post and wait.
+type RequestCounts struct {
+	Posted     int64 `json:"posted"`
+	Completed  int64 `json:"completed"`
+	Overlapped int64 `json:"overlapped"`
+}
+
+// plus returns r + d.
+func (r RequestCounts) plus(d RequestCounts) RequestCounts {
+	return RequestCounts{Posted: r.Posted + d.Posted, Completed: r.Completed + d.Completed, Overlapped: r.Overlapped + d.Overlapped}
 }
 
 // OpCount is the count of one operation kind in one type, in statements
@@ -135,7 +150,7 @@ type RefCount struct {
 
 // Message is one direction of one point-to-point statement.
 type Message struct {
-	Kind     string `json:"kind"` // send or recv
+	Kind     string `json:"kind"` // send, recv, isend or irecv
 	Stmt     string `json:"stmt"`
 	Peer     string `json:"peer"`
 	PeerRank int64  `json:"peer_rank"` // -2: the peer varies with a loop index

@@ -61,6 +61,9 @@ func (w *world) snapshot() ([]uint64, bool) {
 	for _, wt := range w.waiters(&words) {
 		waiting[wt.rank] = true
 	}
+	for i := range w.requestWaiters(&words) {
+		waiting[i] = true
+	}
 	stalled, any := true, false
 	for i, r := range w.ranks {
 		done := r.state.Load() == stateDone
@@ -103,6 +106,7 @@ func (w *world) deadlockReport([]uint64) string {
 	for _, wt := range w.waiters(&words) {
 		byRank[wt.rank] = append(byRank[wt.rank], wt)
 	}
+	mail := w.requestWaiters(&words)
 	for i, r := range w.ranks {
 		if i == 16 {
 			fmt.Fprintf(&b, "\n  … and %d more ranks", len(w.ranks)-i)
@@ -119,8 +123,15 @@ func (w *world) deadlockReport([]uint64) string {
 			}
 			fmt.Fprintf(&b, "\n  rank %d waits %s rank %d (%s)", r.id, what, wt.peer, w.k.stmtOf(wt.site))
 		}
+		if m, ok := mail[i]; ok {
+			fmt.Fprintf(&b, "\n  rank %d %s", r.id, m)
+		}
 	}
-	b.WriteString("\nsends and receives are blocking rendezvous: order them so that every send meets its receive (or use sendrecv)")
+	if len(mail) > 0 {
+		b.WriteString("\na wait completes only when its messages have moved: post every receive a wait needs before the wait, and match every post")
+	} else {
+		b.WriteString("\nsends and receives are blocking rendezvous: order them so that every send meets its receive (or use sendrecv)")
+	}
 	return b.String()
 }
 

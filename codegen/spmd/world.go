@@ -29,12 +29,15 @@ const (
 
 // world is the ranks of one program and the rendezvous slots between them.
 type world struct {
-	k      *kernelDesc
-	size   int
-	ranks  []*rank
-	progs  []rankProgram
-	slots  []atomic.Pointer[slot] // [(dst*size+src)*numContexts+ctx], allocated on first use
-	gate   gate                   // synchronises the ranks between runs
+	k     *kernelDesc
+	size  int
+	ranks []*rank
+	progs []rankProgram
+	slots []atomic.Pointer[slot] // [(dst*size+src)*numContexts+ctx], allocated on first use
+	// boxes are the mailboxes of a kernel with requests, [src*size+dst]
+	// (requests.go); nil otherwise.
+	boxes  []atomic.Pointer[mailbox]
+	gate   gate // synchronises the ranks between runs
 	stderr io.Writer
 	// exit ends the program after a fatal error (os.Exit in a program; a
 	// test substitutes its own).
@@ -62,6 +65,10 @@ type rank struct {
 	state atomic.Int32 // stateRunning or stateDone
 
 	rankCommon
+
+	// rq holds the requests of a kernel that posts them (requests.go);
+	// its user messages then go through the world's mailboxes.
+	rq *reqState
 }
 
 // newWorld creates the ranks of kernel k and their programs.
@@ -69,8 +76,14 @@ func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 	w := &world{k: k, size: k.ranks, stderr: stderr, exit: exit, period: watchPeriod}
 	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
 	w.gate.init(k.ranks)
+	if len(k.requests) > 0 {
+		w.boxes = make([]atomic.Pointer[mailbox], k.ranks*k.ranks)
+	}
 	for id := 0; id < k.ranks; id++ {
 		r := &rank{id: id, size: k.ranks, w: w, wake: make(chan struct{}, 2), rankCommon: newRankCommon(k)}
+		if len(k.requests) > 0 {
+			r.initRequests(k)
+		}
 		w.ranks = append(w.ranks, r)
 		w.progs = append(w.progs, nil)
 	}
@@ -90,6 +103,9 @@ func (w *world) fatalf(format string, args ...any) {
 	})
 	panic(errFatal)
 }
+
+// stmtOf names the statement of a site for messages.
+func (w *world) stmtOf(site int) string { return w.k.stmtOf(site) }
 
 // slotIndex is the index in world.slots of the slot of messages from src
 // to dst in context ctx: both contexts of a pair are adjacent.
@@ -270,6 +286,10 @@ func (r *rank) wait(n int) {
 // body's own frame: after the wake-up it returns through no other frame,
 // whose stack lines the message's copy would have evicted.
 func (r *rank) send(site, to int, buf []byte) {
+	if r.rq != nil {
+		r.mailSend(site, to, buf)
+		return
+	}
 	if r.offerSend(ctxUser, to, buf, site) {
 		<-r.wake
 	}
@@ -277,6 +297,10 @@ func (r *rank) send(site, to int, buf []byte) {
 
 // recv is `recv buf from peer`: blocking until the bytes have arrived.
 func (r *rank) recv(site, from int, buf []byte) {
+	if r.rq != nil {
+		r.mailRecv(site, from, buf)
+		return
+	}
 	if r.offerRecv(ctxUser, from, buf, site) {
 		<-r.wake
 	}
@@ -288,6 +312,10 @@ func (r *rank) recv(site, from int, buf []byte) {
 func (r *rank) sendrecv(sendSite, recvSite, to int, sbuf []byte, from int, rbuf []byte) {
 	r.checkPeer(to, sendSite, "the destination")
 	r.checkPeer(from, recvSite, "the source")
+	if r.rq != nil {
+		r.mailSendrecv(sendSite, recvSite, to, sbuf, from, rbuf)
+		return
+	}
 	pending := 0
 	if r.offerSend(ctxUser, to, sbuf, sendSite) {
 		pending++

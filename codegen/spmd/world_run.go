@@ -136,6 +136,9 @@ func (w *world) rankCounters() []rankCounters {
 	out := make([]rankCounters, len(w.ranks))
 	for i, r := range w.ranks {
 		out[i] = rankCounters{cnt: r.cnt, bytes: r.bytes, peer: r.peer}
+		if rq := r.rq; rq != nil {
+			out[i].posted, out[i].completed, out[i].overlapped = rq.posted, rq.completed, rq.overlapped
+		}
 	}
 	return out
 }
@@ -146,6 +149,11 @@ func (w *world) clearCounters() {
 		clear(r.cnt)
 		clear(r.bytes)
 		clear(r.peer)
+		if rq := r.rq; rq != nil {
+			clear(rq.posted)
+			clear(rq.completed)
+			clear(rq.overlapped)
+		}
 	}
 }
 

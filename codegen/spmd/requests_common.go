@@ -1,0 +1,48 @@
+package spmd
+
+// What both transports' non-blocking messages share: the counting build's
+// measure of computation (for the overlapped requests) and the error of a
+// request that is still active where it must be complete.
+
+// work is the counting build's measure of computation so far: the
+// executions of the sites that count an operation or a reference, which
+// the analyzer's overlapped requests are defined by.
+func (r *rank) work() int64 {
+	var n int64
+	for i, s := range r.w.k.sites {
+		switch s.kind {
+		case siteExec, siteCond, siteHoist:
+			if len(s.refs) > 0 || hasOps(s.ops) {
+				n += r.cnt[i]
+			}
+		}
+	}
+	return n
+}
+
+// hasOps reports whether a site counts an operation.
+func hasOps(ops []opTally) bool {
+	for _, o := range ops {
+		if o.n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDone stops the program when request req, posted at postSite by
+// the statement kind (isend or irecv), is still active at requestsDone's
+// site (-1: the end of the kernel) whose posts include postSite.
+func (r *rank) checkDone(site int, posts []int, req, postSite int, kind string) {
+	name := r.w.k.requests[req]
+	if site < 0 {
+		r.w.fatalf("rank %d: request %s of the %s at %s is still active at the end of the kernel: no wait completed it; add 'wait %s' (or 'waitall') after it",
+			r.id, name, kind, r.w.k.stmtOf(postSite), name)
+	}
+	for _, p := range posts {
+		if p == postSite {
+			r.w.fatalf("rank %d: request %s of the %s at %s is still active at the end of an iteration of the loop at %s: every iteration must complete what it posts; add 'wait %s' (or 'waitall') after it in the loop body",
+				r.id, name, kind, r.w.k.stmtOf(postSite), r.w.k.stmtOf(site), name)
+		}
+	}
+}
