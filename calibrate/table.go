@@ -24,7 +24,7 @@ type tableYAML struct {
 	Name        string      `yaml:"name"`
 	Description string      `yaml:"description"`
 	Source      string      `yaml:"source"`
-	Cores       int         `yaml:"cores"` // the cores goroutine ranks share
+	Cores       int         `yaml:"cores"`                 // the cores goroutine ranks share
 	CoreSwitch  *numberYAML `yaml:"core_switch,omitempty"` // MPI on one host: a message between ranks sharing cores
 	Host        hostYAML    `yaml:"host"`
 	Compute     computeYAML `yaml:"compute"`
