@@ -24,7 +24,8 @@ type tableYAML struct {
 	Name        string      `yaml:"name"`
 	Description string      `yaml:"description"`
 	Source      string      `yaml:"source"`
-	Cores       int         `yaml:"cores"` // the cores goroutine ranks share
+	Cores       int         `yaml:"cores"`                 // the cores goroutine ranks share
+	CoreSwitch  *numberYAML `yaml:"core_switch,omitempty"` // MPI on one host: a message between ranks sharing cores
 	Host        hostYAML    `yaml:"host"`
 	Compute     computeYAML `yaml:"compute"`
 	Memory      memoryYAML  `yaml:"memory"`
@@ -137,6 +138,9 @@ func (r *Result) Table() ([]byte, error) {
 			t.Description = strings.Replace(t.Description, "perfc calibrate", tr.Command(), 1) + "; messages and collectives " + tr.Describe(0)
 			t.Source = strings.Replace(t.Source, "perfc calibrate", tr.Command(), 1)
 			t.Host.Backend, t.Host.MPI, t.Host.Launcher = tr.Backend, tr.Library, tr.Launcher(0)
+			if cs, src, ok := r.Comms.CoreSwitch(); ok {
+				t.CoreSwitch = &numberYAML{Value: ns(cs), Source: src}
+			}
 			header = "# Machine table of this host with MPI's messages, written by perfc calibrate --mpi (docs/calibrate.md, docs/mpi.md).\n"
 		}
 	}

@@ -83,6 +83,12 @@ func TestTableMPIGolden(t *testing.T) {
 	}
 	for _, p := range []int{2, 4} {
 		lg := math.Log2(float64(p))
+		// COMMS3 at 8 B: a step of 1.208 µs on 2 ranks, 20.008 µs on 4 (2
+		// cores): core_switch 20.008/2 − 1.208 = 8.796 µs.
+		step := map[int]float64{2: 1.2e-6, 4: 20e-6}[p]
+		for _, n := range []float64{8, 32 << 10} {
+			pts = append(pts, comms.Point{Bench: comms.Comms3, Bytes: n, Ranks: p, Time: float64(p-1) * (step + n/1e9)})
+		}
 		pts = append(pts, comms.Point{Bench: comms.Synch1, Ranks: p, Time: 0.4e-6 * lg * float64(p)})
 		for _, n := range []float64{8, 4 << 10, 32 << 10} {
 			pts = append(pts, comms.Point{Bench: "allreduce", Bytes: n, Ranks: p, Time: 0.5e-6 + lg*(1e-6+n/1e9)})
@@ -92,7 +98,7 @@ func TestTableMPIGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cr.SetTransport(comms.Transport{Backend: "mpi", Library: "Open MPI 4.1.4",
+	cr.SetTransport(comms.Transport{Backend: "mpi", Library: "Open MPI 4.1.4", Cores: 2,
 		Launchers: map[int]string{2: "mpirun --allow-run-as-root -n 2", 4: "mpirun --allow-run-as-root --oversubscribe -n 4"}})
 	res := &Result{
 		Host: host.Info{CPU: "Test CPU 9000", Cores: 2, Caches: testCaches, Go: "go1.26.0", GOAMD64: "v1",
@@ -124,5 +130,8 @@ func TestTableMPIGolden(t *testing.T) {
 	}
 	if src := m.Messages("f64").Source(); !strings.HasPrefix(src, "perfc calibrate --mpi COMMS1 pingpong through MPI") {
 		t.Errorf("messages source %q does not say MPI", src)
+	}
+	if cs, ok := m.CoreSwitch(); !ok || math.Abs(cs.Value-8.796e-6) > 1e-10 {
+		t.Errorf("core_switch %+v %v, want 8.796us from COMMS3's steps", cs, ok)
 	}
 }

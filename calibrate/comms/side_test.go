@@ -95,14 +95,32 @@ func TestSideBySide(t *testing.T) {
 	for _, n := range []float64{8, 32 << 10, 1 << 20} {
 		row(fmt.Sprintf("COMMS2 exchange %s", fmtBytes(n)), pick(Comms2, n, 2))
 	}
-	for _, p := range []int{2, 4, 8} {
-		row(fmt.Sprintf("SYNCH1 barrier, P=%d", p), pick(Synch1, 0, p))
+	// The collectives: one row per kind and length, the rank counts
+	// measured by both groups in each cell ("P=2 / P=4").
+	var ranks []int
+	for _, p := range []int{2, 4, 8, 16} {
+		if pick(Synch1, 0, p)(med[0]) != "-" && pick(Synch1, 0, p)(med[1]) != "-" {
+			ranks = append(ranks, p)
+		}
 	}
-	for _, kind := range collectiveKinds {
-		for _, p := range []int{2, 4, 8} {
-			for _, n := range []float64{8, 32 << 10} {
-				row(fmt.Sprintf("%s %s, P=%d", kind, fmtBytes(n), p), pick(Bench(kind), n, p))
+	perP := func(bench Bench, bytes float64) func([]Point) string {
+		return func(pts []Point) string {
+			var cells []string
+			for _, p := range ranks {
+				cells = append(cells, pick(bench, bytes, p)(pts))
 			}
+			return strings.Join(cells, " / ")
+		}
+	}
+	ps := make([]string, len(ranks))
+	for i, p := range ranks {
+		ps[i] = fmt.Sprint(p)
+	}
+	at := "P = " + strings.Join(ps, " / ")
+	row("SYNCH1 barrier, "+at, perP(Synch1, 0))
+	for _, kind := range collectiveKinds {
+		for _, n := range []float64{8, 32 << 10} {
+			row(fmt.Sprintf("%s %s, %s", kind, fmtBytes(n), at), perP(Bench(kind), n))
 		}
 	}
 	lines := strings.Split(b.String(), "\n")

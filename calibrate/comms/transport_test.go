@@ -2,6 +2,7 @@ package comms
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -231,6 +232,39 @@ func TestFitFormulaOversubscribed(t *testing.T) {
 			if w, g := want.Time(n, p), c.Eval(machines.Vars{Bytes: n, P: float64(p)}); math.Abs(g-w) > 0.01*w {
 				t.Errorf("the table's allreduce at %g B, P=%d: %g s, want %g", n, p, g, w)
 			}
+		}
+	}
+}
+
+// TestCoreSwitch: core_switch is fitted from COMMS3's steps at P = C and
+// 2C only for an MPI calibration on one host, and only when positive.
+func TestCoreSwitch(t *testing.T) {
+	pts := []Point{{Bench: Comms1, Bytes: 8, Ranks: 2, Time: 1e-6}, {Bench: Comms1, Bytes: 64, Ranks: 2, Time: 1.1e-6}, {Bench: Comms1, Bytes: 512, Ranks: 2, Time: 1.5e-6}}
+	with := func(t2, t4 float64) []Point {
+		return append(slices.Clone(pts), Point{Bench: Comms3, Bytes: 8, Ranks: 2, Time: t2}, Point{Bench: Comms3, Bytes: 8, Ranks: 4, Time: 3 * t4})
+	}
+	for _, c := range []struct {
+		name string
+		pts  []Point
+		tr   Transport
+		want float64 // 0: none
+	}{
+		{"MPI on 2 cores", with(1e-6, 10e-6), Transport{Backend: "mpi", Cores: 2}, 4e-6},
+		{"MPI over nodes", with(1e-6, 10e-6), Transport{Backend: "mpi"}, 0},
+		{"goroutines", with(1e-6, 10e-6), Transport{Backend: "goroutine", Cores: 2}, 0},
+		{"no gain", with(1e-6, 1.5e-6), Transport{Backend: "mpi", Cores: 2}, 0},
+		{"no 2C ranks", with(1e-6, 10e-6), Transport{Backend: "mpi", Cores: 4}, 0},
+	} {
+		r, err := analyse(c.pts, 3, "2026-11-25", c.tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, src, ok := r.CoreSwitch()
+		if ok != (c.want > 0) || math.Abs(cs-c.want) > 1e-12 {
+			t.Errorf("%s: core_switch %g %v, want %g", c.name, cs, ok, c.want)
+		}
+		if ok && !strings.Contains(src, "COMMS3") {
+			t.Errorf("%s: source %q does not name COMMS3", c.name, src)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfc/codegen"
+	"perfc/machines"
 )
 
 func TestMPILaunchArgs(t *testing.T) {
@@ -73,5 +75,48 @@ func TestValidateMPIArgs(t *testing.T) {
 	code, _, errOut := runCLI(t, "", "validate", "-m", hostTable, "--mpirun", "srun")
 	if code != 1 || !strings.Contains(errOut, "validate: --mpirun start MPI processes; add --mpi") {
 		t.Errorf("validate --mpirun without --mpi: exit %d, %q", code, errOut)
+	}
+}
+
+// TestCalibrateMPI runs perfc calibrate --mpi in its test mode through
+// mpirun and checks that the table says it describes MPI (host: backend,
+// library and launcher; every communication source) and loads; it skips
+// where MPI is not installed.
+func TestCalibrateMPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and launches MPI programs")
+	}
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("MPI is not installed (no mpirun on PATH): apt-get install -y libopenmpi-dev openmpi-bin (README.md) to run the MPI tests")
+	}
+	if err := exec.Command("pkg-config", "--exists", "ompi-c").Run(); err != nil {
+		t.Skip("MPI's development files are not installed (pkg-config ompi-c fails): apt-get install -y libopenmpi-dev (README.md) to run the MPI tests")
+	}
+	dir := t.TempDir()
+	table := filepath.Join(dir, "host-mpi.yaml")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"calibrate", "--test-mode", "--mpi", "-o", table, "--cache-dir", filepath.Join(dir, "cache")}, env{stdout: &stdout, stderr: &stderr})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "messages: through MPI (") {
+		t.Errorf("the summary does not say MPI:\n%s", stderr.String())
+	}
+	m, err := machines.Load(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := map[string]string{}
+	for _, h := range m.Host() {
+		host[h.Key] = h.Value
+	}
+	if host["backend"] != "mpi" || !strings.Contains(host["mpi"], "MPI") || !strings.Contains(host["launcher"], " -n 4") {
+		t.Errorf("host: %v; want backend mpi, the library and the 4-rank launcher", host)
+	}
+	if !mpiTable(m) || m.Name() != "host-mpi" {
+		t.Errorf("the table %q is not seen as MPI's", m.Name())
+	}
+	if src := m.Messages("").Source(); !strings.HasPrefix(src, "perfc calibrate --mpi COMMS1") {
+		t.Errorf("messages source %q", src)
 	}
 }
