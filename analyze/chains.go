@@ -434,7 +434,7 @@ func (sc *bodyScan) stmt(fl *chainFlow, s lang.Stmt) bool {
 	case *lang.RepeatStmt:
 		sc.carried = append(sc.carried, fl.p.nodeInfo(s).carried...)
 		return sc.block(fl, s.Body)
-	case *lang.RegionStmt, *lang.CommStmt:
+	case *lang.RegionStmt, *lang.CommStmt, *lang.WaitStmt:
 		return false
 	}
 	return true

@@ -160,6 +160,7 @@ func TestExamples(t *testing.T) {
 	goCommand(t, root, "vet", "-tags", "perfc_count", "./...")
 	bin := filepath.Join(root, "bin")
 	goCommand(t, root, "build", "-tags", "perfc_count", "-o", bin+string(filepath.Separator), "./...")
+	checksums := map[string]string{}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -171,6 +172,7 @@ func TestExamples(t *testing.T) {
 			if !ex.Finite {
 				t.Errorf("checksum %s is not finite", ex.Checksum)
 			}
+			checksums[name] = ex.Checksum
 			rep, err := analyze.Analyze(kernels[name], analyze.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +201,17 @@ func TestExamples(t *testing.T) {
 			}
 		})
 	}
+	for _, pair := range sameResults {
+		if a, b := checksums[pair[0]], checksums[pair[1]]; a == "" || a != b {
+			t.Errorf("%s ends with checksum %q, %s with %q: they compute the same data", pair[0], a, pair[1], b)
+		}
+	}
 }
+
+// sameResults are pairs of programs that compute the same data by
+// different means, whose checksums must be equal bit for bit: the
+// non-blocking messages move what the blocking ones do.
+var sameResults = [][2]string{{"test_overlap_nonblocking", "test_overlap_blocking"}}
 
 // noHoisting are the programs also built with Options.NoHoisting, whose
 // results must be the same bit for bit.

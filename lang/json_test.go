@@ -233,7 +233,7 @@ func TestJSONTreeCoversEveryNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files = append(files, filepath.Join("testdata", "fmt", "spacing.spmd"))
+	files = append(files, filepath.Join("testdata", "fmt", "spacing.spmd"), filepath.Join("testdata", "fmt", "requests.spmd"))
 	for _, name := range files {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			src, err := os.ReadFile(name)
@@ -301,6 +301,14 @@ func jsonNameIdents(f *lang.File) map[*lang.Ident]bool {
 			names[n.Fun] = true
 		case *lang.IndexExpr:
 			names[n.Name] = true
+		case *lang.CommStmt:
+			if n.Req != nil {
+				names[n.Req] = true
+			}
+		case *lang.WaitStmt:
+			for _, id := range n.Reqs {
+				names[id] = true
+			}
 		}
 		return true
 	})

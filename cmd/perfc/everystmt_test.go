@@ -20,7 +20,7 @@ const everyStmt = "testdata/every_stmt.spmd"
 // stmtNode method). Adding one means adding it here, to everyStmt, and to
 // every stage: docs/internals.md lists the files.
 var stmtKinds = []string{"*lang.LetStmt", "*lang.ArrayDecl", "*lang.VarDecl", "*lang.ForStmt", "*lang.RepeatStmt",
-	"*lang.AssignStmt", "*lang.IfStmt", "*lang.RegionStmt", "*lang.CommStmt", "*lang.Block"}
+	"*lang.AssignStmt", "*lang.IfStmt", "*lang.RegionStmt", "*lang.CommStmt", "*lang.WaitStmt", "*lang.Block"}
 
 // TestEveryStatementKind checks that everyStmt uses every statement kind,
 // communication kind and assignment operator, and runs it through every

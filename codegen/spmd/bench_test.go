@@ -3,6 +3,8 @@
 package spmd
 
 import (
+	"bytes"
+	"sync"
 	"testing"
 )
 
@@ -48,4 +50,32 @@ func BenchmarkChannelPingpong(b *testing.B) {
 		ping <- buf
 		copy(buf, <-pong)
 	}
+}
+
+// BenchmarkRequestPingpong is BenchmarkPingpong with irecv, isend and a
+// wait of both, through the mailboxes of a kernel with requests.
+func BenchmarkRequestPingpong(b *testing.B) {
+	const n = 8192
+	b.SetBytes(n)
+	reps := b.N/2 + 1
+	var mu sync.Mutex
+	var stderr bytes.Buffer
+	w := requestWorld(&testing.T{}, 2, []string{"r", "s"}, func(int) {}, &stderr, &mu, func(r *rank) {
+		in, out := make([]byte, n), make([]byte, n)
+		for range reps {
+			if r.id == 0 {
+				r.isend(0, 1, out, 1)
+				r.waitReqs(4, 1)
+				r.irecv(1, 1, in, 0)
+				r.waitReqs(4, 0)
+			} else {
+				r.irecv(1, 0, in, 0)
+				r.waitReqs(4, 0)
+				r.isend(0, 0, out, 1)
+				r.waitReqs(4, 1)
+			}
+		}
+	})
+	b.ResetTimer()
+	w.runs(1)
 }

@@ -187,7 +187,9 @@ func (r *rank) complete(op *reqOp) {
 func (r *rank) block(site int, ops ...*reqOp) {
 	rq := r.rq
 	rq.mu.Lock()
-	rq.waiting, rq.waitSite = ops, site
+	// A copy in the rank's own list, so that ops (often a one-element
+	// list) stays on the caller's stack.
+	rq.waiting, rq.waitSite = append(rq.waiting[:0], ops...), site
 	for _, op := range ops {
 		for !op.done {
 			rq.blocked.Store(true)
@@ -195,7 +197,8 @@ func (r *rank) block(site int, ops ...*reqOp) {
 		}
 	}
 	rq.blocked.Store(false)
-	rq.waiting = nil
+	clear(rq.waiting)
+	rq.waiting = rq.waiting[:0]
 	rq.mu.Unlock()
 }
 
