@@ -163,7 +163,9 @@ func TestMPIExamples(t *testing.T) {
 	}
 	bin := filepath.Join(root, "bin")
 	start := time.Now()
-	goCommand(t, root, "build", "-tags", "perfc_count", "-o", bin+string(filepath.Separator), "./...")
+	// -ldflags=-w: no DWARF, which shortens the link of every program (stack
+	// traces keep their function names and lines).
+	goCommand(t, root, "build", "-tags", "perfc_count", "-ldflags=-w", "-o", bin+string(filepath.Separator), "./...")
 	t.Logf("built the programs in %v", time.Since(start).Round(time.Millisecond))
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) { checkMPIRun(t, r, filepath.Join(bin, r.name)) })

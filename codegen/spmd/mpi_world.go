@@ -206,15 +206,6 @@ func (w *world) recoverRank() {
 	})
 }
 
-// fail reports an error found outside the kernel's statements and ends
-// every rank.
-func (w *world) fail(format string, args ...any) {
-	w.once.Do(func() {
-		fmt.Fprintf(w.stderr, "error: "+format+"\n", args...)
-		mpiAbort(2)
-	})
-}
-
 // runs executes the kernel body reps times. Before every run the rank
 // re-initialises its data (untimed); the ranks start and end every run
 // together (MPI_Barrier). It returns, for every rank, the nanoseconds
