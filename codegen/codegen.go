@@ -369,7 +369,8 @@ func (g *generator) writeRankData(b *bytes.Buffer) {
 	for _, a := range arrays {
 		w("%s *%s", g.names.name(a), goArrayType(a))
 	}
-	w("sink, last float64")
+	w("sink float64")
+	w("last [%d]float64 // the final values of the vars of inner blocks, one slot each", max(1, len(g.lastSlots)))
 	w("}")
 	w("")
 	w("// newRankData allocates one rank's arrays.")
@@ -386,12 +387,15 @@ func (g *generator) writeRankData(b *bytes.Buffer) {
 	for i, a := range arrays {
 		w("fillElems(unsafe.Pointer(d.%s), %s, %d, seedOf(rank, %d), %t)", g.names.name(a), elemKind(a.Elem), elements(a), i, g.divisors[a])
 	}
-	w("d.sink, d.last = 0, 0")
+	w("d.sink, d.last = 0, [%d]float64{}", max(1, len(g.lastSlots)))
 	w("}")
 	w("")
 	w("// checksum sums the arrays and the vars' final values.")
 	w("func (d *rankData) checksum() float64 {")
-	w("sum := d.sink + d.last")
+	w("sum := d.sink")
+	w("for _, x := range d.last {")
+	w("sum += x")
+	w("}")
 	for _, a := range arrays {
 		w("sum += sumElems(unsafe.Pointer(d.%s), %s, %d)", g.names.name(a), elemKind(a.Elem), elements(a))
 	}

@@ -48,6 +48,9 @@ type generator struct {
 	// unpackFuncs names the closures that unpack what a packed irecv
 	// received, declared in the prologue (pack.go).
 	unpackFuncs map[*lang.CommStmt]string
+	// lastSlots numbers the vars of inner blocks whose final values the
+	// program keeps in d.last (block).
+	lastSlots map[*lang.Object]int
 }
 
 // fail records the first error, positioned at n.
@@ -135,9 +138,11 @@ func (g *generator) kernelBody() {
 
 // block writes the statements of b. Vars declared in it are kept at its
 // end (added to the checksum at the top level, stored otherwise), so the
-// compiler cannot drop the work that computed them. The vars of a work
-// statement's nest are all added to the checksum (codegen/work.go): one
-// store of many vars to the sink keeps only the last.
+// compiler cannot drop the work that computed them. Each var of an inner
+// block is stored to a slot of its own (d.last[k]): several stores to one
+// field would keep only the last, and the vars before it, with the work
+// that computed them, would be dead. The vars of a work statement's nest
+// are all added to the checksum (codegen/work.go).
 func (g *generator) block(b *lang.Block, top bool) {
 	var vars []*lang.Object
 	var sunk []bool
@@ -154,9 +159,22 @@ func (g *generator) block(b *lang.Block, top bool) {
 		if sunk[i] {
 			g.line("d.sink += float64(%s)", g.names.name(v))
 		} else {
-			g.line("d.last = float64(%s)", g.names.name(v))
+			g.line("d.last[%d] = float64(%s)", g.lastSlot(v), g.names.name(v))
 		}
 	}
+}
+
+// lastSlot returns the slot of d.last that keeps the final value of var
+// v of an inner block, numbering the vars as they are first kept.
+func (g *generator) lastSlot(v *lang.Object) int {
+	if k, ok := g.lastSlots[v]; ok {
+		return k
+	}
+	if g.lastSlots == nil {
+		g.lastSlots = map[*lang.Object]int{}
+	}
+	g.lastSlots[v] = len(g.lastSlots)
+	return g.lastSlots[v]
 }
 
 // stmt writes one statement.

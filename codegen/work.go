@@ -11,10 +11,10 @@ import "perfc/lang"
 // and the timed program would not do the work the statement states.
 //
 // The nest's vars are also all added to the checksum at the end of the
-// nest (generator.block), not stored to d.last as other vars of inner
-// blocks are: of several stores to one field the compiler keeps the last,
-// and the accumulators and loaded values before it would be dead, with
-// the operations and loads that computed them.
+// nest (generator.block), not stored to a slot of d.last as other vars of inner
+// blocks are: a nest has many such vars, and its accumulators are summed
+// into the checksum like the top-level vars, which keeps every one of them
+// and the operations and loads that computed them.
 func (g *generator) workInit(d *lang.VarDecl, typ, init string) string {
 	if !g.k.IsWorkVar(d) {
 		return init

@@ -64,3 +64,31 @@ func TestWorkValuesAreOpaque(t *testing.T) {
 		}
 	}
 }
+
+// TestInnerVarsKeepSlotsOfTheirOwn checks that the vars of an inner block
+// are each kept in a slot of their own: stored one after another to one
+// field, all but the last would be dead, and the compiler could drop the
+// loop that computes the first.
+func TestInnerVarsKeepSlotsOfTheirOwn(t *testing.T) {
+	k := checkSource(t, "inner.spmd", []byte(`kernel inner(N = 8) {
+  array a[N]: f64
+  repeat 2 {
+    var s, q: f64 = 0
+    for i in 0..N {
+      s += a[i]
+      q += a[i] * a[i]
+    }
+  }
+}
+`), "")
+	p, err := Generate(k, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(p.File("main.go"))
+	for _, want := range []string{"d.last[0] = float64(", "d.last[1] = float64(", "last [2]float64"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("main.go has no %q", want)
+		}
+	}
+}
