@@ -154,6 +154,26 @@ func TestMPIExamples(t *testing.T) {
 			runs = append(runs, mpiRun{dir, k, p, g})
 		}
 	}
+	// The test kernels of non-blocking messages, at their own ranks.
+	for _, name := range []string{"requests", "overlap_nonblocking"} {
+		src, err := os.ReadFile(filepath.Join("testdata", "kernels", name+".spmd"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := checkSource(t, name+".spmd", src, "")
+		p, err := Generate(k, Options{Backend: BackendMPI})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		g, err := Generate(k, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		dir := fmt.Sprintf("test_%s_%d", name, p.Ranks)
+		writeModuleProgram(t, root, dir, p)
+		writeModuleProgram(t, root, dir+"_goroutines", g)
+		runs = append(runs, mpiRun{dir, k, p, g})
+	}
 	for _, f := range mpiFailing {
 		p, err := Generate(checkSource(t, f.name+".spmd", []byte(f.src), ""), Options{Backend: BackendMPI})
 		if err != nil {
