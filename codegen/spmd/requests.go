@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // Non-blocking messages (isend, irecv, wait, waitall) in the goroutine
@@ -286,31 +285,6 @@ func (op *reqOp) kind() string {
 		return "isend"
 	}
 	return "irecv"
-}
-
-// reqBuf is the buffer of a request's `SIZE bytes` or var payload: its
-// own, since several may be in flight at once.
-//
-//lint:ignore U1000 used by the generated main.go, for the payloads of posts
-func (r *rank) reqBuf(req, n int) []byte {
-	if n < 0 {
-		r.w.fatalf("rank %d: a payload of %d bytes", r.id, n)
-	}
-	b := r.rq.bufs[req]
-	if cap(b) < n {
-		b = make([]byte, n)
-		r.rq.bufs[req] = b
-	}
-	return b[:n]
-}
-
-// reqVar is the buffer of a var payload of a post, holding its value.
-//
-//lint:ignore U1000 used by the generated main.go, for var payloads of posts
-func reqVar[T any](r *rank, req int, x T) []byte {
-	b := r.reqBuf(req, int(unsafe.Sizeof(x)))
-	*(*T)(unsafe.Pointer(unsafe.SliceData(b))) = x
-	return b
 }
 
 // mailSend and mailRecv are the blocking send and receive of a kernel

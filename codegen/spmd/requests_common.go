@@ -1,5 +1,7 @@
 package spmd
 
+import "unsafe"
+
 // What both transports' non-blocking messages share: the counting build's
 // measure of computation (for the overlapped requests) and the error of a
 // request that is still active where it must be complete.
@@ -45,4 +47,29 @@ func (r *rank) checkDone(site int, posts []int, req, postSite int, kind string) 
 				r.id, name, kind, r.w.k.stmtOf(postSite), r.w.k.stmtOf(site), name)
 		}
 	}
+}
+
+// reqBuf is the buffer of a request's `SIZE bytes` or var payload: its
+// own, since several may be in flight at once.
+//
+//lint:ignore U1000 used by the generated main.go, for the payloads of posts
+func (r *rank) reqBuf(req, n int) []byte {
+	if n < 0 {
+		r.w.fatalf("rank %d: a payload of %d bytes", r.id, n)
+	}
+	b := r.rq.bufs[req]
+	if cap(b) < n {
+		b = make([]byte, n)
+		r.rq.bufs[req] = b
+	}
+	return b[:n]
+}
+
+// reqVar is the buffer of a var payload of a post, holding its value.
+//
+//lint:ignore U1000 used by the generated main.go, for var payloads of posts
+func reqVar[T any](r *rank, req int, x T) []byte {
+	b := r.reqBuf(req, int(unsafe.Sizeof(x)))
+	*(*T)(unsafe.Pointer(unsafe.SliceData(b))) = x
+	return b
 }
