@@ -272,7 +272,7 @@ type emulator struct {
 	current  int64   // the rank being advanced, or -1
 	floor    float64 // while granting links: the earliest clock of a woken rank
 	done     int64
-	regions  map[*lang.CommStmt]string
+	regions  map[lang.Stmt]string // of every communication and wait statement
 	works    map[workKey]float64
 	computer RankComputer // p, when its segments cost differently by rank class
 	nb       *nbState     // non-blocking messages; nil when the kernel posts none
@@ -400,7 +400,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em := &emulator{
 		k: k, p: checked, checked: checked, eager: p.EagerLimit(), opts: opts,
 		ranks:   make([]rankState, n),
-		regions: commRegions(k),
+		regions: stmtRegions(k),
 		works:   map[workKey]float64{},
 		path:    newPathRing(n),
 	}
@@ -493,9 +493,9 @@ func scheduleFor(k *lang.Checked, p Pricer, r int64, classes *[]scheduleClass) (
 	return s, -1, nil
 }
 
-// commRegions maps every communication statement to its region.
-func commRegions(k *lang.Checked) map[*lang.CommStmt]string {
-	out := map[*lang.CommStmt]string{}
+// stmtRegions maps every communication and wait statement to its region.
+func stmtRegions(k *lang.Checked) map[lang.Stmt]string {
+	out := map[lang.Stmt]string{}
 	var walk func(n lang.Node, region string)
 	walk = func(n lang.Node, region string) {
 		lang.Inspect(n, func(x lang.Node) bool {
@@ -506,6 +506,8 @@ func commRegions(k *lang.Checked) map[*lang.CommStmt]string {
 				}
 				return false
 			case *lang.CommStmt:
+				out[x] = region
+			case *lang.WaitStmt:
 				out[x] = region
 			}
 			return true

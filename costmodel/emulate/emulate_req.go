@@ -101,9 +101,8 @@ type nbState struct {
 	flights map[uint64]*nbMessage // messages waiting for a link, by flightKey
 	over    Overheads             // nil: no overheads
 	copies  bool                  // the side ready last copies a message (CopyingTransfers)
-	regions map[*lang.WaitStmt]string
-	posted  int64      // requests posted, all ranks
-	scratch []*request // finishWait's list, kept between waits
+	posted  int64                 // requests posted, all ranks
+	scratch []*request            // finishWait's list, kept between waits
 	ranks   []rankRequests
 }
 
@@ -138,7 +137,7 @@ func (em *emulator) initRequests(k *lang.Checked, p Pricer) {
 	if !hasRequests(k) {
 		return
 	}
-	nb := &nbState{pairs: map[uint64]*pairPosts{}, flights: map[uint64]*nbMessage{}, regions: waitRegions(k),
+	nb := &nbState{pairs: map[uint64]*pairPosts{}, flights: map[uint64]*nbMessage{},
 		ranks: make([]rankRequests, k.NumRanks())}
 	nb.over, _ = p.(Overheads)
 	if c, ok := p.(CopyingTransfers); ok {
@@ -160,28 +159,6 @@ func hasRequests(k *lang.Checked) bool {
 		return !found
 	})
 	return found
-}
-
-// waitRegions maps every wait statement to its region.
-func waitRegions(k *lang.Checked) map[*lang.WaitStmt]string {
-	out := map[*lang.WaitStmt]string{}
-	var walk func(n lang.Node, region string)
-	walk = func(n lang.Node, region string) {
-		lang.Inspect(n, func(x lang.Node) bool {
-			switch x := x.(type) {
-			case *lang.RegionStmt:
-				if x.Body != nil {
-					walk(x.Body, x.Name)
-				}
-				return false
-			case *lang.WaitStmt:
-				out[x] = region
-			}
-			return true
-		})
-	}
-	walk(k.Kernel.Body, "")
-	return out
 }
 
 // overheads returns the overheads of a message from src to dst, zero
@@ -696,7 +673,7 @@ func (em *emulator) finishWait(r int64, rs *rankState) {
 	}
 	if em.observe {
 		em.iv = Interval{Rank: r, Kind: ActWait, Posted: rs.posted, Start: end - busy, End: end, Peer: -1, From: -1,
-			Wait: rq.wait, Region: em.nb.regions[rq.wait]}
+			Wait: rq.wait, Region: em.regions[rq.wait]}
 		em.emit()
 	}
 }
