@@ -3,8 +3,6 @@ package analyze
 import (
 	"fmt"
 	"math/big"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -184,26 +182,5 @@ func TestRequestLifetimeErrors(t *testing.T) {
 // same for testdata/oracle; these are kept apart so that each new
 // statement has its own cases).
 func TestRequestCountsOracle(t *testing.T) {
-	files, err := filepath.Glob("testdata/requests/*.spmd")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no kernels in testdata/requests: %v", err)
-	}
-	for _, file := range files {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			src, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			settings := oracleSettings(src)
-			if len(settings) == 0 {
-				settings = []string{""}
-			}
-			for _, s := range settings {
-				k := loadKernel(t, file, src, parseSetting(t, s))
-				if d := oracleMismatch(k); d != "" {
-					t.Errorf("-D %s:\n%s", s, d)
-				}
-			}
-		})
-	}
+	oracleDir(t, "testdata/requests")
 }

@@ -1196,9 +1196,17 @@ func TestOracleExamples(t *testing.T) {
 // testdata/oracle, each at the settings its "// oracle: N=3 M=2" lines
 // name (and at its defaults when it names none).
 func TestOracleTestdata(t *testing.T) {
-	files, err := filepath.Glob("testdata/oracle/*.spmd")
+	oracleDir(t, "testdata/oracle")
+}
+
+// oracleDir checks Analyze against the oracle on the kernels of dir, each
+// at the settings its "// oracle: N=3 M=2" lines name (and at its defaults
+// when it names none).
+func oracleDir(t *testing.T, dir string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.spmd"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no kernels in testdata/oracle: %v", err)
+		t.Fatalf("no kernels in %s: %v", dir, err)
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {

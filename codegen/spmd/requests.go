@@ -95,17 +95,6 @@ func (w *world) box(src, dst int) *mailbox {
 	return p.Load()
 }
 
-// isend is `isend buf to peer as req`: post the send and go on. A peer of
-// -1 (none) posts nothing.
-func (r *rank) isend(site, to int, buf []byte, req int) {
-	r.postReq(site, to, buf, req, true)
-}
-
-// irecv is `irecv buf from peer as req`: post the receive and go on.
-func (r *rank) irecv(site, from int, buf []byte, req int) {
-	r.postReq(site, from, buf, req, false)
-}
-
 // postReq posts a request's message.
 func (r *rank) postReq(site, peer int, buf []byte, req int, send bool) {
 	what := "the source"

@@ -73,3 +73,15 @@ func reqVar[T any](r *rank, req int, x T) []byte {
 	*(*T)(unsafe.Pointer(unsafe.SliceData(b))) = x
 	return b
 }
+
+// isend is `isend buf to peer as req`: post the send and go on. A peer of
+// -1 (none) posts nothing.
+func (r *rank) isend(site, to int, buf []byte, req int) {
+	r.postReq(site, to, buf, req, true)
+}
+
+// irecv is `irecv buf from peer as req`: post the receive and go on.
+// postReq, the transport's, posts both.
+func (r *rank) irecv(site, from int, buf []byte, req int) {
+	r.postReq(site, from, buf, req, false)
+}
