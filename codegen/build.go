@@ -183,11 +183,7 @@ func Run(ctx context.Context, bin string, args ...string) ([]byte, error) {
 // Measure runs the timed build with -json (and args) and decodes its
 // measurement.
 func Measure(ctx context.Context, bin string, args ...string) (*spmd.Measurement, error) {
-	out, err := Run(ctx, bin, append([]string{"-json"}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	return decodeMeasurement(out)
+	return MeasureWith(ctx, Launch{}, bin, args...)
 }
 
 // decodeMeasurement reads a program's -json measurement.
@@ -203,17 +199,9 @@ func decodeMeasurement(out []byte) (*spmd.Measurement, error) {
 }
 
 // Count runs the counting build with -count -json and decodes what it
-// counted.
+// counted (CountWith, launched as the goroutine program it is).
 func Count(ctx context.Context, bin string) (*spmd.Executed, error) {
-	out, err := Run(ctx, bin, "-count", "-json")
-	if err != nil {
-		return nil, err
-	}
-	var ex spmd.Executed
-	if err := decode(out, &ex); err != nil {
-		return nil, err
-	}
-	return &ex, nil
+	return CountWith(ctx, Launch{}, bin)
 }
 
 // decode reads one JSON value strictly.
