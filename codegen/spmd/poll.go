@@ -27,10 +27,13 @@ const (
 	// pollsPerCheck is how many polls pass between readings of the clock
 	// and calls to runtime.Gosched (a poll, a non-blocking receive or an
 	// atomic load, takes a few nanoseconds; a clock reading ~20 ns, a
-	// Gosched ~100–200 ns): a goroutine that shares the rank's P (the
-	// watchdog, the garbage collector's workers) gets the core within a
-	// microsecond or so. Yielding every 1024 polls instead measured the
-	// same (BenchmarkComputeExchange).
+	// Gosched ~100–200 ns): a goroutine that shares the rank's P gets the
+	// core within a microsecond or so. That goroutine is often the
+	// partner rank itself (two ranks end up on one P, a parked rank being
+	// readied into its waker's), so the poll also yields once before it
+	// starts; yielding only every 4096 polls made a tight pingpong cost
+	// 12–31 µs a message instead of ~1 (BenchmarkPingpong), and yielding
+	// first brought it from ~1 µs to ~0.25 µs, as when ranks parked.
 	pollsPerCheck = 64
 )
 
@@ -84,6 +87,9 @@ func (r *rank) pollTokens(n int) int {
 		return got
 	}
 	start := time.Now()
+	// Yield first: a partner that shares this rank's P (the one a parked
+	// rank was readied into) runs at once, as it would after a park.
+	runtime.Gosched()
 	for i := 1; got < n; i++ {
 		select {
 		case <-r.wake:
@@ -109,6 +115,9 @@ func (r *rank) pollDone(ops []*reqOp) bool {
 		return allDone(ops)
 	}
 	start := time.Now()
+	// Yield first: a partner that shares this rank's P (the one a parked
+	// rank was readied into) runs at once, as it would after a park.
+	runtime.Gosched()
 	for i := 1; ; i++ {
 		if allDone(ops) {
 			return true
