@@ -37,8 +37,9 @@ type reqOp struct {
 	send  bool
 	req   int // the request number; -1 for a blocking operation
 	// done is set by whichever side completes the message, under the
-	// owner's reqState.mu.
-	done bool
+	// owner's reqState.mu; atomic, so that the owner may poll it without
+	// the lock (poll.go).
+	done atomic.Bool
 	// work is the counting build's computation counter at the post
 	// (rank.work), for the overlapped count.
 	work int64
@@ -164,7 +165,7 @@ func (r *rank) match(op *reqOp) {
 func (r *rank) complete(op *reqOp) {
 	rq := r.rq
 	rq.mu.Lock()
-	op.done = true
+	op.done.Store(true)
 	rq.gen.Add(1)
 	rq.cond.Signal()
 	rq.mu.Unlock()
@@ -173,13 +174,16 @@ func (r *rank) complete(op *reqOp) {
 // block waits until every op is done; site names the statement for the
 // deadlock report.
 func (r *rank) block(site int, ops ...*reqOp) {
+	if r.pollDone(ops) {
+		return
+	}
 	rq := r.rq
 	rq.mu.Lock()
 	// A copy in the rank's own list, so that ops (often a one-element
 	// list) stays on the caller's stack.
 	rq.waiting, rq.waitSite = append(rq.waiting[:0], ops...), site
 	for _, op := range ops {
-		for !op.done {
+		for !op.done.Load() {
 			rq.blocked.Store(true)
 			rq.cond.Wait()
 		}
@@ -352,7 +356,7 @@ func (w *world) requestWaiters(words *[]uint64) map[int]string {
 		r.rq.mu.Lock()
 		var parts []string
 		for _, op := range r.rq.waiting {
-			if op.done {
+			if op.done.Load() {
 				continue
 			}
 			dir := "a receive from"

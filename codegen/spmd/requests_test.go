@@ -90,10 +90,17 @@ func TestWaitOfInactiveRequest(t *testing.T) {
 // reports.
 func requestFatal(t *testing.T, p int, body func(r *rank)) string {
 	t.Helper()
+	return requestFatalPolling(t, p, pollFor(p), body)
+}
+
+// requestFatalPolling is requestFatal with the ranks waiting as poll says.
+func requestFatalPolling(t *testing.T, p int, poll pollPolicy, body func(r *rank)) string {
+	t.Helper()
 	var mu sync.Mutex
 	var stderr bytes.Buffer
 	exited := make(chan int, 1)
 	w := requestWorld(t, p, []string{"a", "b"}, func(code int) { exited <- code }, &stderr, &mu, body)
+	w.poll = poll
 	go w.runs(1)
 	select {
 	case code := <-exited:

@@ -284,6 +284,12 @@ func TestSendToSelf(t *testing.T) {
 // it stops with a fatal error.
 func fatalRun(t *testing.T, p int, body func(r *rank)) string {
 	t.Helper()
+	return fatalRunPolling(t, p, pollFor(p), body)
+}
+
+// fatalRunPolling is fatalRun with the ranks waiting as poll says.
+func fatalRunPolling(t *testing.T, p int, poll pollPolicy, body func(r *rank)) string {
+	t.Helper()
 	sites := []site{{kind: siteSend, stmt: "t.spmd:3:5"}, {kind: siteRecv, stmt: "t.spmd:4:5"}}
 	k := &kernelDesc{name: "t", ranks: p, regions: []string{"(outside regions)"}, sites: sites,
 		newRank: func() rankProgram { return bodyProgram{body} }}
@@ -292,6 +298,7 @@ func fatalRun(t *testing.T, p int, body func(r *rank)) string {
 	exited := make(chan int, 1)
 	w := newWorld(k, syncWriter{&mu, &stderr}, func(code int) { exited <- code })
 	w.period = 5 * time.Millisecond
+	w.poll = poll
 	go w.runs(1) // the ranks stay blocked: the goroutines are abandoned
 	select {
 	case code := <-exited:

@@ -44,6 +44,7 @@ type world struct {
 	exit   func(code int)
 	once   sync.Once     // the first fatal error wins
 	period time.Duration // how often the watchdog looks
+	poll   pollPolicy    // how long a waiting rank polls before it parks (poll.go)
 }
 
 // rank is one rank's view of the world: its identity, its wake-up
@@ -73,7 +74,7 @@ type rank struct {
 
 // newWorld creates the ranks of kernel k and their programs.
 func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
-	w := &world{k: k, size: k.ranks, stderr: stderr, exit: exit, period: watchPeriod}
+	w := &world{k: k, size: k.ranks, stderr: stderr, exit: exit, period: watchPeriod, poll: pollFor(k.ranks)}
 	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
 	w.gate.init(k.ranks)
 	if len(k.requests) > 0 {
@@ -273,13 +274,6 @@ func (w *world) sizeError(src, dst, sent, room, sendSite, recvSite int) {
 		src, sent, dst, w.k.stmtOf(sendSite), dst, room, w.k.stmtOf(recvSite))
 }
 
-// wait blocks until n posted operations have completed.
-func (r *rank) wait(n int) {
-	for range n {
-		<-r.wake
-	}
-}
-
 // send is `send buf to peer`: blocking until the receiver has the bytes.
 // A peer of -1 (none) does nothing. send and recv are small enough to
 // inline into the kernel body, so that a rank that waits parks in the
@@ -291,7 +285,7 @@ func (r *rank) send(site, to int, buf []byte) {
 		return
 	}
 	if r.offerSend(ctxUser, to, buf, site) {
-		<-r.wake
+		r.await()
 	}
 }
 
@@ -302,7 +296,7 @@ func (r *rank) recv(site, from int, buf []byte) {
 		return
 	}
 	if r.offerRecv(ctxUser, from, buf, site) {
-		<-r.wake
+		r.await()
 	}
 }
 
@@ -330,13 +324,13 @@ func (r *rank) sendrecv(sendSite, recvSite, to int, sbuf []byte, from int, rbuf 
 // blocking rendezvous in the collective context, not counted.
 func (r *rank) xsend(to int, buf []byte) {
 	if r.offerSend(ctxColl, to, buf, r.site) {
-		<-r.wake
+		r.await()
 	}
 }
 
 func (r *rank) xrecv(from int, buf []byte) {
 	if r.offerRecv(ctxColl, from, buf, r.site) {
-		<-r.wake
+		r.await()
 	}
 }
 
