@@ -105,6 +105,10 @@ func (c *checker) workMem(it *WorkMem, s *WorkStmt) (workItem, bool) {
 			c.errorf(it.Array, "a %s streams through an array, but %s is %s; name an array, or write 'in SIZE' for a working set of SIZE bytes",
 				it.Word(), it.Array.Name, obj.Kind.article())
 			return wi, false
+		case slices.ContainsFunc(obj.Dims, func(d int64) bool { return d < 1 }):
+			// The declaration has its error already (a dimension must be
+			// at least 1); an empty array has nothing to stream through.
+			return wi, false
 		}
 		c.record(it.Array, operand{typ: obj.Type, dep: DepData})
 		wi.array, wi.elem = obj, obj.Elem
