@@ -51,7 +51,7 @@ func hasPointToPoint(k *lang.Checked) bool {
 	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
 		if s, ok := n.(*lang.CommStmt); ok {
 			switch s.Kind {
-			case lang.Send, lang.Recv, lang.SendRecv, lang.Exchange:
+			case lang.Send, lang.Recv, lang.SendRecv, lang.Exchange, lang.ISend, lang.IRecv:
 				found = true
 			}
 		}

@@ -17,6 +17,16 @@ func TestCountReportsDeadlock(t *testing.T) {
 	if !strings.Contains(want, "deadlock: 3 of 3 ranks cannot complete") {
 		t.Fatalf("emulate no longer finds the deadlock: %q", want)
 	}
+	// A deadlock through waits (only requests, no blocking message) is
+	// found the same way.
+	const waits = "testdata/count_waits_deadlock.spmd"
+	_, _, wantWaits := runCLI(t, "", "emulate", waits, "-m", "unit")
+	if !strings.Contains(wantWaits, "the chain of waits") {
+		t.Fatalf("emulate no longer finds the deadlock through waits: %q", wantWaits)
+	}
+	if code, _, errOut := runCLI(t, "", "count", waits, "--cache", "L1=32KiB/64B/8"); code != 1 || errOut != wantWaits {
+		t.Errorf("count of a deadlock through waits: exit %d, stderr %q; want 1 and emulate's %q", code, errOut, wantWaits)
+	}
 	for _, format := range []string{"table", "json"} {
 		code, out, errOut := runCLI(t, "", "count", ring, "--cache", "L1=32KiB/64B/8", "-o", format)
 		if code != 1 || !strings.Contains(out, "emulate_deadlock.spmd") {
