@@ -141,6 +141,11 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 		if eager > 0 {
 			args = append(args, "-eager-limit", fmt.Sprint(eager))
 		}
+		stall, err := c.programArgs()
+		if err != nil {
+			return err
+		}
+		args = append(args, stall...)
 	}
 	var (
 		p   *codegen.Program

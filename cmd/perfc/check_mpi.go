@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"perfc/codegen"
 	"perfc/lang"
@@ -12,17 +13,29 @@ import (
 
 // mpiArgs are perfc check's flags of the MPI backend.
 type mpiArgs struct {
-	MPI      bool   `name:"mpi" help:"Run every rank as an MPI process under mpirun (Open MPI; docs/mpi.md) instead of as a goroutine."`
-	Ranks    int    `short:"n" placeholder:"RANKS" help:"With --mpi: the ranks to start; the kernel's P (or its grid's Px, Py) is set to match unless -D sets it (default: the kernel's P)."`
-	Hostfile string `type:"path" placeholder:"FILE" help:"With --mpi: mpirun's --hostfile, the nodes to run on."`
-	Mpirun   string `placeholder:"'srun …'" help:"With --mpi: the launcher and its arguments, split at spaces, instead of mpirun (e.g. 'srun -N 2 -n 8')."`
+	MPI      bool          `name:"mpi" help:"Run every rank as an MPI process under mpirun (Open MPI; docs/mpi.md) instead of as a goroutine."`
+	Ranks    int           `short:"n" placeholder:"RANKS" help:"With --mpi: the ranks to start; the kernel's P (or its grid's Px, Py) is set to match unless -D sets it (default: the kernel's P)."`
+	Hostfile string        `type:"path" placeholder:"FILE" help:"With --mpi: mpirun's --hostfile, the nodes to run on."`
+	Mpirun   string        `placeholder:"'srun …'" help:"With --mpi: the launcher and its arguments, split at spaces, instead of mpirun (e.g. 'srun -N 2 -n 8')."`
+	Stall    time.Duration `placeholder:"DURATION" help:"With --mpi: report a deadlock once a rank has waited this long in one MPI operation (the program's -stall; default 20s). Shorter finds a deadlock sooner; a rank that computes longer than this between messages is reported too."`
+}
+
+// programArgs are the generated program's flags that the MPI flags set.
+func (a mpiArgs) programArgs() ([]string, error) {
+	if a.Stall < 0 {
+		return nil, fmt.Errorf("--stall %v: the time before a deadlock is reported must be positive", a.Stall)
+	}
+	if a.Stall == 0 {
+		return nil, nil
+	}
+	return []string{"-stall", a.Stall.String()}, nil
 }
 
 // launch is the Launch the flags describe for a kernel of ranks ranks.
 func (a mpiArgs) launch(ranks int) (codegen.Launch, error) {
 	if !a.MPI {
-		if a.Ranks != 0 || a.Hostfile != "" || a.Mpirun != "" {
-			return codegen.Launch{}, fmt.Errorf("-n, --hostfile and --mpirun go with --mpi; the goroutine backend runs the kernel's P ranks in one process (set P with -D P=…)")
+		if a.Ranks != 0 || a.Hostfile != "" || a.Mpirun != "" || a.Stall != 0 {
+			return codegen.Launch{}, fmt.Errorf("-n, --hostfile, --mpirun and --stall go with --mpi; the goroutine backend runs the kernel's P ranks in one process (set P with -D P=…), and its watchdog reports a deadlock as soon as no rank can move")
 		}
 		return codegen.Launch{}, nil
 	}

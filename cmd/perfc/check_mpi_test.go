@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -70,13 +71,26 @@ func TestCheckMPIFails(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "failed under mpirun") || !strings.Contains(errOut, "error: rank 0 sends more than 16 B to rank 1") {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 1 and the rank's message", code, out, errOut)
 	}
+	// A deadlock ends with the ranks' stall reports after --stall, not after
+	// the program's default of 20 s.
+	deadlock := "kernel dl(n = 8) on P = 2 ranks {\n  array a[n]: f64\n  recv a[0:n] from 1 - rank\n  send a[0:n] to 1 - rank\n}\n"
+	start := time.Now()
+	code, out, errOut = runCLI(t, deadlock, "check", "-", "--mpi", "--stall", "1s", "--reps", "1", "--samples", "1", "--cache-dir", t.TempDir())
+	if code != 1 || !strings.Contains(errOut, "deadlock or stall: rank") || !strings.Contains(errOut, "has waited 1s to receive") {
+		t.Errorf("deadlock with --stall 1s: exit %d, stdout %q, stderr %q; want 1 and the stall report", code, out, errOut)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("deadlock with --stall 1s took %v to report", d)
+	}
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"-n", "3", "--mpi", "../../examples/cannon.spmd"}, "-n 3: kernel cannon cannot run on 3 ranks"},
 		{[]string{"-n", "4", "--mpi", "-D", "P=2", "../../examples/pingpong.spmd"}, "-n 4, but -D P=2 gives kernel pingpong 2 ranks"},
-		{[]string{"-n", "4", "../../examples/pingpong.spmd"}, "-n, --hostfile and --mpirun go with --mpi"},
+		{[]string{"-n", "4", "../../examples/pingpong.spmd"}, "-n, --hostfile, --mpirun and --stall go with --mpi"},
+		{[]string{"--stall", "1s", "../../examples/pingpong.spmd"}, "-n, --hostfile, --mpirun and --stall go with --mpi"},
+		{[]string{"--mpi", "--stall=-1s", "../../examples/pingpong.spmd"}, "--stall -1s: the time before a deadlock is reported must be positive"},
 	} {
 		code, _, errOut := runCLI(t, "", append([]string{"check"}, tt.args...)...)
 		if code != 1 || !strings.Contains(errOut, tt.want) {
