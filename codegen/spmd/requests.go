@@ -283,30 +283,27 @@ func (op *reqOp) kind() string {
 // mailSend and mailRecv are the blocking send and receive of a kernel
 // with requests: a post and its wait, so that they match in order with
 // the requests.
-func (r *rank) mailSend(site, to int, buf []byte) {
-	if uint(to) >= uint(r.size) {
-		r.noPeer(to, site, "the destination")
-		return
-	}
-	if counting {
-		r.countMessage(site, to, len(buf))
-	}
-	op := &r.rq.block[0]
-	*op = reqOp{owner: r, site: site, peer: to, buf: buf, send: true, req: -1}
-	r.match(op)
-	r.block(site, op)
-}
+func (r *rank) mailSend(site, to int, buf []byte) { r.mailBlocking(site, to, buf, true) }
 
-func (r *rank) mailRecv(site, from int, buf []byte) {
-	if uint(from) >= uint(r.size) {
-		r.noPeer(from, site, "the source")
+func (r *rank) mailRecv(site, from int, buf []byte) { r.mailBlocking(site, from, buf, false) }
+
+// mailBlocking posts one blocking operation (a send, or a receive) on the
+// rank's own slot of that direction and waits for it. A peer of -1
+// (none) does nothing.
+func (r *rank) mailBlocking(site, peer int, buf []byte, send bool) {
+	slot, what := 1, "the source"
+	if send {
+		slot, what = 0, "the destination"
+	}
+	if uint(peer) >= uint(r.size) {
+		r.noPeer(peer, site, what)
 		return
 	}
 	if counting {
-		r.countMessage(site, from, len(buf))
+		r.countMessage(site, peer, len(buf))
 	}
-	op := &r.rq.block[1]
-	*op = reqOp{owner: r, site: site, peer: from, buf: buf, send: false, req: -1}
+	op := &r.rq.block[slot]
+	*op = reqOp{owner: r, site: site, peer: peer, buf: buf, send: send, req: -1}
 	r.match(op)
 	r.block(site, op)
 }
