@@ -154,17 +154,8 @@ func (m *cacheModel) visitNode(x *cacheNode, st *levelState, failed string) erro
 	if ok {
 		return m.visitSplit(x, st, failed, split)
 	}
-	for _, it := range x.items {
-		if it.node != nil {
-			if err := m.visit(it.node, st, failed); err != nil {
-				return err
-			}
-			continue
-		}
-		if g := it.group; !g.empty {
-			m.direct(g, x, st)
-			st.note(g, failed)
-		}
+	if err := m.visitItems(x, st, failed); err != nil {
+		return err
 	}
 	partial, ok, err := m.partialReuse(x, st)
 	if err != nil || !ok {
@@ -427,4 +418,23 @@ func formatSize(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// visitItems visits x's items as for an iteration that does not fit:
+// nested loops recursively, x's own reference groups directly, each
+// noted as failing with failed.
+func (m *cacheModel) visitItems(x *cacheNode, st *levelState, failed string) error {
+	for _, it := range x.items {
+		if it.node != nil {
+			if err := m.visit(it.node, st, failed); err != nil {
+				return err
+			}
+			continue
+		}
+		if g := it.group; !g.empty {
+			m.direct(g, x, st)
+			st.note(g, failed)
+		}
+	}
+	return nil
 }

@@ -447,17 +447,8 @@ func (m *cacheModel) visitRest(x *cacheNode, st *levelState, failed string, skip
 		}
 		m.filtered = outer
 	}()
-	for _, it := range x.items {
-		if it.node != nil {
-			if err := m.visit(it.node, st, failed); err != nil {
-				return err
-			}
-			continue
-		}
-		if g := it.group; !g.empty {
-			m.direct(g, x, st)
-			st.note(g, failed)
-		}
+	if err := m.visitItems(x, st, failed); err != nil {
+		return err
 	}
 	for _, g := range x.under {
 		if m.filtered[g] || g.irregular {

@@ -215,21 +215,20 @@ func limitOf(f symbolic.Poly, v string, env map[string]*big.Rat, size int64, hol
 			}
 			lo, hi = hi, 2*hi
 		}
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
-			if ok, _ := fits(mid); ok {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
+		_, hi = bisectFits(lo, hi, fits)
 		return fmt.Sprintf("breaks at %s = %d", v, hi), true
 	}
 	// It fails at cur: bisect between 0 and cur for the largest that fits.
 	if ok, _ := fits(0); !ok {
 		return fmt.Sprintf("fails for every %s", v), true
 	}
-	lo, hi := int64(0), cur
+	lo, _ := bisectFits(0, cur, fits)
+	return fmt.Sprintf("holds while %s <= %d", v, lo), true
+}
+
+// bisectFits narrows lo (which fits) and hi (which does not) to
+// neighbours: the largest value that fits and the smallest that fails.
+func bisectFits(lo, hi int64, fits func(int64) (bool, bool)) (int64, int64) {
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		if ok, _ := fits(mid); ok {
@@ -238,5 +237,5 @@ func limitOf(f symbolic.Poly, v string, env map[string]*big.Rat, size int64, hol
 			hi = mid
 		}
 	}
-	return fmt.Sprintf("holds while %s <= %d", v, lo), true
+	return lo, hi
 }
