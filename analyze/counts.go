@@ -290,6 +290,11 @@ type Counts struct {
 	// per-entry cost of a loop (its start-up, RINF1's n½) is priced per
 	// entry, its overhead per iteration.
 	LoopEntries Count `json:"loop_entries,omitzero"`
+	// RegionEntries counts how often a region starts: the generated
+	// program reads the clock at every region's start and end, a cost the
+	// region's measured time includes (compute.clock, docs/predict.md).
+	// It counts in the region it starts; the total, every region's.
+	RegionEntries Count `json:"region_entries,omitzero"`
 	// Chains lists the loop-carried dependency chains of the region, for
 	// the latency bound of the loops that carry them (docs/predict.md).
 	Chains []Chain `json:"chains,omitempty"`

@@ -39,7 +39,7 @@ type flatCounts struct {
 	Refs                                 map[string]*big.Rat       // "k.spmd:3:5 A[i] load hoisted(k)"
 	Messages                             map[string]flatMessage    // "send k.spmd:4:3 to (rank + 1) % P"
 	Collectives                          map[string]flatCollective // "allreduce k.spmd:5:3"
-	LoopEntries                          *big.Rat
+	LoopEntries, RegionEntries           *big.Rat
 	Chains                               map[string]flatChain // "k.spmd:4:5 s" (oracle_chains_test.go)
 	Requests                             map[string]*big.Rat  // "posted", "completed", "overlapped" (oracle_requests_test.go)
 }
@@ -68,7 +68,7 @@ func newFlatCounts() *flatCounts {
 		Loads: z(), Stores: z(), LoadBytes: z(), StoreBytes: z(), Barriers: z(),
 		Ops: map[string]*big.Rat{}, Refs: map[string]*big.Rat{},
 		Messages: map[string]flatMessage{}, Collectives: map[string]flatCollective{},
-		LoopEntries: z(), Chains: map[string]flatChain{}, Requests: map[string]*big.Rat{},
+		LoopEntries: z(), RegionEntries: z(), Chains: map[string]flatChain{}, Requests: map[string]*big.Rat{},
 	}
 }
 
@@ -125,7 +125,7 @@ func (f *flatCounts) plus(g *flatCounts) *flatCounts {
 		for _, p := range [][2]*big.Rat{
 			{out.Iterations, x.Iterations}, {out.Flop, x.Flop}, {out.IntOps, x.IntOps}, {out.MaddPairs, x.MaddPairs},
 			{out.Loads, x.Loads}, {out.Stores, x.Stores}, {out.LoadBytes, x.LoadBytes}, {out.StoreBytes, x.StoreBytes},
-			{out.Barriers, x.Barriers}, {out.LoopEntries, x.LoopEntries},
+			{out.Barriers, x.Barriers}, {out.LoopEntries, x.LoopEntries}, {out.RegionEntries, x.RegionEntries},
 		} {
 			p[0].Add(p[0], p[1])
 		}
@@ -188,6 +188,7 @@ func flatten(c *Counts, keepPeers bool) *flatCounts {
 	f.StoreBytes.Set(ratOrZero(c.StoreBytes.Value))
 	f.Barriers.Set(ratOrZero(c.Barriers.Value))
 	f.LoopEntries.Set(ratOrZero(c.LoopEntries.Value))
+	f.RegionEntries.Set(ratOrZero(c.RegionEntries.Value))
 	for _, ch := range c.Chains {
 		f.Chains[ch.Loop+" "+ch.Var] = flattenChain(ch)
 	}
@@ -478,6 +479,7 @@ type oracleRun struct {
 	// entries counts loop starts by region, loopIters the body
 	// executions of each loop.
 	entries   map[string]*big.Rat
+	regions   map[string]*big.Rat // region starts, by region
 	loopIters map[lang.Stmt]*big.Rat
 	// loopEntries counts the starts of each loop (Chain.Entries).
 	loopEntries map[lang.Stmt]*big.Rat
@@ -496,7 +498,7 @@ func (pr *oracleProgram) run(rank int64) (map[string]*flatCounts, []string, erro
 		execs: map[*oracleLocal]*big.Rat{}, hoist: map[*lang.ForStmt]*big.Rat{},
 		iters: map[string]*big.Rat{}, msgs: map[string]*oracleMessage{},
 		cols: map[string]*oracleCollective{}, barrs: map[string]*big.Rat{},
-		entries: map[string]*big.Rat{}, loopIters: map[lang.Stmt]*big.Rat{}, loopEntries: map[lang.Stmt]*big.Rat{},
+		entries: map[string]*big.Rat{}, regions: map[string]*big.Rat{}, loopIters: map[lang.Stmt]*big.Rat{}, loopEntries: map[lang.Stmt]*big.Rat{},
 	}
 	if err := w.block(pr.k.Kernel.Body, big.NewRat(1, 1), ""); err != nil {
 		return nil, nil, err
@@ -524,6 +526,7 @@ func (w *oracleRun) stmt(s lang.Stmt, mult *big.Rat, region string) error {
 	case *lang.Block:
 		return w.block(s, mult, region)
 	case *lang.RegionStmt:
+		addTo(w.regions, s.Name, mult)
 		return w.block(s.Body, mult, s.Name)
 	case *lang.AssignStmt, *lang.VarDecl:
 		if loc := w.pr.local[s]; loc != nil {
@@ -824,6 +827,9 @@ func (w *oracleRun) tally() (map[string]*flatCounts, []string, error) {
 	}
 	for region, n := range w.entries {
 		at(region).LoopEntries.Add(at(region).LoopEntries, n)
+	}
+	for region, n := range w.regions {
+		at(region).RegionEntries.Add(at(region).RegionEntries, n)
 	}
 	w.tallyChains(at)
 	for loc, n := range w.execs {

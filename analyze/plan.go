@@ -24,6 +24,7 @@ const (
 	leafVector                 // an innermost loop a vector unit could run (vector.go)
 	leafEntry                  // one start of a for or repeat loop (chain encloses the loop)
 	leafChain                  // the dependency chains a loop carries (chains.go)
+	leafRegion                 // one start of a region (its clock reads; chain encloses the region)
 )
 
 // leaf is one counted thing at one place.
@@ -183,6 +184,7 @@ func (p *plan) stmt(s lang.Stmt, chain []level, region string) {
 		p.ifStmt(s, chain, region)
 	case *lang.RegionStmt:
 		p.region(s.Name)
+		p.leaves = append(p.leaves, &leaf{kind: leafRegion, region: s.Name, chain: chain, stmt: s, pos: s.Pos()})
 		p.block(s.Body, chain, s.Name)
 	case *lang.CommStmt:
 		// A payload that is not contiguous is copied through a buffer

@@ -210,6 +210,13 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 		}
 		c.LoopEntries = c.LoopEntries.add(n)
 		return nil
+	case leafRegion:
+		n, err := ra.exec(l, l.chain)
+		if err != nil {
+			return err
+		}
+		c.RegionEntries = c.RegionEntries.add(n)
+		return nil
 	case leafChain:
 		return ra.chainLeaf(l, c)
 	case leafComm:

@@ -58,6 +58,7 @@ type Result struct {
 	Mode    Mode
 	Date    string // YYYY-MM-DD (UTC), in every source
 	Core    *coreFit
+	Clock   *clockFit // nil when the clock kernel was not run
 	Memory  *memoryFit
 	Comms   *comms.Result // nil with NoComms
 	Elapsed time.Duration
@@ -140,7 +141,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sz := modeSizes(o.Mode, llc)
 	res := &Result{Host: info, Mode: o.Mode, Date: info.Date.Format("2006-01-02"), sz: sz}
 
-	mine := 2 * (buildSeconds + sz.runSeconds())
+	mine := 3 * (buildSeconds + sz.runSeconds()) // in core, clock, memory
 	commsTotal := 0.0
 	if !o.NoComms {
 		commsTotal = 20 // until comms says
@@ -170,6 +171,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	if res.Core, err = fitCore(core); err != nil {
+		return nil, err
+	}
+	clk, err := run(clockKernel(), "the program's clock")
+	if err != nil {
+		return nil, err
+	}
+	if res.Clock, err = fitClock(clk); err != nil {
 		return nil, err
 	}
 	mem, err := run(memoryKernel(sz), "working-set sweep and strides")

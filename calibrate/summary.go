@@ -16,6 +16,9 @@ func (r *Result) Summary(w io.Writer) {
 	en, _ := cf.throughput.Coefficient(featEntry)
 	fmt.Fprintf(w, "in core: loop %s per iteration, %s per entry; throughput fit of %d regions rms %s, latency fit of %d regions rms %s; TICK2 %s\n",
 		ns(it), ns(en), len(cf.tp), pct(cf.throughput.RelRMS), len(cf.lat), pct(cf.latency.RelRMS), ns(cf.tick2))
+	if c := r.Clock; c != nil {
+		fmt.Fprintf(w, "clock: %s per region entry, %s per run outside the regions (what the programs' timing adds)\n", ns(c.region), ns(c.run))
+	}
 	for _, l := range mf.levels {
 		fmt.Fprintf(w, "memory: %s delivers %s (%s stream, rms %s)\n", l.level, gbs(l.bw), l.kind, pct(l.rms))
 	}

@@ -56,6 +56,7 @@ type computeYAML struct {
 	Source  string      `yaml:"source"`
 	Loop    loopYAML    `yaml:"loop,flow"`
 	Access  accessYAML  `yaml:"access,flow"`
+	Clock   *clockYAML  `yaml:"clock,omitempty,flow"`
 	Ops     opTableYAML `yaml:"ops"`
 	Latency opTableYAML `yaml:"latency"`
 }
@@ -206,6 +207,7 @@ func (r *Result) computeSection() computeYAML {
 		Access: accessYAML{Load: ns(coef(featLoad)), Store: ns(coef(featStore)),
 			Source: fmt.Sprintf("perfc calibrate copy, copy2, store, gather3, gather5 and every in-core region, %s", fitSrc)},
 	}
+	c.Clock = r.clockSection()
 	c.Ops = opTable(tp, cf.tp, groupOps, r.sz, r.Date, fmt.Sprintf("perfc calibrate independent operations (y[i] = x[i] OP z[i], one and two statements per iteration), cost beyond the loop and the accesses, %s", fitSrc))
 	c.Latency = opTable(cf.latency, cf.lat, groupLatency, r.sz, r.Date, fmt.Sprintf("perfc calibrate chains through a var (s = s OP x[i]), NNLS of %d region times on the chains' operations, %d iterations each, %s, fit rms %s",
 		len(cf.lat), r.sz.work, r.Date, pct(cf.latency.RelRMS)))

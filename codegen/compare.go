@@ -174,7 +174,8 @@ func flattenAnalyzed(c analyze.Counts, withPeers bool) map[string]*big.Rat {
 	}
 	for name, n := range map[string]analyze.Count{"iterations": c.Iterations, "flop": c.Flop, "int_ops": c.IntOps,
 		"madd_pairs": c.MaddPairs, "loads": c.Loads, "stores": c.Stores, "load_bytes": c.LoadBytes,
-		"store_bytes": c.StoreBytes, "barriers": c.Barriers, "loop_entries": c.LoopEntries} {
+		"store_bytes": c.StoreBytes, "barriers": c.Barriers, "loop_entries": c.LoopEntries,
+		"region_entries": c.RegionEntries} {
 		add(name, n)
 	}
 	for _, o := range c.Ops {
@@ -205,7 +206,7 @@ func flattenAnalyzed(c analyze.Counts, withPeers bool) map[string]*big.Rat {
 func flattenExecuted(c spmd.Counts, withPeers bool) map[string]int64 {
 	out := map[string]int64{"iterations": c.Iterations, "flop": c.Flop, "int_ops": c.IntOps, "madd_pairs": c.MaddPairs,
 		"loads": c.Loads, "stores": c.Stores, "load_bytes": c.LoadBytes, "store_bytes": c.StoreBytes, "barriers": c.Barriers,
-		"loop_entries": c.LoopEntries}
+		"loop_entries": c.LoopEntries, "region_entries": c.RegionEntries}
 	for _, o := range c.Ops {
 		out[opName("ops", o.Op, o.Type, o.Pattern)] += o.Count
 	}
@@ -291,6 +292,8 @@ func (s site) countNames() (names []string, prefix string) {
 		return []string{"iterations"}, ""
 	case "siteEntry":
 		return []string{"loop_entries"}, ""
+	case "siteRegion":
+		return []string{"region_entries"}, ""
 	case "siteBarrier":
 		return []string{"barriers"}, ""
 	case "siteSend":

@@ -24,9 +24,12 @@ type RegionPrediction struct {
 	Memory      float64 `json:"memory"`
 	Messages    float64 `json:"messages"`
 	Collectives float64 `json:"collectives"`
-	Time        float64 `json:"time"`
-	Bottleneck  string  `json:"bottleneck"`
-	Terms       []Term  `json:"terms"`
+	// Clock is the program's own clock reads in the region (compute.clock):
+	// part of what the program measures, added after composing the rest.
+	Clock      float64 `json:"clock,omitempty"`
+	Time       float64 `json:"time"`
+	Bottleneck string  `json:"bottleneck"`
+	Terms      []Term  `json:"terms"`
 }
 
 // ClassPrediction is the predicted time of one class of alike ranks.
@@ -113,6 +116,8 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		regions := p.priceClass(cl, rep)
 		p.shares.addClass(p, cl, regions)
 		p.shareCores(cl, regions) // after addClass: the emulator models the sharing itself
+		p.addClock(cl, regions)   // after shareCores, which recomposes the regions' times
+		regions, _ = p.addRunClock(regions)
 		var total float64
 		for _, r := range regions {
 			total += r.Time
@@ -157,7 +162,9 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 			return nil, err
 		}
 		pred.Emulation = em
-		pred.Total = em.Total
+		// The emulated schedules carry no clock reads (compute.clock):
+		// the slowest rank's are added to its critical path.
+		pred.Total = em.Total + sumRegions(pred.Regions).Clock
 		pred.Method = "discrete-event emulation of every rank's schedule (critical path); the regions show the slowest rank's own costs"
 		// The wavefront analysis only adds to the prediction: when it
 		// fails, the emulated time stands, and the note says why the
@@ -469,6 +476,7 @@ func sumRegions(rs []RegionPrediction) RegionPrediction {
 		t.Memory += r.Memory
 		t.Messages += r.Messages
 		t.Collectives += r.Collectives
+		t.Clock += r.Clock
 		t.Time += r.Time
 	}
 	return t
@@ -480,7 +488,7 @@ func bottleneckOf(r RegionPrediction) string {
 	for _, c := range []struct {
 		name string
 		t    float64
-	}{{"compute", r.Compute}, {"memory", r.Memory}, {"messages", r.Messages}, {"collectives", r.Collectives}} {
+	}{{"compute", r.Compute}, {"memory", r.Memory}, {"messages", r.Messages}, {"collectives", r.Collectives}, {"clock reads", r.Clock}} {
 		if c.t > best {
 			best, name = c.t, c.name
 		}

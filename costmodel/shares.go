@@ -144,7 +144,7 @@ func workOfCounts(c analyze.Counts) *workload {
 // regionOf names the region of a segment as the analysis names it.
 func regionOf(w *analyze.Work) string {
 	if w.Region == "" {
-		return "(outside regions)"
+		return outsideRegions
 	}
 	return w.Region
 }

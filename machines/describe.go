@@ -139,6 +139,8 @@ func (d *describer) compute(c *Compute) {
 	d.optional("loop per entry", c.loop.Entry)
 	d.optional("access per element loaded", c.access.Load)
 	d.optional("access per element stored", c.access.Store)
+	d.optional("clock per region entry", c.clock.Region)
+	d.optional("clock per run", c.clock.Run)
 	for _, k := range c.opOrder {
 		d.number(opLabel("op", k), c.ops[k])
 	}

@@ -271,6 +271,7 @@ type Compute struct {
 	window       Number // reorder window, as a time: how far the core runs ahead of a chain
 	loop         LoopCost
 	access       AccessCost
+	clock        ClockCost
 	vectors      []VectorUnit
 	imh          *IMH
 }
@@ -285,6 +286,18 @@ type opKey struct{ pattern, op, elem string }
 type LoopCost struct {
 	Iteration Number
 	Entry     Number
+}
+
+// ClockCost is what the generated program's own timing adds to what it
+// measures: per region entry (a clock read and the region bookkeeping
+// between the start and the end of the region, TICK2) and per run (the
+// clock reads that start and end a run, measured outside every region).
+// A kernel's measured time includes them, so a prediction that is to be
+// compared with it must too (docs/predict.md, "The program's clock").
+// A cost the table does not give is the zero Number.
+type ClockCost struct {
+	Region Number
+	Run    Number
 }
 
 // AccessCost is the in-core cost of one element loaded or stored with its
@@ -417,6 +430,15 @@ func (c *Compute) Loop() (LoopCost, bool) {
 		return LoopCost{}, false
 	}
 	return c.loop, c.loop.Iteration.Given || c.loop.Entry.Given
+}
+
+// Clock is what the generated program's timing adds per region entry and
+// per run; ok is false when the table gives neither.
+func (c *Compute) Clock() (ClockCost, bool) {
+	if c == nil {
+		return ClockCost{}, false
+	}
+	return c.clock, c.clock.Region.Given || c.clock.Run.Given
 }
 
 // Access is the table's in-core cost per element loaded and stored; ok is

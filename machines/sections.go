@@ -64,7 +64,7 @@ func machineKeys() []string {
 }
 
 func computeKeys() []string {
-	return []string{"source", "free", "peak", "register_rate", "register_madd_rate", "loop", "access", "ops", "latency", "vector", "imh"}
+	return []string{"source", "free", "peak", "register_rate", "register_madd_rate", "loop", "access", "clock", "ops", "latency", "vector", "imh"}
 }
 
 func memoryKeys() []string {
@@ -289,6 +289,12 @@ func (d *decoder) compute(n *yaml.Node) *Compute {
 		asrc := af.source(src)
 		c.access = AccessCost{Load: d.optNumber(af, "load", Time, nonNegative, asrc), Store: d.optNumber(af, "store", Time, nonNegative, asrc)}
 		d.requireOne(af, "load", "store")
+	}
+	if f.has("clock") {
+		cf := d.mapping(f.get("clock"), "clock", "region", "run", "source")
+		csrc := cf.source(src)
+		c.clock = ClockCost{Region: d.optNumber(cf, "region", Time, nonNegative, csrc), Run: d.optNumber(cf, "run", Time, nonNegative, csrc)}
+		d.requireOne(cf, "region", "run")
 	}
 	if f.has("peak") {
 		c.peak = d.peak(f.get("peak"), src)

@@ -97,6 +97,7 @@ func (c Counts) plus(d Counts) Counts {
 	out.StoreBytes += d.StoreBytes
 	out.Barriers += d.Barriers
 	out.LoopEntries += d.LoopEntries
+	out.RegionEntries += d.RegionEntries
 	out.Requests = out.Requests.plus(d.Requests)
 	out.Refs = append(append([]RefCount(nil), c.Refs...), d.Refs...)
 	out.Messages = append(append([]Message(nil), c.Messages...), d.Messages...)
@@ -130,6 +131,8 @@ func (k *kernelDesc) executedCounts(size, id int, r rankCounters) RankCounts {
 			c.Iterations += n
 		case siteEntry:
 			c.LoopEntries += n
+		case siteRegion:
+			c.RegionEntries += n
 		case siteExec, siteCond, siteHoist:
 			if s.times > 1 {
 				n *= s.times

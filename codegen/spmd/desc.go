@@ -51,6 +51,7 @@ const (
 	siteISend                   // an isend: a message of kind isend, a request posted
 	siteIRecv                   // an irecv
 	siteWait                    // a wait or waitall: not counted, it names the statement
+	siteRegion                  // one start of a region (its clock reads)
 )
 
 // site is one place in the kernel that the instrumented build counts.

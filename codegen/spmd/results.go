@@ -110,6 +110,8 @@ type Counts struct {
 	Collectives []Collective `json:"collectives,omitempty"`
 	Barriers    int64        `json:"barriers"`
 	LoopEntries int64        `json:"loop_entries,omitempty"`
+	// RegionEntries counts the starts of the region (analyze.Counts).
+	RegionEntries int64 `json:"region_entries,omitempty"`
 	// Requests counts the requests of the region's posts (isend, irecv).
 	Requests RequestCounts `json:"requests,omitzero"`
 }

@@ -1,0 +1,91 @@
+package costmodel
+
+import (
+	"fmt"
+
+	"perfc/analyze"
+	"perfc/internal/units"
+)
+
+// The program's clock (docs/predict.md, "The program's clock").
+//
+// A generated program measures a region from a clock read at its start to
+// one at its end, and a run from a clock read before its first statement
+// to one after its last. What those reads and the region bookkeeping cost
+// is inside the measured times: TICK2 (about 48 ns on this project's host)
+// per region entry, and about 80 ns per run outside every region. For a
+// region of a microsecond that is several per cent, so a table that
+// gives compute.clock has it priced: per region entry in the region, per
+// run outside every region. It is not compute: it composes with nothing
+// and no emulated segment carries it; it is added to the region's time and
+// to the prediction's total as the last step.
+
+// outsideRegions names the time of a run outside every region, as the
+// analyzer and the generated programs do.
+const outsideRegions = "(outside regions)"
+
+// clockTerm prices the clock reads of one region: its entries times the
+// table's cost per region entry.
+func (p *machinePricer) clockTerm(c analyze.Counts) (Term, bool) {
+	clock, ok := p.m.Compute().Clock()
+	n := c.RegionEntries.Float()
+	if !ok || !clock.Region.Given || n == 0 {
+		return Term{}, false
+	}
+	return Term{Resource: "clock", What: "clock reads of the region (the program's timing)", Count: n, Unit: "entry",
+		UnitCost: clock.Region.Value, Time: n * clock.Region.Value,
+		How: "region entries × " + clock.Region.String(), Source: clock.Region.Source}, true
+}
+
+// addClock adds to every region of a class the clock reads of its entries
+// (after the cores' sharing, which recomposes a region's time from its
+// compute and memory) and returns what it added.
+func (p *machinePricer) addClock(cl *analyze.Class, regions []RegionPrediction) float64 {
+	var added float64
+	for i, r := range cl.Regions {
+		t, ok := p.clockTerm(r.Counts)
+		if !ok {
+			continue
+		}
+		rp := &regions[i]
+		rp.Clock += t.Time
+		rp.Time += t.Time
+		rp.Terms = append(rp.Terms, t)
+		added += t.Time
+	}
+	return added
+}
+
+// runClock is the table's cost per run outside every region, as a term of
+// the region "(outside regions)"; ok is false when the table gives none.
+func (p *machinePricer) runClock() (Term, bool) {
+	clock, ok := p.m.Compute().Clock()
+	if !ok || !clock.Run.Given || clock.Run.Value == 0 {
+		return Term{}, false
+	}
+	return Term{Resource: "clock", What: "clock reads of the run (the program's timing, outside every region)", Count: 1, Unit: "run",
+		UnitCost: clock.Run.Value, Time: clock.Run.Value,
+		How: fmt.Sprintf("one run × %s", units.Time(clock.Run.Value)), Source: clock.Run.Source}, true
+}
+
+// addRunClock adds the run's clock reads to the region outside every
+// region, adding that region when the kernel does nothing outside its
+// regions, and returns what it added.
+func (p *machinePricer) addRunClock(regions []RegionPrediction) ([]RegionPrediction, float64) {
+	t, ok := p.runClock()
+	if !ok {
+		return regions, 0
+	}
+	for i := range regions {
+		if regions[i].Name == outsideRegions {
+			regions[i].Clock += t.Time
+			regions[i].Time += t.Time
+			regions[i].Terms = append(regions[i].Terms, t)
+			return regions, t.Time
+		}
+	}
+	r := RegionPrediction{Name: outsideRegions, Clock: t.Time, Time: t.Time, Terms: []Term{t}}
+	r.Bottleneck = bottleneckOf(r)
+	out := append([]RegionPrediction{r}, regions...)
+	return out, t.Time
+}
