@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"perfc/analyze/cache"
 	"perfc/calibrate/comms"
 	"perfc/calibrate/host"
 	"perfc/codegen"
@@ -54,15 +55,19 @@ type Options struct {
 // Result is a calibration: the host, every fit with its points, and what
 // the communication benchmarks found.
 type Result struct {
-	Host    host.Info
-	Mode    Mode
-	Date    string // YYYY-MM-DD (UTC), in every source
-	Core    *coreFit
-	Clock   *clockFit // nil when the clock kernel was not run
-	Memory  *memoryFit
-	Comms   *comms.Result // nil with NoComms
-	Elapsed time.Duration
-	sz      sizes
+	Host  host.Info
+	Mode  Mode
+	Date  string // YYYY-MM-DD (UTC), in every source
+	Core  *coreFit
+	Clock *clockFit // nil when the clock kernel was not run
+	// Caches is the hierarchy the table gives: sysfs's, with the sizes
+	// the sweep measured where they are smaller (Effective lists those).
+	Caches    cache.Hierarchy
+	Effective []effectiveLevel
+	Memory    *memoryFit
+	Comms     *comms.Result // nil with NoComms
+	Elapsed   time.Duration
+	sz        sizes
 }
 
 // modeSizes returns the sizes of a mode on a host whose last-level cache
@@ -180,11 +185,23 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if res.Clock, err = fitClock(clk); err != nil {
 		return nil, err
 	}
-	mem, err := run(memoryKernel(sz), "working-set sweep and strides")
+	memSpec := memoryKernel(sz)
+	mem, err := run(memSpec, "working-set sweep and strides")
 	if err != nil {
 		return nil, err
 	}
-	if res.Memory, err = fitMemory(mem, info.Caches); err != nil {
+	if res.Caches, res.Effective = effectiveHierarchy(mem.points, info.Caches); len(res.Effective) > 0 {
+		// The analyzer's lines per level depend on the sizes: count the
+		// sweep again on the measured ones (the measurement stands).
+		_, rep, err := countKernel(memSpec, res.Caches)
+		if err != nil {
+			return nil, err
+		}
+		if mem, err = joinCounts(memSpec, rep, mem.m); err != nil {
+			return nil, err
+		}
+	}
+	if res.Memory, err = fitMemory(mem, res.Caches); err != nil {
 		return nil, err
 	}
 	if !o.NoComms {

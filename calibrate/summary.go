@@ -29,6 +29,10 @@ func (r *Result) Summary(w io.Writer) {
 		}
 		fmt.Fprintf(w, "memory: sysfs level %s %s %s (time per element ×%s across it)\n", k.level, host.Bytes(k.size), verdict, sig4(k.ratio))
 	}
+	for _, e := range r.Effective {
+		fmt.Fprintf(w, "memory: %s holds %s here, not sysfs's %s (the load stream is ×%s slower from %s on); the table gives %s\n",
+			e.level, host.Bytes(e.size), host.Bytes(e.sysfs), sig4(e.ratio), host.Bytes(e.next), host.Bytes(e.size))
+	}
 	for _, s := range mf.extraKnees {
 		fmt.Fprintf(w, "memory: the curve jumps at %s where sysfs lists no cache\n", host.Bytes(s))
 	}

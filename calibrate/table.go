@@ -283,10 +283,20 @@ func opTable(l *fit.Linear, pts []point, group string, sz sizes, date, src strin
 	return out
 }
 
+// tableCaches is the hierarchy the table gives: the measured one, or
+// sysfs's when no sweep measured it.
+func (r *Result) tableCaches() cache.Hierarchy {
+	if r.Caches != nil {
+		return r.Caches
+	}
+	return r.Host.Caches
+}
+
 // memorySection writes memory: the caches from sysfs with their fitted
 // delivery rates, main_bandwidth and write_allocate.
 func (r *Result) memorySection() memoryYAML {
 	mf := r.Memory
+	caches := r.tableCaches()
 	m := memoryYAML{
 		Source:  fmt.Sprintf("perfc calibrate working-set sweep (load, store, read-modify-write over 4KiB..%s), %s", host.Bytes(r.sz.memMax), r.Date),
 		Compose: "ecm",
@@ -295,22 +305,22 @@ func (r *Result) memorySection() memoryYAML {
 	for _, l := range mf.levels {
 		byLevel[l.level] = l
 	}
-	for i, c := range r.Host.Caches {
+	for i, c := range caches {
 		var assoc any = c.Assoc
 		if c.Assoc == 0 {
 			assoc = "full"
 		}
 		cy := cacheYAML{Name: c.Name, Size: host.Bytes(int64(c.Size)), Line: fmt.Sprintf("%dB", c.Line), Assoc: assoc, Source: c.Source}
 		if _, ok := byLevel[c.Name]; !ok && i > 0 {
-			if d, ok := deeperFit(r.Host.Caches, byLevel, i); ok {
+			if d, ok := deeperFit(caches, byLevel, i); ok {
 				cy.Bandwidth = gbs(d.bw)
 				cy.Source = fmt.Sprintf("[derived] no working set of the sweep lay between %s and %s: taken as %s's rate (%s)",
-					r.Host.Caches[i-1].Name, c.Name, d.level, levelSource(d, r.Host.Caches, r.Date))
+					caches[i-1].Name, c.Name, d.level, levelSource(d, caches, r.Date))
 			}
 		}
 		if lf, ok := byLevel[c.Name]; ok && i > 0 {
 			cy.Bandwidth = gbs(lf.bw)
-			cy.Source = levelSource(lf, r.Host.Caches, r.Date)
+			cy.Source = levelSource(lf, caches, r.Date)
 			if c.Source != "" {
 				cy.Source += "; geometry: " + c.Source
 			}
@@ -318,7 +328,7 @@ func (r *Result) memorySection() memoryYAML {
 		m.Caches = append(m.Caches, cy)
 	}
 	if lf, ok := byLevel["main"]; ok {
-		m.MainBandwidth = &numberYAML{Value: gbs(lf.bw), Source: levelSource(lf, r.Host.Caches, r.Date)}
+		m.MainBandwidth = &numberYAML{Value: gbs(lf.bw), Source: levelSource(lf, caches, r.Date)}
 	}
 	if mf.writeAllocate != nil {
 		wa := *mf.writeAllocate >= 0.5
