@@ -58,6 +58,7 @@ type computeYAML struct {
 	Access  accessYAML  `yaml:"access,flow"`
 	Ops     opTableYAML `yaml:"ops"`
 	Latency opTableYAML `yaml:"latency"`
+	Core    *coreYAML   `yaml:"core,omitempty"`
 }
 
 type loopYAML struct {
@@ -218,6 +219,7 @@ func (r *Result) computeSection() computeYAML {
 			c.Latency.Window.Source += "; no k showed its latency, so the window is only a lower bound (the least that hides every chain measured)"
 		}
 	}
+	c.Core = r.coreSection()
 	return c
 }
 

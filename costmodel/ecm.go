@@ -43,6 +43,9 @@ func (p *machinePricer) coreTerms(w *workload) []Term {
 // in L1, and the operations beyond them (an operation's ecm cost is what it
 // adds to the loop and its accesses, docs/machines.md).
 func (p *machinePricer) throughputTerms(w *workload) []Term {
+	if terms, ok := p.codeTerms(w); ok {
+		return terms // the region's compiled code (code.go)
+	}
 	c := p.m.Compute()
 	loop, _ := c.Loop()
 	access, _ := c.Access()
@@ -85,7 +88,10 @@ func (p *machinePricer) latencyTerms(w *workload) []Term {
 	}
 	var terms []Term
 	for _, loop := range chainsByLoop(w.chains) {
-		throughput := sumTerms(p.throughputTerms(bodyWorkload(loop[0].Body)))
+		throughput, byCode := p.codeBodyTime(w, loop[0].Loop, loop[0].Body)
+		if !byCode {
+			throughput = sumTerms(p.throughputTerms(bodyWorkload(loop[0].Body)))
+		}
 		var longest analyze.Chain
 		var latency float64
 		var source string

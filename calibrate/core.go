@@ -1,0 +1,261 @@
+package calibrate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"perfc/analyze"
+	"perfc/machinecode"
+	"perfc/machines"
+)
+
+// The fit of compute.core (docs/calibrate.md, "The core's code
+// throughput"): the in-core benchmarks' own machine code, read from the
+// binary that was timed (machinecode.Read), priced as the pricing prices
+// compiled code (docs/predict.md, "In-core time from the compiled code"):
+//
+//	time = cycle × Σ over the region's loops of iterations ×
+//	       max(blocks/b, instructions/w, loads/l, stores/s, FP/f)
+//
+// The front end's rate is fixed at one block per cycle (gridBlocks). The
+// other widths are small whole numbers (a port count, a decode width), so
+// they are found by a search over a grid, and for each the cycle time that
+// minimises the relative squared error in closed form; the best of the grid
+// wins, ties going to the widest widths (a width no region is bound by is
+// not measured, and the widest assumes least).
+
+// coreRow is one benchmark region seen through its code: each loop's
+// iterations and direct code, and the measured time.
+type coreRow struct {
+	name    string
+	seconds float64
+	loops   []coreLoop
+}
+
+// coreLoop is one kernel loop of a region with its machine code.
+type coreLoop struct {
+	iters float64
+	body  machinecode.Body
+}
+
+// coreModelFit is the fitted compute.core with its quality.
+type coreModelFit struct {
+	cycle                            float64 // seconds
+	blocks, issue, loads, stores, fp float64 // per cycle
+	rms                              float64 // relative rms over the rows
+	residuals                        []float64
+	rows                             []coreRow
+	bound                            map[string]int // rows by the resource that bound most of their time
+	skipped                          int            // regions left out (slow operations, unmapped loops)
+}
+
+// Grids of the widths searched.
+var (
+	// The front end's one 64-byte block per cycle is fixed, not fitted:
+	// every width and the cycle scale together (twice every width and
+	// twice the cycle time price alike), so one must be given, and the
+	// block law is the one measured directly (docs/calibrate.md, "Code
+	// placement": every placement of one loop, 1 or 2 cycles by blocks).
+	gridBlocks = []float64{1}
+	gridIssue  = []float64{8, 6, 5, 4, 3, 2}
+	gridLoads  = []float64{4, 3, 2, 1}
+	gridStores = []float64{2, 1}
+	gridFP     = []float64{4, 2, 1}
+)
+
+// cyclesWith is a row's cycles with the given widths.
+func cyclesWith(r coreRow, core machines.CoreModel) float64 {
+	var c float64
+	for _, l := range r.loops {
+		cy, _ := coreCyclesOf(core, l.body)
+		c += l.iters * cy
+	}
+	return c
+}
+
+// coreCyclesOf is the cycles per iteration of a body (the pricing's rule,
+// costmodel/code.go coreCycles, restated here for the fit: calibrate does
+// not import costmodel) and the name of the resource that sets them.
+func coreCyclesOf(core machines.CoreModel, b machinecode.Body) (float64, string) {
+	best, what := 0.0, ""
+	for _, r := range []struct {
+		n     int
+		width float64
+		name  string
+	}{
+		{b.Blocks, core.BlocksPerCycle.Value, "blocks"},
+		{b.Insts, core.Issue.Value, "instructions"},
+		{b.Loads, core.LoadPorts.Value, "loads"},
+		{b.Stores, core.StorePorts.Value, "stores"},
+		{b.FP, core.FPPorts.Value, "fp"},
+	} {
+		if r.width > 0 && float64(r.n)/r.width > best {
+			best, what = float64(r.n)/r.width, r.name
+		}
+	}
+	return best, what
+}
+
+// widths is a CoreModel with the given widths and cycle.
+func widths(cycle, blocks, issue, loads, stores, fp float64) machines.CoreModel {
+	n := func(v float64) machines.Number {
+		return machines.Number{Quantity: machines.Quantity{Value: v}, Given: true}
+	}
+	return machines.CoreModel{Cycle: n(cycle), BlocksPerCycle: n(blocks), Issue: n(issue), LoadPorts: n(loads), StorePorts: n(stores), FPPorts: n(fp)}
+}
+
+// fitCoreModel fits the cycle time and the widths to rows.
+func fitCoreModel(rows []coreRow) (*coreModelFit, error) {
+	if len(rows) < 3 {
+		return nil, fmt.Errorf("calibrate: %d regions with their machine code, too few to fit compute.core", len(rows))
+	}
+	best := &coreModelFit{rms: math.Inf(1)}
+	for _, b := range gridBlocks {
+		for _, w := range gridIssue {
+			for _, l := range gridLoads {
+				for _, s := range gridStores {
+					for _, f := range gridFP {
+						core := widths(1, b, w, l, s, f)
+						// min Σ (c·x/y − 1)²: c = Σ(x/y) / Σ(x/y)².
+						var sr, srr float64
+						for _, r := range rows {
+							q := cyclesWith(r, core) / r.seconds
+							sr, srr = sr+q, srr+q*q
+						}
+						if srr == 0 {
+							continue
+						}
+						c := sr / srr
+						var ss float64
+						for _, r := range rows {
+							e := c*cyclesWith(r, core)/r.seconds - 1
+							ss += e * e
+						}
+						rms := math.Sqrt(ss / float64(len(rows)))
+						if rms < best.rms-1e-12 {
+							*best = coreModelFit{cycle: c, blocks: b, issue: w, loads: l, stores: s, fp: f, rms: rms}
+						}
+					}
+				}
+			}
+		}
+	}
+	if math.IsInf(best.rms, 1) {
+		return nil, errors.New("calibrate: the in-core regions' machine code has no instructions to fit compute.core to")
+	}
+	best.rows = rows
+	best.bound = map[string]int{}
+	core := best.model()
+	for _, r := range rows {
+		fitted := best.cycle * cyclesWith(r, core)
+		best.residuals = append(best.residuals, fitted-r.seconds)
+		most, what := 0.0, ""
+		for _, l := range r.loops {
+			cy, name := coreCyclesOf(core, l.body)
+			if l.iters*cy > most {
+				most, what = l.iters*cy, name
+			}
+		}
+		best.bound[what]++
+	}
+	return best, nil
+}
+
+// model is the fit as a CoreModel (values only).
+func (f *coreModelFit) model() machines.CoreModel {
+	return widths(f.cycle, f.blocks, f.issue, f.loads, f.stores, f.fp)
+}
+
+// coreRows pairs the throughput benchmarks with their code: every loop of
+// a region must have its machine loop (or iterate at most once per
+// entry), and regions with slow operations (divides, square roots, calls)
+// are left out, since the pricing keeps those at their table costs.
+func coreRows(pts []point, code *machinecode.Code) (rows []coreRow, skipped int) {
+	for _, p := range pts {
+		if hasSlowOps(p.counts) {
+			skipped++
+			continue
+		}
+		row := coreRow{name: p.bench.name, seconds: p.seconds}
+		ok := true
+		for _, l := range p.counts.Loops {
+			iters := l.Iterations.Float()
+			if iters == 0 {
+				continue
+			}
+			i, found := code.ByKernel[lineColOf(l.Loop)]
+			if !found {
+				if iters <= l.Entries.Float() {
+					continue
+				}
+				ok = false
+				break
+			}
+			row.loops = append(row.loops, coreLoop{iters: iters, body: code.Loops[i].Body})
+		}
+		if !ok || len(row.loops) == 0 {
+			skipped++
+			continue
+		}
+		rows = append(rows, row)
+	}
+	return rows, skipped
+}
+
+// hasSlowOps reports whether counts have operations the pricing of code
+// keeps at their table costs.
+func hasSlowOps(c analyze.Counts) bool {
+	return slices.ContainsFunc(c.Ops, func(o analyze.OpCount) bool {
+		switch o.Op {
+		case analyze.OpDiv, analyze.OpRem, analyze.OpSqrt, analyze.OpExp, analyze.OpLog, analyze.OpSin, analyze.OpCos:
+			return !o.Count.IsZero()
+		}
+		return false
+	})
+}
+
+// lineColOf is the "line:col" of a "file:line:col" position.
+func lineColOf(pos string) string {
+	n := 0
+	for i := len(pos) - 1; i >= 0; i-- {
+		if pos[i] == ':' {
+			n++
+			if n == 2 {
+				return pos[i+1:]
+			}
+		}
+	}
+	return pos
+}
+
+// coreYAML is compute.core as the table writes it.
+type coreYAML struct {
+	Cycle          string  `yaml:"cycle"`
+	Issue          float64 `yaml:"issue"`
+	LoadPorts      float64 `yaml:"load_ports"`
+	StorePorts     float64 `yaml:"store_ports"`
+	FPPorts        float64 `yaml:"fp_ports"`
+	BlocksPerCycle float64 `yaml:"blocks_per_cycle"`
+	Source         string  `yaml:"source"`
+}
+
+// coreSection writes compute.core from the fit, nil without one.
+func (r *Result) coreSection() *coreYAML {
+	f := r.Core.core
+	if f == nil {
+		return nil
+	}
+	var bound []string
+	for _, k := range []string{"blocks", "instructions", "loads", "stores", "fp"} {
+		if n := f.bound[k]; n > 0 {
+			bound = append(bound, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	return &coreYAML{Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
+		Source: fmt.Sprintf("perfc calibrate in-core regions' machine code (go tool objdump of the timed binary), %d regions (%d left out: slow operations or unmapped loops), "+
+			"time = cycle × Σ iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f), widths by grid search, cycle by least squares on relative error, %s, fit rms %s; regions bound by: %s",
+			len(f.rows), f.skipped, f.blocks, r.Date, pct(f.rms), strings.Join(bound, ", "))}
+}
