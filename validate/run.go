@@ -107,7 +107,7 @@ func predictWithCode(ctx context.Context, c *Case, opts Options, dir, bin string
 	if err != nil {
 		return err
 	}
-	c.pred = pred
+	c.countsPred, c.pred = c.pred, pred
 	return nil
 }
 
@@ -154,6 +154,10 @@ func compare(c *Case, m *spmd.Measurement) {
 	}
 	total := timing(m.Total, c.pred.Total)
 	c.Total = &total
+	if c.countsPred != nil {
+		byCounts := timing(m.Total, c.countsPred.Total)
+		c.ByCounts = &byCounts
+	}
 	c.Regions = nil
 	for _, t := range m.Regions {
 		p, ok := predicted[t.Name]
