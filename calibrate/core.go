@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"perfc/analyze"
@@ -258,4 +259,53 @@ func (r *Result) coreSection() *coreYAML {
 		Source: fmt.Sprintf("perfc calibrate in-core regions' machine code (go tool objdump of the timed binary), %d regions (%d left out: slow operations or unmapped loops), "+
 			"time = cycle × Σ iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f), widths by grid search, cycle by least squares on relative error, %s, fit rms %s; regions bound by: %s",
 			len(f.rows), f.skipped, f.blocks, r.Date, pct(f.rms), strings.Join(bound, ", "))}
+}
+
+// coreResults adds to results: the compute.core fit's rms beside the
+// counts' throughput fit's on the same regions, and its worst regions;
+// or why there is no compute.core.
+func (r *Result) coreResults(add func(name, value, src string)) {
+	cf := r.Core
+	f := cf.core
+	if f == nil {
+		if cf.coreErr != nil {
+			add("compute.core", "not fitted", fmt.Sprintf("perfc calibrate, %s: %v", r.Date, cf.coreErr))
+		}
+		return
+	}
+	// The counts' fit on the same regions, for comparison.
+	byName := map[string]int{}
+	for i, p := range cf.tp {
+		byName[p.bench.name] = i
+	}
+	var ss float64
+	for _, row := range f.rows {
+		i := byName[row.name]
+		e := cf.throughput.Residuals[i] / (cf.throughput.Fitted[i] + cf.throughput.Residuals[i])
+		ss += e * e
+	}
+	add("compute.core fit: relative rms", strconv.FormatFloat(f.rms, 'f', 3, 64),
+		fmt.Sprintf("perfc calibrate in-core regions with their machine code, %d regions, %s; the counts' fit (compute.loop, access, ops) misses the same regions by %s rms",
+			len(f.rows), r.Date, pct(math.Sqrt(ss/float64(len(f.rows))))))
+	order := make([]int, len(f.rows))
+	for i := range order {
+		order[i] = i
+	}
+	rel := func(i int) float64 { return f.residuals[i] / f.rows[i].seconds }
+	slices.SortFunc(order, func(a, b int) int { return cmpAbs(rel(b), rel(a)) })
+	for _, i := range order[:min(3, len(order))] {
+		add("compute.core fit: |relative error| of region "+f.rows[i].name, strconv.FormatFloat(math.Abs(rel(i)), 'f', 3, 64),
+			fmt.Sprintf("perfc calibrate, %s: measured %s, compiled code priced %s (%+.1f%%), one of the three worst", r.Date, ns(f.rows[i].seconds), ns(f.rows[i].seconds+f.residuals[i]), 100*rel(i)))
+	}
+}
+
+// cmpAbs orders by absolute value.
+func cmpAbs(a, b float64) int {
+	switch x, y := math.Abs(a), math.Abs(b); {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
 }

@@ -390,6 +390,7 @@ func (r *Result) results() []any {
 				"measured on %d held out (RINF1, two statements per iteration, two copies); worst %+.1f%% (%s), %s; the pricing adds (docs/predict.md)",
 			f.trainN, pct(f.trainRMS), f.heldN, 100*f.heldWorst, f.heldWorstName, r.Date))
 	}
+	r.coreResults(add)
 	if w := cf.window; w != nil {
 		for i, p := range w.pts {
 			per := float64(p.reps) * float64(p.n)
