@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"perfc/analyze"
+	"perfc/calibrate/fit"
 	"perfc/machinecode"
 	"perfc/machines"
 )
@@ -51,6 +52,8 @@ type coreModelFit struct {
 	rows                             []coreRow
 	bound                            map[string]int // rows by the resource that bound most of their time
 	skipped                          int            // regions left out (slow operations, unmapped loops)
+	window, windowRMS                float64        // the reorder window with entries priced by code (0: none)
+	windowErr                        error
 }
 
 // Grids of the widths searched.
@@ -234,13 +237,14 @@ func lineColOf(pos string) string {
 
 // coreYAML is compute.core as the table writes it.
 type coreYAML struct {
-	Cycle          string  `yaml:"cycle"`
-	Issue          float64 `yaml:"issue"`
-	LoadPorts      float64 `yaml:"load_ports"`
-	StorePorts     float64 `yaml:"store_ports"`
-	FPPorts        float64 `yaml:"fp_ports"`
-	BlocksPerCycle float64 `yaml:"blocks_per_cycle"`
-	Source         string  `yaml:"source"`
+	Cycle          string      `yaml:"cycle"`
+	Issue          float64     `yaml:"issue"`
+	LoadPorts      float64     `yaml:"load_ports"`
+	StorePorts     float64     `yaml:"store_ports"`
+	FPPorts        float64     `yaml:"fp_ports"`
+	BlocksPerCycle float64     `yaml:"blocks_per_cycle"`
+	Window         *numberYAML `yaml:"window,omitempty,flow"`
+	Source         string      `yaml:"source"`
 }
 
 // coreSection writes compute.core from the fit, nil without one.
@@ -255,7 +259,11 @@ func (r *Result) coreSection() *coreYAML {
 			bound = append(bound, fmt.Sprintf("%s %d", k, n))
 		}
 	}
-	return &coreYAML{Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
+	var window *numberYAML
+	if f.window > 0 {
+		window = &numberYAML{Value: ns(f.window), Source: fmt.Sprintf("perfc calibrate window benchmarks (as compute.latency.window) with each entry's work priced by its compiled code, %s, fit rms %s", r.Date, pct(f.windowRMS))}
+	}
+	return &coreYAML{Window: window, Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
 		Source: fmt.Sprintf("perfc calibrate in-core regions' machine code (go tool objdump of the timed binary), %d regions (%d left out: slow operations or unmapped loops), "+
 			"time = cycle × Σ iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f), widths by grid search, cycle by least squares on relative error, %s, fit rms %s; regions bound by: %s",
 			len(f.rows), f.skipped, f.blocks, r.Date, pct(f.rms), strings.Join(bound, ", "))}
@@ -272,6 +280,9 @@ func (r *Result) coreResults(add func(name, value, src string)) {
 			add("compute.core", "not fitted", fmt.Sprintf("perfc calibrate, %s: %v", r.Date, cf.coreErr))
 		}
 		return
+	}
+	if f.windowErr != nil {
+		add("compute.core window", "not fitted", fmt.Sprintf("perfc calibrate, %s: %v", r.Date, f.windowErr))
 	}
 	// The counts' fit on the same regions, for comparison.
 	byName := map[string]int{}
@@ -308,4 +319,57 @@ func cmpAbs(a, b float64) int {
 		return 1
 	}
 	return 0
+}
+
+// fitCoreWindow fits the reorder window again with every time priced by
+// the code (compute.core.window): the law's T_e is an entry's work, and
+// the code prices that work differently from the counts, so a window
+// fitted beside the counts' T_e would overlap too many or too few entries
+// when the pricing uses the code's. The rows are the window benchmarks of
+// the counts' window fit, their chains' latencies the same.
+func fitCoreWindow(cf *coreFit, code *machinecode.Code) (float64, float64, error) {
+	if cf.window == nil || cf.core == nil {
+		return 0, 0, nil
+	}
+	core := cf.core.model()
+	var rows []windowRow
+	for _, p := range cf.window.pts {
+		row, err := windowRowOf(cf, p)
+		if err != nil {
+			return 0, 0, err
+		}
+		var ch *analyze.Chain
+		for i := range p.counts.Chains {
+			if p.counts.Chains[i].Restarts {
+				ch = &p.counts.Chains[i]
+			}
+		}
+		inside := map[string]bool{}
+		for _, k := range code.Inside(lineColOf(ch.Loop)) {
+			inside[k] = true
+		}
+		row.region, row.body = 0, 0
+		for _, l := range p.counts.Loops {
+			iters := l.Iterations.Float()
+			i, ok := code.ByKernel[lineColOf(l.Loop)]
+			if !ok {
+				if iters <= l.Entries.Float() {
+					continue
+				}
+				return 0, 0, fmt.Errorf("calibrate: window benchmark %q: no machine loop runs the loop at %s", p.name, l.Loop)
+			}
+			cy, _ := coreCyclesOf(core, code.Loops[i].Body)
+			t := iters * cy * cf.core.cycle
+			row.region += t
+			if inside[lineColOf(l.Loop)] {
+				row.body += t
+			}
+		}
+		rows = append(rows, row)
+	}
+	w, rms, err := fit.Minimize1D(func(w float64) float64 { return windowRMS(rows, w) }, 1e-11, 1e-5)
+	if err != nil {
+		return 0, 0, fmt.Errorf("calibrate: compute.core window fit: %w", err)
+	}
+	return w, rms, nil
 }

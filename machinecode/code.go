@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -87,9 +88,12 @@ type Code struct {
 }
 
 // Map finds, for every machine loop of main.go's functions, the kernel
-// loop it runs: the innermost span that holds every main.go line of the
-// loop's instructions (the back edge of a loop is on its `for` line and its
-// body's statements on theirs, so that is the loop's own span).
+// loop it runs: the innermost span that strictly holds the kernel loops of
+// the machine loops nested in it and at least half of the main.go lines of
+// its direct instructions that lie in some span. Go attributes a few
+// instructions to other lines (a spilled var's reload to its declaration,
+// an inner loop's set-up to the inner loop's line), so no single line, and
+// not every line, decides.
 func Map(funcs []Func, spans []Span) *Code {
 	c := &Code{Spans: spans, ByKernel: map[string]int{}}
 	for _, f := range funcs {
@@ -98,15 +102,52 @@ func Map(funcs []Func, spans []Span) *Code {
 		}
 		c.Loops = append(c.Loops, rebase(FindLoops(f, "main.go"), len(c.Loops))...)
 	}
+	inSpan := func(line int) bool {
+		for _, s := range spans {
+			if s.First <= line && line <= s.Last {
+				return true
+			}
+		}
+		return false
+	}
+	spanOf := map[string]Span{}
+	for _, s := range spans {
+		spanOf[s.Pos] = s
+	}
 	count := map[string]int{}
-	for i := range c.Loops {
+	// Inner loops first (FindLoops returns outer loops first, per function).
+	for i := len(c.Loops) - 1; i >= 0; i-- {
 		l := &c.Loops[i]
-		if l.FirstLine == 0 {
+		var lines []int
+		for _, line := range l.directLines {
+			if inSpan(line) {
+				lines = append(lines, line)
+			}
+		}
+		if len(lines) == 0 {
 			continue
+		}
+		var children []Span
+		for j := range c.Loops {
+			if c.Loops[j].Parent == i && c.Loops[j].Kernel != "" {
+				children = append(children, spanOf[c.Loops[j].Kernel])
+			}
 		}
 		best := -1
 		for j, s := range spans {
-			if s.First <= l.FirstLine && l.LastLine <= s.Last && (best < 0 || s.Last-s.First < spans[best].Last-spans[best].First) {
+			ok := true
+			for _, ch := range children {
+				if !(s.First <= ch.First && ch.Last <= s.Last) || s == ch {
+					ok = false
+				}
+			}
+			held := 0
+			for _, line := range lines {
+				if s.First <= line && line <= s.Last {
+					held++
+				}
+			}
+			if ok && 2*held >= len(lines) && (best < 0 || s.Last-s.First < spans[best].Last-spans[best].First) {
 				best = j
 			}
 		}
@@ -123,6 +164,7 @@ func Map(funcs []Func, spans []Span) *Code {
 			c.Notes = append(c.Notes, fmt.Sprintf("the kernel loop at %s runs as %d machine loops: it is priced by its counts", k, n))
 		}
 	}
+	sort.Strings(c.Notes)
 	return c
 }
 

@@ -21,6 +21,9 @@ type Loop struct {
 	Kernel     string // "line:col" of the kernel loop it runs, "" when none maps
 	Body
 	FirstLine, LastLine int // main.go lines of its instructions, nested loops included
+
+	blocks      map[int]bool // its basic blocks (FindLoops's graph)
+	directLines []int        // main.go lines of its direct instructions
 }
 
 // Body is what a stretch of code does, counted from its instructions.
@@ -111,73 +114,122 @@ func blocks(insts []Inst) int {
 	return len(seen)
 }
 
-// FindLoops finds the machine loops of a function: every backward branch
-// (a jump to an address at or before its own within the function) closes
-// a loop that starts at its target; branches to the same target are one
-// loop. Loops are returned by start address, outer before inner, with
-// their nesting and their direct code's Body.
+// FindLoops finds the machine loops of a function as the natural loops of
+// its control-flow graph: an edge u→h whose target h dominates u (every
+// path from the function's entry to u passes h) closes a loop with header
+// h, and the loop is every block from which u is reached without passing
+// h; edges back to one header are one loop. Go rotates loops (the entry
+// jumps to the condition at the bottom, the back edge goes to the body's
+// top) and lays a latch out anywhere, so neither address intervals nor
+// backward branches alone find the loops; dominators do. Loops are
+// returned outer before inner, with their nesting and their direct code's
+// Body (the blocks of no loop nested in them).
 func FindLoops(f Func, mainFile string) []Loop {
-	if len(f.Insts) == 0 {
+	insts := f.Insts
+	if len(insts) == 0 {
 		return nil
 	}
-	lo, hi := f.Insts[0].Addr, f.Insts[len(f.Insts)-1].Addr
-	ends := map[uint64]uint64{}
-	for _, in := range f.Insts {
-		t, ok := in.branchTarget()
-		if !ok || t > in.Addr || t < lo || t > hi {
-			continue
+	g := newCFG(insts)
+	idom, order := g.dominators()
+	dominates := func(h, u int) bool {
+		for {
+			if u == h {
+				return true
+			}
+			if u == 0 || idom[u] < 0 || idom[u] == u {
+				return false
+			}
+			u = idom[u]
 		}
-		ends[t] = max(ends[t], in.Addr+uint64(in.Len))
 	}
-	var loops []Loop
-	for s, e := range ends {
-		loops = append(loops, Loop{Func: f.Name, Start: s, End: e, Parent: -1})
+	type natural struct {
+		header int
+		blocks map[int]bool
 	}
-	sort.Slice(loops, func(i, j int) bool {
-		if loops[i].Start != loops[j].Start {
-			return loops[i].Start < loops[j].Start
+	var found []natural
+	byHeader := map[int]int{}
+	for _, u := range order {
+		for _, h := range g.succ[u] {
+			if idom[h] < 0 || !dominates(h, u) {
+				continue
+			}
+			i, ok := byHeader[h]
+			if !ok {
+				i = len(found)
+				byHeader[h] = i
+				found = append(found, natural{header: h, blocks: map[int]bool{h: true}})
+			}
+			// Every block that reaches u without passing the header.
+			stack := []int{u}
+			for len(stack) > 0 {
+				b := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if found[i].blocks[b] {
+					continue
+				}
+				found[i].blocks[b] = true
+				stack = append(stack, g.pred[b]...)
+			}
 		}
-		return loops[i].End > loops[j].End
+	}
+	// Outer loops first: a loop nested in another has fewer blocks.
+	sort.SliceStable(found, func(a, b int) bool {
+		if len(found[a].blocks) != len(found[b].blocks) {
+			return len(found[a].blocks) > len(found[b].blocks)
+		}
+		return found[a].header < found[b].header
 	})
-	for i := range loops {
+	loops := make([]Loop, len(found))
+	for i, nl := range found {
+		l := &loops[i]
+		l.Func, l.Parent = f.Name, -1
+		// The innermost loop around it: the last (smallest) earlier loop
+		// that holds its header.
 		for j := i - 1; j >= 0; j-- {
-			if loops[j].Start <= loops[i].Start && loops[i].End <= loops[j].End {
-				loops[i].Parent = j
+			if found[j].blocks[nl.header] {
+				l.Parent = j
 				break
 			}
 		}
+		l.Start, l.End = insts[g.blocks[nl.header].first].Addr, 0
+		l.blocks = nl.blocks
 	}
 	for i := range loops {
 		l := &loops[i]
 		var direct []Inst
-		for _, in := range f.Insts {
-			if in.Addr < l.Start || in.Addr >= l.End {
-				continue
-			}
-			if in.File == mainFile && in.Line > 0 {
-				if l.FirstLine == 0 || in.Line < l.FirstLine {
-					l.FirstLine = in.Line
+		for b := range l.blocks {
+			for k := g.blocks[b].first; k <= g.blocks[b].last; k++ {
+				in := insts[k]
+				l.Start = min(l.Start, in.Addr)
+				l.End = max(l.End, in.Addr+uint64(in.Len))
+				if in.File == mainFile && in.Line > 0 {
+					if l.FirstLine == 0 || in.Line < l.FirstLine {
+						l.FirstLine = in.Line
+					}
+					l.LastLine = max(l.LastLine, in.Line)
 				}
-				l.LastLine = max(l.LastLine, in.Line)
+				if inChild(loops, i, b) {
+					continue
+				}
+				direct = append(direct, in)
 			}
-			if inChild(loops, i, in.Addr) {
-				continue
-			}
-			direct = append(direct, in)
+		}
+		sort.Slice(direct, func(a, b int) bool { return direct[a].Addr < direct[b].Addr })
+		for _, in := range direct {
 			l.Body.add(in)
+			if in.File == mainFile && in.Line > 0 {
+				l.directLines = append(l.directLines, in.Line)
+			}
 		}
 		l.Blocks = blocks(direct)
 	}
 	return loops
 }
 
-// inChild reports whether addr lies in a loop nested in loop i.
-func inChild(loops []Loop, i int, addr uint64) bool {
-	for j := i + 1; j < len(loops); j++ {
-		if loops[j].Start >= loops[i].End {
-			break
-		}
-		if loops[j].Start <= addr && addr < loops[j].End && isInside(loops, j, i) {
+// inChild reports whether block b lies in a loop nested in loop i.
+func inChild(loops []Loop, i, b int) bool {
+	for j := range loops {
+		if j != i && loops[j].blocks[b] && isInside(loops, j, i) {
 			return true
 		}
 	}
@@ -192,6 +244,135 @@ func isInside(loops []Loop, j, i int) bool {
 		}
 	}
 	return false
+}
+
+// dominators computes every reachable block's immediate dominator (the
+// entry, block 0, its own; -1 for blocks the entry does not reach) by the
+// iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
+// Dominance Algorithm", 2001), and returns the reachable blocks in reverse
+// postorder.
+func (g *cfg) dominators() ([]int, []int) {
+	n := len(g.blocks)
+	seen := make([]bool, n)
+	var post []int
+	// Iterative depth-first search for the postorder.
+	type frame struct{ b, next int }
+	stack := []frame{{0, 0}}
+	seen[0] = true
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(g.succ[top.b]) {
+			s := g.succ[top.b][top.next]
+			top.next++
+			if !seen[s] {
+				seen[s] = true
+				stack = append(stack, frame{s, 0})
+			}
+			continue
+		}
+		post = append(post, top.b)
+		stack = stack[:len(stack)-1]
+	}
+	rpo := make([]int, len(post))
+	num := make([]int, n)
+	for i, b := range post {
+		rpo[len(post)-1-i] = b
+		num[b] = len(post) - 1 - i
+	}
+	idom := make([]int, n)
+	for i := range idom {
+		idom[i] = -1
+	}
+	idom[0] = 0
+	intersect := func(a, b int) int {
+		for a != b {
+			for num[a] > num[b] {
+				a = idom[a]
+			}
+			for num[b] > num[a] {
+				b = idom[b]
+			}
+		}
+		return a
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, b := range rpo[1:] {
+			d := -1
+			for _, p := range g.pred[b] {
+				if idom[p] < 0 {
+					continue
+				}
+				if d < 0 {
+					d = p
+				} else {
+					d = intersect(p, d)
+				}
+			}
+			if d != idom[b] {
+				idom[b], changed = d, true
+			}
+		}
+	}
+	return idom, rpo
+}
+
+// cfg is a function's basic blocks (by instruction index) and edges.
+type cfg struct {
+	blocks     []struct{ first, last int }
+	succ, pred [][]int
+}
+
+// newCFG splits instructions into basic blocks at branch targets and after
+// branches, and links them: a jump to its target, a conditional jump also
+// to the next block, any other instruction but a return or a trap to the
+// next.
+func newCFG(insts []Inst) *cfg {
+	at := make(map[uint64]int, len(insts))
+	for i, in := range insts {
+		at[in.Addr] = i
+	}
+	leader := make([]bool, len(insts))
+	leader[0] = true
+	for i, in := range insts {
+		if t, ok := in.branchTarget(); ok {
+			if j, ok := at[t]; ok {
+				leader[j] = true
+			}
+		}
+		if strings.HasPrefix(in.Op, "J") || in.Op == "RET" || in.Op == "UD2" || in.Op == "INT" {
+			if i+1 < len(insts) {
+				leader[i+1] = true
+			}
+		}
+	}
+	g := &cfg{}
+	blockOf := make([]int, len(insts))
+	for i := range insts {
+		if leader[i] {
+			g.blocks = append(g.blocks, struct{ first, last int }{i, i})
+		}
+		blockOf[i] = len(g.blocks) - 1
+		g.blocks[len(g.blocks)-1].last = i
+	}
+	g.succ, g.pred = make([][]int, len(g.blocks)), make([][]int, len(g.blocks))
+	link := func(a, b int) {
+		g.succ[a] = append(g.succ[a], b)
+		g.pred[b] = append(g.pred[b], a)
+	}
+	for b, blk := range g.blocks {
+		last := insts[blk.last]
+		if t, ok := last.branchTarget(); ok {
+			if j, ok := at[t]; ok {
+				link(b, blockOf[j])
+			}
+		}
+		falls := last.Op != "JMP" && last.Op != "RET" && last.Op != "UD2" && last.Op != "INT"
+		if falls && blk.last+1 < len(insts) {
+			link(b, b+1)
+		}
+	}
+	return g
 }
 
 // CallNames lists the distinct callees of a body, sorted.

@@ -145,6 +145,7 @@ func (d *describer) compute(c *Compute) {
 	d.optional("core stores per cycle", c.core.StorePorts)
 	d.optional("core floating-point instructions per cycle", c.core.FPPorts)
 	d.optional("core 64-byte code blocks per cycle", c.core.BlocksPerCycle)
+	d.optional("core reorder window (entries priced by their code)", c.core.Window)
 	for _, k := range c.opOrder {
 		d.number(opLabel("op", k), c.ops[k])
 	}

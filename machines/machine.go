@@ -291,6 +291,10 @@ type CoreModel struct {
 	StorePorts     Number // memory-writing instructions per cycle
 	FPPorts        Number // floating-point instructions per cycle
 	BlocksPerCycle Number // 64-byte blocks of code the front end runs per cycle
+	// Window is the reorder window (as compute.latency.window) fitted with
+	// the entries' work priced by their code: optional; without it the
+	// latency section's window is used.
+	Window Number
 }
 
 // Core is the table's model of the core's code throughput; ok is false
