@@ -90,3 +90,55 @@ func containsPrefix(notes []string, prefix string) bool {
 	}
 	return false
 }
+
+// TestEmulationChargesCodeCosts is TestEmulationChargesRegionCosts with
+// the regions priced by compiled code: every loop of every example is
+// given a machine loop (a made-up body: 2 blocks, 9 instructions, 3 loads,
+// 1 store, 2 floating-point), and the emulated ranks' compute must still
+// be what the region table charges (the segments' weights stay their
+// counts' prices, their shares the region's code-priced time).
+func TestEmulationChargesCodeCosts(t *testing.T) {
+	m, err := machines.Load("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"jacobi_blocking", "jacobi_overlap", "halo2d", "gauss", "stencil1d", "poly1", "matmul"} {
+		k := loadKernel(t, "../examples/"+name+".spmd")
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := &machinecode.Code{ByKernel: map[string]int{}}
+		for _, cl := range rep.Classes {
+			for _, r := range cl.Regions {
+				for _, l := range r.Counts.Loops {
+					if _, ok := code.ByKernel[lineCol(l.Loop)]; !ok {
+						code.ByKernel[lineCol(l.Loop)] = len(code.Loops)
+						code.Loops = append(code.Loops, machinecode.Loop{Kernel: lineCol(l.Loop), Parent: -1,
+							Body: machinecode.Body{Blocks: 2, Insts: 9, Loads: 3, Stores: 1, FP: 2}})
+					}
+				}
+			}
+		}
+		if len(code.Loops) == 0 {
+			t.Fatalf("%s: no loops", name)
+		}
+		t.Run(name, func(t *testing.T) {
+			opts := Options{Code: code, Warm: true}
+			pred, err := Predict(k, rep, m, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			priced := false
+			for _, r := range pred.Regions {
+				for _, x := range r.Terms {
+					priced = priced || strings.HasSuffix(x.What, "(compiled code)")
+				}
+			}
+			if !priced {
+				t.Fatalf("no region priced by its code")
+			}
+			emulationChargesRegionCosts(t, k, rep, m, opts)
+		})
+	}
+}

@@ -43,9 +43,6 @@ func (p *machinePricer) coreTerms(w *workload) []Term {
 // in L1, and the operations beyond them (an operation's ecm cost is what it
 // adds to the loop and its accesses, docs/machines.md).
 func (p *machinePricer) throughputTerms(w *workload) []Term {
-	if terms, ok := p.codeTerms(w); ok {
-		return terms // the region's compiled code (code.go)
-	}
 	c := p.m.Compute()
 	loop, _ := c.Loop()
 	access, _ := c.Access()
@@ -58,6 +55,9 @@ func (p *machinePricer) throughputTerms(w *workload) []Term {
 			p.note("compose: ecm does not price the loop overhead of a region whose loops do no operations, loads or stores (such as loops around communication)")
 		}
 		return nil
+	}
+	if terms, ok := p.codeTerms(w); ok {
+		return terms // the region's compiled code (code.go)
 	}
 	var terms []Term
 	add := func(what, unit string, n float64, cost machines.Number, how string) {
