@@ -80,27 +80,12 @@ func cyclesWith(r coreRow, core machines.CoreModel) float64 {
 	return c
 }
 
-// coreCyclesOf is the cycles per iteration of a body (the pricing's rule,
-// costmodel/code.go coreCycles, restated here for the fit: calibrate does
-// not import costmodel) and the name of the resource that sets them.
+// coreCyclesOf is the cycles per iteration of a body, as the pricing
+// computes them (machinecode.Cycles), and the resource that sets them.
 func coreCyclesOf(core machines.CoreModel, b machinecode.Body) (float64, string) {
-	best, what := 0.0, ""
-	for _, r := range []struct {
-		n     int
-		width float64
-		name  string
-	}{
-		{b.Blocks, core.BlocksPerCycle.Value, "blocks"},
-		{b.Insts, core.Issue.Value, "instructions"},
-		{b.Loads, core.LoadPorts.Value, "loads"},
-		{b.Stores, core.StorePorts.Value, "stores"},
-		{b.FP, core.FPPorts.Value, "fp"},
-	} {
-		if r.width > 0 && float64(r.n)/r.width > best {
-			best, what = float64(r.n)/r.width, r.name
-		}
-	}
-	return best, what
+	cycles, bound, _ := machinecode.Cycles(b, machinecode.Widths{Blocks: core.BlocksPerCycle.Value, Issue: core.Issue.Value,
+		Loads: core.LoadPorts.Value, Stores: core.StorePorts.Value, FP: core.FPPorts.Value})
+	return cycles, bound
 }
 
 // widths is a CoreModel with the given widths and cycle.
@@ -254,7 +239,7 @@ func (r *Result) coreSection() *coreYAML {
 		return nil
 	}
 	var bound []string
-	for _, k := range []string{"blocks", "instructions", "loads", "stores", "fp"} {
+	for _, k := range []string{"64-byte blocks", "instructions", "loads", "stores", "floating-point instructions"} {
 		if n := f.bound[k]; n > 0 {
 			bound = append(bound, fmt.Sprintf("%s %d", k, n))
 		}

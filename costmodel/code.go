@@ -61,28 +61,11 @@ func lineCol(pos string) string {
 }
 
 // coreCycles is the cycles per iteration of a machine loop's direct code
-// and the resource that sets them.
+// and the resource that sets them (machinecode.Cycles).
 func coreCycles(core machines.CoreModel, b machinecode.Body) (float64, string) {
-	best, what := 0.0, ""
-	for _, r := range []struct {
-		n     int
-		width machines.Number
-		name  string
-	}{
-		{b.Blocks, core.BlocksPerCycle, "64-byte blocks"},
-		{b.Insts, core.Issue, "instructions"},
-		{b.Loads, core.LoadPorts, "loads"},
-		{b.Stores, core.StorePorts, "stores"},
-		{b.FP, core.FPPorts, "floating-point instructions"},
-	} {
-		if r.width.Value <= 0 {
-			continue
-		}
-		if c := float64(r.n) / r.width.Value; c > best {
-			best, what = c, fmt.Sprintf("%d %s / %s per cycle", r.n, r.name, units.Count(r.width.Value))
-		}
-	}
-	return best, what
+	cycles, _, how := machinecode.Cycles(b, machinecode.Widths{Blocks: core.BlocksPerCycle.Value, Issue: core.Issue.Value,
+		Loads: core.LoadPorts.Value, Stores: core.StorePorts.Value, FP: core.FPPorts.Value})
+	return cycles, how
 }
 
 // codeLoops prices every loop of a region's counts by its machine code;

@@ -183,3 +183,23 @@ func TestReadBuiltStencil(t *testing.T) {
 		t.Errorf("no machine loop for the outer loop 13:5")
 	}
 }
+
+// TestCycles takes the busiest resource per iteration.
+func TestCycles(t *testing.T) {
+	w := Widths{Blocks: 1, Issue: 6, Loads: 2, Stores: 1, FP: 4}
+	for _, tc := range []struct {
+		b     Body
+		want  float64
+		bound string
+	}{
+		{Body{Blocks: 2, Insts: 18, Loads: 6, Stores: 1, FP: 5}, 3, "instructions"},
+		{Body{Blocks: 3, Insts: 12, Loads: 2, Stores: 1, FP: 2}, 3, "64-byte blocks"},
+		{Body{Blocks: 1, Insts: 8, Loads: 3, Stores: 1, FP: 2}, 1.5, "loads"},
+		{Body{Blocks: 1, Insts: 6, Loads: 0, Stores: 2, FP: 0}, 2, "stores"},
+	} {
+		got, bound, _ := Cycles(tc.b, w)
+		if got != tc.want || bound != tc.bound {
+			t.Errorf("Cycles(%+v) = %g (%s), want %g (%s)", tc.b, got, bound, tc.want, tc.bound)
+		}
+	}
+}

@@ -1,8 +1,10 @@
 package machinecode
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -380,4 +382,36 @@ func (b Body) CallNames() []string {
 	out := slices.Clone(b.Calls)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Widths are how many of each resource a core handles per cycle
+// (compute.core's blocks_per_cycle, issue, load_ports, store_ports,
+// fp_ports); a width that is not positive bounds nothing.
+type Widths struct {
+	Blocks, Issue, Loads, Stores, FP float64
+}
+
+// Cycles is the cycles per iteration of a loop's direct code on a core of
+// the given widths: the busiest of its front end (64-byte blocks), issue,
+// load, store and floating-point resources (docs/predict.md, "In-core
+// time from the compiled code"). Bound names that resource ("instructions")
+// and How says it with its numbers ("18 instructions / 6 per cycle").
+func Cycles(b Body, w Widths) (cycles float64, bound, how string) {
+	for _, r := range []struct {
+		n     int
+		width float64
+		name  string
+	}{
+		{b.Blocks, w.Blocks, "64-byte blocks"},
+		{b.Insts, w.Issue, "instructions"},
+		{b.Loads, w.Loads, "loads"},
+		{b.Stores, w.Stores, "stores"},
+		{b.FP, w.FP, "floating-point instructions"},
+	} {
+		if r.width > 0 && float64(r.n)/r.width > cycles {
+			cycles, bound = float64(r.n)/r.width, r.name
+			how = fmt.Sprintf("%d %s / %s per cycle", r.n, r.name, strconv.FormatFloat(r.width, 'g', 4, 64))
+		}
+	}
+	return cycles, bound, how
 }
