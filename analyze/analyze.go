@@ -535,7 +535,7 @@ func sameCounts(a, b *Counts) bool {
 			return x.Kind == y.Kind && x.Op == y.Op && x.Elem == y.Elem && x.Stmt == y.Stmt && x.Root == y.Root
 		}) ||
 		!slices.EqualFunc(a.Vectors, b.Vectors, func(x, y VectorLoop) bool { return x.Stmt == y.Stmt && x.Form == y.Form }) ||
-		!slices.EqualFunc(a.Loops, b.Loops, func(x, y LoopCount) bool { return x.Loop == y.Loop }) ||
+		!slices.EqualFunc(a.Loops, b.Loops, func(x, y LoopCount) bool { return x.Stmt == y.Stmt }) ||
 		!slices.EqualFunc(a.Cache, b.Cache, func(x, y CacheLines) bool { return x.Level == y.Level }) ||
 		!slices.EqualFunc(a.Chains, b.Chains, sameChainShape) {
 		return false

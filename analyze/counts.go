@@ -306,7 +306,7 @@ type Counts struct {
 // LoopCount is how often one loop runs in a region: its iterations over
 // all entries, and its entries.
 type LoopCount struct {
-	Loop       string `json:"loop"` // file:line:col of the for or repeat
+	Stmt       string `json:"stmt"` // file:line:col of the for or repeat
 	Iterations Count  `json:"iterations"`
 	Entries    Count  `json:"entries"`
 }

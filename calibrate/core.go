@@ -175,7 +175,7 @@ func coreRows(pts []point, code *machinecode.Code) (rows []coreRow, skipped int)
 			if iters == 0 {
 				continue
 			}
-			i, found := code.ByKernel[lineColOf(l.Loop)]
+			i, found := code.ByKernel[lineColOf(l.Stmt)]
 			if !found {
 				if iters <= l.Entries.Float() {
 					continue
@@ -336,17 +336,17 @@ func fitCoreWindow(cf *coreFit, code *machinecode.Code) (float64, float64, error
 		row.region, row.body = 0, 0
 		for _, l := range p.counts.Loops {
 			iters := l.Iterations.Float()
-			i, ok := code.ByKernel[lineColOf(l.Loop)]
+			i, ok := code.ByKernel[lineColOf(l.Stmt)]
 			if !ok {
 				if iters <= l.Entries.Float() {
 					continue
 				}
-				return 0, 0, fmt.Errorf("calibrate: window benchmark %q: no machine loop runs the loop at %s", p.name, l.Loop)
+				return 0, 0, fmt.Errorf("calibrate: window benchmark %q: no machine loop runs the loop at %s", p.name, l.Stmt)
 			}
 			cy, _ := coreCyclesOf(core, code.Loops[i].Body)
 			t := iters * cy * cf.core.cycle
 			row.region += t
-			if inside[lineColOf(l.Loop)] {
+			if inside[lineColOf(l.Stmt)] {
 				row.body += t
 			}
 		}

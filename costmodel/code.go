@@ -82,17 +82,17 @@ func (p *machinePricer) codeLoops(loops []analyze.LoopCount) ([]codeLoop, bool) 
 		if iters == 0 {
 			continue
 		}
-		i, ok := p.code.ByKernel[lineCol(l.Loop)]
+		i, ok := p.code.ByKernel[lineCol(l.Stmt)]
 		if !ok {
 			if iters <= l.Entries.Float() {
 				continue // at most one iteration per entry: its code is straight-line code of its parent
 			}
-			p.note(fmt.Sprintf("no machine loop of the compiled program runs the loop at %s: its region is priced by its counts (compute.loop, access, ops)", l.Loop))
+			p.note(fmt.Sprintf("no machine loop of the compiled program runs the loop at %s: its region is priced by its counts (compute.loop, access, ops)", l.Stmt))
 			return nil, false
 		}
 		body := p.code.Loops[i].Body
 		cycles, bound := coreCycles(core, body)
-		out = append(out, codeLoop{pos: l.Loop, iters: iters, body: body, cycles: cycles, bound: bound})
+		out = append(out, codeLoop{pos: l.Stmt, iters: iters, body: body, cycles: cycles, bound: bound})
 	}
 	return out, len(out) > 0
 }

@@ -33,7 +33,7 @@ func TestPriceByCompiledCode(t *testing.T) {
 	}
 	counts := analyze.Counts{Iterations: n(1000), LoopEntries: n(1), Loads: n(2000), Stores: n(1000),
 		Ops:   []analyze.OpCount{f64(analyze.OpAdd, "a&b&c", 1000), f64(analyze.OpDiv, "a&b&c", 1000)},
-		Loops: []analyze.LoopCount{{Loop: "k.spmd:4:5", Iterations: n(1000), Entries: n(1)}}}
+		Loops: []analyze.LoopCount{{Stmt: "k.spmd:4:5", Iterations: n(1000), Entries: n(1)}}}
 	body := machinecode.Body{Bytes: 70, Blocks: 2, Insts: 10, Loads: 2, Stores: 1, FP: 2}
 	r, _ := priceRegion(t, m, counts, 0, Options{Code: loopCode(body)})
 	got := terms(r.Terms)
@@ -59,13 +59,13 @@ func TestPriceByCompiledCode(t *testing.T) {
 	// A loop the code does not have falls back to the counts, with a note;
 	// one that runs at most once per entry is straight-line code.
 	missing := counts
-	missing.Loops = append([]analyze.LoopCount{{Loop: "k.spmd:3:1", Iterations: n(5), Entries: n(1)}}, counts.Loops...)
+	missing.Loops = append([]analyze.LoopCount{{Stmt: "k.spmd:3:1", Iterations: n(5), Entries: n(1)}}, counts.Loops...)
 	r, notes := priceRegion(t, m, missing, 0, Options{Code: loopCode(body)})
 	if !strings.HasPrefix(r.Terms[0].What, "loop iterations") || !containsPrefix(notes, "no machine loop of the compiled program runs the loop at k.spmd:3:1") {
 		t.Errorf("a loop without code: first term %q, notes %q", r.Terms[0].What, notes)
 	}
 	once := counts
-	once.Loops = append([]analyze.LoopCount{{Loop: "k.spmd:3:1", Iterations: n(1), Entries: n(1)}}, counts.Loops...)
+	once.Loops = append([]analyze.LoopCount{{Stmt: "k.spmd:3:1", Iterations: n(1), Entries: n(1)}}, counts.Loops...)
 	r, _ = priceRegion(t, m, once, 0, Options{Code: loopCode(body)})
 	if math.Abs(r.Compute-1625*ns) > 1e-15 {
 		t.Errorf("a loop of one iteration per entry: compute %g s, want 1625 ns", r.Compute)
@@ -112,9 +112,9 @@ func TestEmulationChargesCodeCosts(t *testing.T) {
 		for _, cl := range rep.Classes {
 			for _, r := range cl.Regions {
 				for _, l := range r.Counts.Loops {
-					if _, ok := code.ByKernel[lineCol(l.Loop)]; !ok {
-						code.ByKernel[lineCol(l.Loop)] = len(code.Loops)
-						code.Loops = append(code.Loops, machinecode.Loop{Kernel: lineCol(l.Loop), Parent: -1,
+					if _, ok := code.ByKernel[lineCol(l.Stmt)]; !ok {
+						code.ByKernel[lineCol(l.Stmt)] = len(code.Loops)
+						code.Loops = append(code.Loops, machinecode.Loop{Kernel: lineCol(l.Stmt), Parent: -1,
 							Body: machinecode.Body{Blocks: 2, Insts: 9, Loads: 3, Stores: 1, FP: 2}})
 					}
 				}
