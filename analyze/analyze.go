@@ -329,6 +329,10 @@ func (c *Counts) forEachCountPtr(f func(*Count)) {
 		f(&c.Vectors[i].Entries)
 		f(&c.Vectors[i].Iterations)
 	}
+	for i := range c.Loops {
+		f(&c.Loops[i].Iterations)
+		f(&c.Loops[i].Entries)
+	}
 	for i := range c.Cache {
 		f(&c.Cache[i].Lines)
 		f(&c.Cache[i].WriteBacks)
@@ -393,6 +397,11 @@ func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
 	}
 	for i := range min(len(a.Vectors), len(b.Vectors)) {
 		if !f(&a.Vectors[i].Entries, &b.Vectors[i].Entries) || !f(&a.Vectors[i].Iterations, &b.Vectors[i].Iterations) {
+			return
+		}
+	}
+	for i := range min(len(a.Loops), len(b.Loops)) {
+		if !f(&a.Loops[i].Iterations, &b.Loops[i].Iterations) || !f(&a.Loops[i].Entries, &b.Loops[i].Entries) {
 			return
 		}
 	}
@@ -526,6 +535,7 @@ func sameCounts(a, b *Counts) bool {
 			return x.Kind == y.Kind && x.Op == y.Op && x.Elem == y.Elem && x.Stmt == y.Stmt && x.Root == y.Root
 		}) ||
 		!slices.EqualFunc(a.Vectors, b.Vectors, func(x, y VectorLoop) bool { return x.Stmt == y.Stmt && x.Form == y.Form }) ||
+		!slices.EqualFunc(a.Loops, b.Loops, func(x, y LoopCount) bool { return x.Stmt == y.Stmt }) ||
 		!slices.EqualFunc(a.Cache, b.Cache, func(x, y CacheLines) bool { return x.Level == y.Level }) ||
 		!slices.EqualFunc(a.Chains, b.Chains, sameChainShape) {
 		return false
@@ -587,6 +597,9 @@ func (c *Counts) accumulate(d *Counts) {
 	}
 	for _, o := range d.Madds {
 		c.Madds = addOpCount(c.Madds, o)
+	}
+	for _, l := range d.Loops {
+		c.Loops = addLoopCount(c.Loops, l)
 	}
 	c.Vectors = append(c.Vectors, d.Vectors...)
 	c.Refs = append(c.Refs, d.Refs...)

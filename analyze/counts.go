@@ -301,6 +301,19 @@ type Counts struct {
 	// Requests summarises the non-blocking messages (isend, irecv) posted
 	// in the region (requests.go).
 	Requests RequestCounts `json:"requests,omitzero"`
+	// Loops lists every for and repeat loop of the region with its own
+	// iterations and entries (ordered by position), so that a pricing that
+	// reads the compiled program's code per loop (docs/predict.md, "In-core
+	// time from the compiled code") knows how often each loop's code runs.
+	Loops []LoopCount `json:"loops,omitempty"`
+}
+
+// LoopCount is how often one loop runs in a region: its iterations over
+// all entries, and its entries.
+type LoopCount struct {
+	Stmt       string `json:"stmt"` // file:line:col of the for or repeat
+	Iterations Count  `json:"iterations"`
+	Entries    Count  `json:"entries"`
 }
 
 // Chain is a loop-carried dependency chain: the operations by which one

@@ -174,6 +174,7 @@ func (c *Counts) clone() Counts {
 	out := *c
 	out.Ops = slices.Clone(c.Ops)
 	out.Madds = slices.Clone(c.Madds)
+	out.Loops = slices.Clone(c.Loops)
 	out.Refs = slices.Clone(c.Refs)
 	out.Messages = slices.Clone(c.Messages)
 	out.Collectives = slices.Clone(c.Collectives)

@@ -202,6 +202,7 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 			return err
 		}
 		c.Iterations = c.Iterations.add(n)
+		c.Loops = addLoopCount(c.Loops, LoopCount{Stmt: ra.place(l.stmt), Iterations: n})
 		return nil
 	case leafEntry:
 		n, err := ra.exec(l, l.chain)
@@ -209,6 +210,7 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 			return err
 		}
 		c.LoopEntries = c.LoopEntries.add(n)
+		c.Loops = addLoopCount(c.Loops, LoopCount{Stmt: ra.place(l.stmt), Entries: n})
 		return nil
 	case leafRegion:
 		n, err := ra.exec(l, l.chain)
@@ -395,6 +397,18 @@ func addOpCount(list []OpCount, x OpCount) []OpCount {
 	i, found := slices.BinarySearchFunc(list, x, compareOpKind)
 	if found {
 		list[i].Count = list[i].Count.add(x.Count)
+		return list
+	}
+	return slices.Insert(list, i, x)
+}
+
+// addLoopCount adds x's iterations and entries to its loop's in list, kept
+// ordered by loop position.
+func addLoopCount(list []LoopCount, x LoopCount) []LoopCount {
+	i, found := slices.BinarySearchFunc(list, x, func(a, b LoopCount) int { return cmp.Compare(a.Stmt, b.Stmt) })
+	if found {
+		list[i].Iterations = list[i].Iterations.add(x.Iterations)
+		list[i].Entries = list[i].Entries.add(x.Entries)
 		return list
 	}
 	return slices.Insert(list, i, x)

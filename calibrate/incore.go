@@ -144,6 +144,10 @@ type coreFit struct {
 	rinf1    *fit.Rinf // RINF1's A = B*C
 	tick2    float64   // seconds per clock read (TICK2)
 	tick1    float64   // seconds, the runtime's TICK1
+	// core is compute.core fitted on the throughput regions' machine code
+	// (core.go); nil, with coreErr, when the code could not be read or fitted.
+	core    *coreModelFit
+	coreErr error
 }
 
 // fitCore runs the in-core fits on the in-core kernel's points.
@@ -193,6 +197,15 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 	}
 	if cf.rinf1, err = fit.FitRinf(rinfN, rinfT); err != nil {
 		return nil, fmt.Errorf("calibrate: RINF1 fit: %w", err)
+	}
+	if mk.code == nil {
+		cf.coreErr = mk.codeErr
+	} else {
+		rows, skipped := coreRows(cf.tp, mk.code)
+		if cf.core, cf.coreErr = fitCoreModel(rows); cf.core != nil {
+			cf.core.skipped = skipped
+			cf.core.window, cf.core.windowRMS, cf.core.windowErr = fitCoreWindow(cf, mk.code)
+		}
 	}
 	return cf, nil
 }

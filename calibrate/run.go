@@ -9,6 +9,7 @@ import (
 	"perfc/codegen"
 	"perfc/codegen/spmd"
 	"perfc/lang"
+	"perfc/machinecode"
 	"perfc/parser"
 )
 
@@ -39,6 +40,10 @@ type measuredKernel struct {
 	points []point
 	tick1  float64 // seconds, as the runtime measured TICK1
 	m      *spmd.Measurement
+	// code is the machine code of the binary that was timed (nil when it
+	// could not be read: codeErr says why), for the fit of compute.core.
+	code    *machinecode.Code
+	codeErr error
 }
 
 // runKernel checks the kernel text, counts it with the analyzer (on the
@@ -59,15 +64,24 @@ func runKernel(ctx context.Context, spec kernelSpec, caches cache.Hierarchy, cac
 	}
 	step("building")
 	var m *spmd.Measurement
+	var code *machinecode.Code
+	var codeErr error
 	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
 		step("running")
 		m, err = codegen.Measure(ctx, bin, "-samples", fmt.Sprint(sz.samples), "-min-time", sz.minTime)
+		if err == nil {
+			code, codeErr = machinecode.Read(ctx, dir, bin)
+		}
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: running kernel %s: %w", spec.name, err)
 	}
-	return joinCounts(spec, rep, m)
+	mk, err := joinCounts(spec, rep, m)
+	if mk != nil {
+		mk.code, mk.codeErr = code, codeErr
+	}
+	return mk, err
 }
 
 // countKernel checks a generated kernel and counts it with the analyzer

@@ -59,6 +59,7 @@ type computeYAML struct {
 	Clock   *clockYAML  `yaml:"clock,omitempty,flow"`
 	Ops     opTableYAML `yaml:"ops"`
 	Latency opTableYAML `yaml:"latency"`
+	Core    *coreYAML   `yaml:"core,omitempty"`
 }
 
 type loopYAML struct {
@@ -220,6 +221,7 @@ func (r *Result) computeSection() computeYAML {
 			c.Latency.Window.Source += "; no k showed its latency, so the window is only a lower bound (the least that hides every chain measured)"
 		}
 	}
+	c.Core = r.coreSection()
 	return c
 }
 
@@ -400,6 +402,7 @@ func (r *Result) results() []any {
 				"measured on %d held out (RINF1, two statements per iteration, two copies); worst %+.1f%% (%s), %s; the pricing adds (docs/predict.md)",
 			f.trainN, pct(f.trainRMS), f.heldN, 100*f.heldWorst, f.heldWorstName, r.Date))
 	}
+	r.coreResults(add)
 	if w := cf.window; w != nil {
 		for i, p := range w.pts {
 			per := float64(p.reps) * float64(p.n)

@@ -56,6 +56,9 @@ func (p *machinePricer) throughputTerms(w *workload) []Term {
 		}
 		return nil
 	}
+	if terms, ok := p.codeTerms(w); ok {
+		return terms // the region's compiled code (code.go)
+	}
 	var terms []Term
 	add := func(what, unit string, n float64, cost machines.Number, how string) {
 		if n == 0 || !cost.Given {
@@ -85,7 +88,10 @@ func (p *machinePricer) latencyTerms(w *workload) []Term {
 	}
 	var terms []Term
 	for _, loop := range chainsByLoop(w.chains) {
-		throughput := sumTerms(p.throughputTerms(bodyWorkload(loop[0].Body)))
+		throughput, byCode := p.codeBodyTime(w, loop[0].Loop, loop[0].Body)
+		if !byCode {
+			throughput = sumTerms(p.throughputTerms(bodyWorkload(loop[0].Body)))
+		}
 		var longest analyze.Chain
 		var latency float64
 		var source string
@@ -94,7 +100,7 @@ func (p *machinePricer) latencyTerms(w *workload) []Term {
 				longest, latency, source = ch, t, src
 			}
 		}
-		bound, how, wsrc := p.chainBound(longest, latency, throughput)
+		bound, how, wsrc := p.chainBound(longest, latency, throughput, byCode)
 		extra := bound - throughput
 		if extra <= 0 {
 			continue
@@ -126,7 +132,10 @@ func (p *machinePricer) latencyTerms(w *workload) []Term {
 // the bound is E·max(T_e, L_e/n). The latency shows only where one entry's
 // chain is longer than its work and the window's together (L_e > T_e + W).
 // Without a window the entries are taken one after another.
-func (p *machinePricer) chainBound(ch analyze.Chain, latency, throughput float64) (float64, string, string) {
+//
+// When the throughput is the code's (byCode) the window is compute.core's,
+// fitted with the entries' work priced the same way, if the table has one.
+func (p *machinePricer) chainBound(ch analyze.Chain, latency, throughput float64, byCode bool) (float64, string, string) {
 	whole := fmt.Sprintf("the chain's Σ latency·count %s exceeds the body's throughput time %s: charged the difference",
 		units.Time(latency), units.Time(throughput))
 	entries := ch.Entries.Float()
@@ -134,6 +143,9 @@ func (p *machinePricer) chainBound(ch analyze.Chain, latency, throughput float64
 		return latency, whole, ""
 	}
 	w, ok := p.m.Compute().Window()
+	if core, _ := p.m.Compute().Core(); byCode && core.Window.Given {
+		w, ok = core.Window, true
+	}
 	if !ok {
 		p.note("the machine gives no reorder window (compute.latency.window): chains that restart at every entry of their loop are priced one entry after another")
 		return latency, whole + " (entries one after another: no compute.latency.window)", ""

@@ -10,6 +10,7 @@ import (
 	"perfc/costmodel/emulate"
 	"perfc/internal/units"
 	"perfc/lang"
+	"perfc/machinecode"
 	"perfc/machines"
 )
 
@@ -95,6 +96,12 @@ type Options struct {
 	// (emulate.EmulateOptions).
 	Limits   emulate.EmulateLimits
 	Progress func(events int64)
+	// Code is the machine code of the built program whose run the
+	// prediction is compared with (machinecode.Read): with a table that has
+	// compute.core, compose: ecm prices each region's loops by their
+	// compiled code (docs/predict.md, "In-core time from the compiled
+	// code"). nil prices by the counts.
+	Code *machinecode.Code
 }
 
 // Predict prices the counts of a kernel on a machine: every rank class is

@@ -9,6 +9,7 @@ import (
 	"perfc/costmodel/emulate"
 	"perfc/internal/units"
 	"perfc/lang"
+	"perfc/machinecode"
 	"perfc/machines"
 )
 
@@ -40,6 +41,9 @@ type machinePricer struct {
 	// rules are the source paper's pricing rules (Options.PaperRules,
 	// paperrules.go); the zero value prices the exact counts.
 	rules paperRules
+	// code is the machine code of the program predicted (Options.Code),
+	// nil when not given.
+	code *machinecode.Code
 	// shares, when set, make compute segments cost their share of their
 	// region's cost (shares.go); nil prices a segment on its own.
 	shares *regionShares
@@ -75,6 +79,7 @@ func newOptionsPricer(m *machines.Machine, k *lang.Checked, opts Options) *machi
 	p.vectorUnits = opts.VectorUnits
 	p.warm = opts.Warm
 	p.rules = p.paperRulesFor(opts)
+	p.code = opts.Code
 	return p
 }
 
@@ -95,6 +100,7 @@ type workload struct {
 	iterations            float64 // loop iterations: ecm's loop term, and a segment's share of its region (shares.go)
 	loopEntries           float64 // loop entries (ecm's loop start-up term)
 	chains                []analyze.Chain
+	loops                 []analyze.LoopCount // every loop's iterations and entries (ecm, for pricing by compiled code)
 	hasCache              bool
 	region                bool // built from a region's counts (fromCounts), not a segment's work
 }
@@ -115,7 +121,7 @@ func fromCounts(c analyze.Counts, footprint int64, ecm bool) *workload {
 		loadBytes: c.LoadBytes.Float(), storeBytes: c.StoreBytes.Float(), footprint: footprint,
 		lines: map[string]float64{}, region: true}
 	if ecm {
-		w.iterations, w.loopEntries, w.chains = c.Iterations.Float(), c.LoopEntries.Float(), c.Chains
+		w.iterations, w.loopEntries, w.chains, w.loops = c.Iterations.Float(), c.LoopEntries.Float(), c.Chains, c.Loops
 		w.writeBacks = map[string]float64{}
 	}
 	for _, o := range c.Ops {

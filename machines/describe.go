@@ -141,6 +141,13 @@ func (d *describer) compute(c *Compute) {
 	d.optional("access per element stored", c.access.Store)
 	d.optional("clock per region entry", c.clock.Region)
 	d.optional("clock per run", c.clock.Run)
+	d.optional("core cycle", c.core.Cycle)
+	d.optional("core issue width (instructions per cycle)", c.core.Issue)
+	d.optional("core loads per cycle", c.core.LoadPorts)
+	d.optional("core stores per cycle", c.core.StorePorts)
+	d.optional("core floating-point instructions per cycle", c.core.FPPorts)
+	d.optional("core 64-byte code blocks per cycle", c.core.BlocksPerCycle)
+	d.optional("core reorder window (entries priced by their code)", c.core.Window)
 	for _, k := range c.opOrder {
 		d.number(opLabel("op", k), c.ops[k])
 	}

@@ -274,6 +274,38 @@ type Compute struct {
 	clock        ClockCost
 	vectors      []VectorUnit
 	imh          *IMH
+	core         CoreModel
+}
+
+// CoreModel is compute.core: what prices a loop from the machine code the
+// compiler emitted for it (docs/predict.md, "In-core time from the compiled
+// code"). A machine loop takes, per iteration, the largest of its 64-byte
+// blocks of code / BlocksPerCycle (the front end), its instructions / Issue,
+// its loads / LoadPorts, its stores / StorePorts and its floating-point
+// instructions / FPPorts, in cycles of Cycle each. The widths are what a
+// calibration fitted (perfc calibrate, docs/calibrate.md), not the vendor's
+// port counts.
+type CoreModel struct {
+	Cycle          Number // time of one core cycle
+	Issue          Number // instructions per cycle
+	LoadPorts      Number // memory-reading instructions per cycle
+	StorePorts     Number // memory-writing instructions per cycle
+	FPPorts        Number // floating-point instructions per cycle
+	BlocksPerCycle Number // 64-byte blocks of code the front end runs per cycle
+	// Window is the reorder window (as compute.latency.window) fitted with
+	// the entries' work priced by their code: optional; without it the
+	// latency section's window is used.
+	Window Number
+}
+
+// Core is the table's model of the core's code throughput; ok is false
+// when the table gives none (the pricing then charges the loop, access
+// and operation costs).
+func (c *Compute) Core() (CoreModel, bool) {
+	if c == nil || !c.core.Cycle.Given {
+		return CoreModel{}, false
+	}
+	return c.core, true
 }
 
 // opKey keys an operation cost; pattern "" is an entry for every pattern.

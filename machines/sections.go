@@ -64,7 +64,7 @@ func machineKeys() []string {
 }
 
 func computeKeys() []string {
-	return []string{"source", "free", "peak", "register_rate", "register_madd_rate", "loop", "access", "clock", "ops", "latency", "vector", "imh"}
+	return []string{"source", "free", "peak", "register_rate", "register_madd_rate", "loop", "access", "clock", "ops", "latency", "vector", "imh", "core"}
 }
 
 func memoryKeys() []string {
@@ -315,6 +315,24 @@ func (d *decoder) compute(n *yaml.Node) *Compute {
 	if f.has("imh") {
 		c.imh = d.imh(f.get("imh"), src)
 	}
+	if f.has("core") {
+		c.core = d.core(f.get("core"), src)
+	}
+	return c
+}
+
+// core reads compute.core: the cycle time and the widths the pricing of
+// compiled code divides a machine loop's instructions by (CoreModel).
+func (d *decoder) core(n *yaml.Node, src string) CoreModel {
+	f := d.mapping(n, "core", "cycle", "issue", "load_ports", "store_ports", "fp_ports", "blocks_per_cycle", "window", "source")
+	src = f.source(src)
+	c := CoreModel{Cycle: d.reqNumber(f, "cycle", Time, positive, src)}
+	c.Issue = d.reqNumber(f, "issue", Dimensionless, positive, src)
+	c.LoadPorts = d.reqNumber(f, "load_ports", Dimensionless, positive, src)
+	c.StorePorts = d.reqNumber(f, "store_ports", Dimensionless, positive, src)
+	c.FPPorts = d.reqNumber(f, "fp_ports", Dimensionless, positive, src)
+	c.BlocksPerCycle = d.reqNumber(f, "blocks_per_cycle", Dimensionless, positive, src)
+	c.Window = d.optNumber(f, "window", Time, positive, src)
 	return c
 }
 

@@ -12,6 +12,7 @@ import (
 	"perfc/codegen"
 	"perfc/codegen/spmd"
 	"perfc/costmodel"
+	"perfc/machinecode"
 )
 
 // Run measures every case as perfc check does (codegen.RunKernel: the
@@ -53,7 +54,10 @@ func measureCase(ctx context.Context, c *Case, opts Options) error {
 	defer cancel()
 	var m *spmd.Measurement
 	launch := opts.Launch.WithRanks(int(c.Ranks))
-	err := codegen.RunKernel(ctx, c.checked, codegen.Options{Backend: launch.Backend}, opts.CacheDir, nil, func(_ *codegen.Program, _, bin string) error {
+	err := codegen.RunKernel(ctx, c.checked, codegen.Options{Backend: launch.Backend}, opts.CacheDir, nil, func(_ *codegen.Program, dir, bin string) error {
+		if err := predictWithCode(ctx, c, opts, dir, bin); err != nil {
+			return err
+		}
 		if launch.Backend == codegen.BackendMPI {
 			argv, notes, err := launch.Command(bin)
 			if err != nil {
@@ -79,6 +83,31 @@ func measureCase(ctx context.Context, c *Case, opts Options) error {
 		return err
 	}
 	compare(c, m)
+	return nil
+}
+
+// predictWithCode predicts the case again with the machine code of the
+// binary it is about to run, when the table prices compiled code
+// (compute.core): the plan predicted it from its counts alone, before
+// anything was built (docs/predict.md, "In-core time from the compiled
+// code"). A binary whose code cannot be read keeps the plan's prediction,
+// with a note.
+func predictWithCode(ctx context.Context, c *Case, opts Options, dir, bin string) error {
+	if _, ok := opts.Machine.Compute().Core(); !ok || opts.Model.Code != nil {
+		return nil
+	}
+	code, err := machinecode.Read(ctx, dir, bin)
+	if err != nil {
+		c.pred.Notes = append(c.pred.Notes, "the program's machine code could not be read, so it is priced by its counts: "+err.Error())
+		return nil
+	}
+	withCode := opts
+	withCode.Model.Code = code
+	pred, err := Predict(c.checked, withCode)
+	if err != nil {
+		return err
+	}
+	c.countsPred, c.pred = c.pred, pred
 	return nil
 }
 
@@ -125,6 +154,10 @@ func compare(c *Case, m *spmd.Measurement) {
 	}
 	total := timing(m.Total, c.pred.Total)
 	c.Total = &total
+	if c.countsPred != nil {
+		byCounts := timing(m.Total, c.countsPred.Total)
+		c.ByCounts = &byCounts
+	}
 	c.Regions = nil
 	for _, t := range m.Regions {
 		p, ok := predicted[t.Name]

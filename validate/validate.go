@@ -55,9 +55,15 @@ type Case struct {
 	// allow-run-as-root switches as root, --oversubscribe beyond the
 	// cores), as the report must say.
 	LaunchNotes []string `json:"launch_notes,omitempty"`
+	// ByCounts is the total as the counts alone predict it (the loop,
+	// access and operation costs), when the table prices compiled code
+	// (compute.core) and Total is the prediction from the binary's machine
+	// code: the two side by side on one measurement.
+	ByCounts *Comparison `json:"by_counts,omitempty"`
 
-	checked *lang.Checked         // the kernel with the case's parameters
-	pred    *costmodel.Prediction // its prediction, made when the case was planned
+	checked    *lang.Checked         // the kernel with the case's parameters
+	pred       *costmodel.Prediction // its prediction, made when the case was planned
+	countsPred *costmodel.Prediction // the plan's prediction from the counts, when pred was made from the code
 }
 
 // Comparison is predicted against measured for one region or the total.

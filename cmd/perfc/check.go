@@ -15,6 +15,7 @@ import (
 	"perfc/codegen/spmd"
 	"perfc/costmodel"
 	"perfc/lang"
+	"perfc/machinecode"
 )
 
 // checkCmd is `perfc check`: generate the kernel's program, build it, run
@@ -55,6 +56,9 @@ type machinePredictor struct {
 	e  env
 	ba budgetArgs
 	ma machineArgs
+	// code is the machine code of the binary check ran, priced when the
+	// table has compute.core (nil: by the counts).
+	code *machinecode.Code
 }
 
 // Machine names the table.
@@ -66,7 +70,7 @@ func (p machinePredictor) Machine() string { return p.ma.Machine }
 // run, so what fits a cache level is resident there (docs/codegen.md,
 // "Data"), and prediction and measurement mean the same repetition.
 func (p machinePredictor) PredictRegions(k *lang.Checked) (map[string]float64, error) {
-	pred, err := predict(p.e, k, p.ba, p.ma, costmodel.Options{Warm: true})
+	pred, err := predict(p.e, k, p.ba, p.ma, costmodel.Options{Warm: true, Code: p.code})
 	if err != nil {
 		return nil, err
 	}
@@ -151,11 +155,12 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 		p   *codegen.Program
 		dir string
 		m   *spmd.Measurement
+		bin string
 	)
 	step := func(s string) { steps.step("check: " + s) }
 	var argv []string
-	err = codegen.RunKernel(ctx, k, opts, c.CacheDir, step, func(prog *codegen.Program, d, bin string) (err error) {
-		p, dir = prog, d
+	err = codegen.RunKernel(ctx, k, opts, c.CacheDir, step, func(prog *codegen.Program, d, b string) (err error) {
+		p, dir, bin = prog, d, b
 		if c.MPI {
 			if argv, _, err = launch.Command(bin, args...); err != nil {
 				return err
@@ -169,6 +174,15 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	res := checkResult{Schema: CheckSchema, Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction,
 		Backend: launch.Backend.String(), Launch: argv, Ranks: set}
+	if mp, ok := pred.(machinePredictor); ok {
+		// The prediction prices the binary that ran: its machine code.
+		code, err := machinecode.Read(ctx, dir, bin)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "perfc check: the program's machine code is priced by its counts: %v\n", err)
+		}
+		mp.code = code
+		pred = mp
+	}
 	if pred != nil {
 		if res.Predicted, err = pred.PredictRegions(k); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,6 +42,7 @@ type predictCmd struct {
 	NoEmulation bool `help:"For a kernel whose ranks wait on each other, report the slowest rank's sum of costs instead of emulating the critical path."`
 	Warm        bool `help:"Warm caches: a cache level that holds a rank's working set brings no lines in (a steady-state repetition, as perfc check measures; docs/predict.md)."`
 	Terms       bool `help:"Show every term of the breakdown (count x unit cost = time)." default:"true" negatable:""`
+	Code        bool `help:"Build the kernel's generated program (as perfc check does; needs the Go toolchain) and price its loops by their machine code, when the table has compute.core (docs/predict.md)."`
 	limitArgs
 }
 
@@ -54,9 +56,16 @@ func (c *predictCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
+	opts := costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation,
+		Warm: c.Warm, Limits: limits}
+	if c.Code {
+		if opts.Code, err = buildCode(context.Background(), k, ""); err != nil {
+			return err
+		}
+	}
 	bar := progress.New(e.stderr, "emulating (events)", 0)
-	pred, err := predict(e, k, c.budgetArgs, c.machineArgs, costmodel.Options{PaperRules: c.PaperRules, VectorUnits: c.VectorUnits, NoEmulation: c.NoEmulation,
-		Warm: c.Warm, Limits: limits, Progress: bar.Set})
+	opts.Progress = bar.Set
+	pred, err := predict(e, k, c.budgetArgs, c.machineArgs, opts)
 	bar.Finish()
 	if err != nil {
 		return err

@@ -1,0 +1,360 @@
+package calibrate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"perfc/analyze"
+	"perfc/calibrate/fit"
+	"perfc/machinecode"
+	"perfc/machines"
+)
+
+// The fit of compute.core (docs/calibrate.md, "The core's code
+// throughput"): the in-core benchmarks' own machine code, read from the
+// binary that was timed (machinecode.Read), priced as the pricing prices
+// compiled code (docs/predict.md, "In-core time from the compiled code"):
+//
+//	time = cycle × Σ over the region's loops of iterations ×
+//	       max(blocks/b, instructions/w, loads/l, stores/s, FP/f)
+//
+// The front end's rate is fixed at one block per cycle (gridBlocks). The
+// other widths are small whole numbers (a port count, a decode width), so
+// they are found by a search over a grid, and for each the cycle time that
+// minimises the relative squared error in closed form; the best of the grid
+// wins, ties going to the widest widths (a width no region is bound by is
+// not measured, and the widest assumes least).
+
+// coreRow is one benchmark region seen through its code: each loop's
+// iterations and direct code, and the measured time.
+type coreRow struct {
+	name    string
+	seconds float64
+	loops   []coreLoop
+}
+
+// coreLoop is one kernel loop of a region with its machine code.
+type coreLoop struct {
+	iters float64
+	body  machinecode.Body
+}
+
+// coreModelFit is the fitted compute.core with its quality.
+type coreModelFit struct {
+	cycle                            float64 // seconds
+	blocks, issue, loads, stores, fp float64 // per cycle
+	rms                              float64 // relative rms over the rows
+	residuals                        []float64
+	rows                             []coreRow
+	bound                            map[string]int // rows by the resource that bound most of their time
+	skipped                          int            // regions left out (slow operations, unmapped loops)
+	window, windowRMS                float64        // the reorder window with entries priced by code (0: none)
+	windowErr                        error
+}
+
+// Grids of the widths searched.
+var (
+	// The front end's one 64-byte block per cycle is fixed, not fitted:
+	// every width and the cycle scale together (twice every width and
+	// twice the cycle time price alike), so one must be given, and the
+	// block law is the one measured directly (docs/calibrate.md, "Code
+	// placement": every placement of one loop, 1 or 2 cycles by blocks).
+	gridBlocks = []float64{1}
+	gridIssue  = []float64{8, 6, 5, 4, 3, 2}
+	gridLoads  = []float64{4, 3, 2, 1}
+	gridStores = []float64{2, 1}
+	gridFP     = []float64{4, 2, 1}
+)
+
+// cyclesWith is a row's cycles with the given widths.
+func cyclesWith(r coreRow, core machines.CoreModel) float64 {
+	var c float64
+	for _, l := range r.loops {
+		cy, _ := coreCyclesOf(core, l.body)
+		c += l.iters * cy
+	}
+	return c
+}
+
+// coreCyclesOf is the cycles per iteration of a body, as the pricing
+// computes them (machinecode.Cycles), and the resource that sets them.
+func coreCyclesOf(core machines.CoreModel, b machinecode.Body) (float64, string) {
+	cycles, bound, _ := machinecode.Cycles(b, machinecode.Widths{Blocks: core.BlocksPerCycle.Value, Issue: core.Issue.Value,
+		Loads: core.LoadPorts.Value, Stores: core.StorePorts.Value, FP: core.FPPorts.Value})
+	return cycles, bound
+}
+
+// widths is a CoreModel with the given widths and cycle.
+func widths(cycle, blocks, issue, loads, stores, fp float64) machines.CoreModel {
+	n := func(v float64) machines.Number {
+		return machines.Number{Quantity: machines.Quantity{Value: v}, Given: true}
+	}
+	return machines.CoreModel{Cycle: n(cycle), BlocksPerCycle: n(blocks), Issue: n(issue), LoadPorts: n(loads), StorePorts: n(stores), FPPorts: n(fp)}
+}
+
+// fitCoreModel fits the cycle time and the widths to rows.
+func fitCoreModel(rows []coreRow) (*coreModelFit, error) {
+	if len(rows) < 3 {
+		return nil, fmt.Errorf("calibrate: %d regions with their machine code, too few to fit compute.core", len(rows))
+	}
+	best := &coreModelFit{rms: math.Inf(1)}
+	for _, b := range gridBlocks {
+		for _, w := range gridIssue {
+			for _, l := range gridLoads {
+				for _, s := range gridStores {
+					for _, f := range gridFP {
+						core := widths(1, b, w, l, s, f)
+						// min Σ (c·x/y − 1)²: c = Σ(x/y) / Σ(x/y)².
+						var sr, srr float64
+						for _, r := range rows {
+							q := cyclesWith(r, core) / r.seconds
+							sr, srr = sr+q, srr+q*q
+						}
+						if srr == 0 {
+							continue
+						}
+						c := sr / srr
+						var ss float64
+						for _, r := range rows {
+							e := c*cyclesWith(r, core)/r.seconds - 1
+							ss += e * e
+						}
+						rms := math.Sqrt(ss / float64(len(rows)))
+						if rms < best.rms-1e-12 {
+							*best = coreModelFit{cycle: c, blocks: b, issue: w, loads: l, stores: s, fp: f, rms: rms}
+						}
+					}
+				}
+			}
+		}
+	}
+	if math.IsInf(best.rms, 1) {
+		return nil, errors.New("calibrate: the in-core regions' machine code has no instructions to fit compute.core to")
+	}
+	best.rows = rows
+	best.bound = map[string]int{}
+	core := best.model()
+	for _, r := range rows {
+		fitted := best.cycle * cyclesWith(r, core)
+		best.residuals = append(best.residuals, fitted-r.seconds)
+		most, what := 0.0, ""
+		for _, l := range r.loops {
+			cy, name := coreCyclesOf(core, l.body)
+			if l.iters*cy > most {
+				most, what = l.iters*cy, name
+			}
+		}
+		best.bound[what]++
+	}
+	return best, nil
+}
+
+// model is the fit as a CoreModel (values only).
+func (f *coreModelFit) model() machines.CoreModel {
+	return widths(f.cycle, f.blocks, f.issue, f.loads, f.stores, f.fp)
+}
+
+// coreRows pairs the throughput benchmarks with their code: every loop of
+// a region must have its machine loop (or iterate at most once per
+// entry), and regions with slow operations (divides, square roots, calls)
+// are left out, since the pricing keeps those at their table costs.
+func coreRows(pts []point, code *machinecode.Code) (rows []coreRow, skipped int) {
+	for _, p := range pts {
+		if hasSlowOps(p.counts) {
+			skipped++
+			continue
+		}
+		row := coreRow{name: p.bench.name, seconds: p.seconds}
+		ok := true
+		for _, l := range p.counts.Loops {
+			iters := l.Iterations.Float()
+			if iters == 0 {
+				continue
+			}
+			i, found := code.ByKernel[lineColOf(l.Stmt)]
+			if !found {
+				if iters <= l.Entries.Float() {
+					continue
+				}
+				ok = false
+				break
+			}
+			row.loops = append(row.loops, coreLoop{iters: iters, body: code.Loops[i].Body})
+		}
+		if !ok || len(row.loops) == 0 {
+			skipped++
+			continue
+		}
+		rows = append(rows, row)
+	}
+	return rows, skipped
+}
+
+// hasSlowOps reports whether counts have operations the pricing of code
+// keeps at their table costs.
+func hasSlowOps(c analyze.Counts) bool {
+	return slices.ContainsFunc(c.Ops, func(o analyze.OpCount) bool {
+		switch o.Op {
+		case analyze.OpDiv, analyze.OpRem, analyze.OpSqrt, analyze.OpExp, analyze.OpLog, analyze.OpSin, analyze.OpCos:
+			return !o.Count.IsZero()
+		}
+		return false
+	})
+}
+
+// lineColOf is the "line:col" of a "file:line:col" position.
+func lineColOf(pos string) string {
+	n := 0
+	for i := len(pos) - 1; i >= 0; i-- {
+		if pos[i] == ':' {
+			n++
+			if n == 2 {
+				return pos[i+1:]
+			}
+		}
+	}
+	return pos
+}
+
+// coreYAML is compute.core as the table writes it.
+type coreYAML struct {
+	Cycle          string      `yaml:"cycle"`
+	Issue          float64     `yaml:"issue"`
+	LoadPorts      float64     `yaml:"load_ports"`
+	StorePorts     float64     `yaml:"store_ports"`
+	FPPorts        float64     `yaml:"fp_ports"`
+	BlocksPerCycle float64     `yaml:"blocks_per_cycle"`
+	Window         *numberYAML `yaml:"window,omitempty,flow"`
+	Source         string      `yaml:"source"`
+}
+
+// coreSection writes compute.core from the fit, nil without one.
+func (r *Result) coreSection() *coreYAML {
+	f := r.Core.core
+	if f == nil {
+		return nil
+	}
+	var bound []string
+	for _, k := range []string{"64-byte blocks", "instructions", "loads", "stores", "floating-point instructions"} {
+		if n := f.bound[k]; n > 0 {
+			bound = append(bound, fmt.Sprintf("%s %d", k, n))
+		}
+	}
+	var window *numberYAML
+	if f.window > 0 {
+		window = &numberYAML{Value: ns(f.window), Source: fmt.Sprintf("perfc calibrate window benchmarks (as compute.latency.window) with each entry's work priced by its compiled code, %s, fit rms %s", r.Date, pct(f.windowRMS))}
+	}
+	return &coreYAML{Window: window, Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
+		Source: fmt.Sprintf("perfc calibrate in-core regions' machine code (go tool objdump of the timed binary), %d regions (%d left out: slow operations or unmapped loops), "+
+			"time = cycle × Σ iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f), widths by grid search, cycle by least squares on relative error, %s, fit rms %s; regions bound by: %s",
+			len(f.rows), f.skipped, f.blocks, r.Date, pct(f.rms), strings.Join(bound, ", "))}
+}
+
+// coreResults adds to results: the compute.core fit's rms beside the
+// counts' throughput fit's on the same regions, and its worst regions;
+// or why there is no compute.core.
+func (r *Result) coreResults(add func(name, value, src string)) {
+	cf := r.Core
+	f := cf.core
+	if f == nil {
+		if cf.coreErr != nil {
+			add("compute.core", "not fitted", fmt.Sprintf("perfc calibrate, %s: %v", r.Date, cf.coreErr))
+		}
+		return
+	}
+	if f.windowErr != nil {
+		add("compute.core window", "not fitted", fmt.Sprintf("perfc calibrate, %s: %v", r.Date, f.windowErr))
+	}
+	// The counts' fit on the same regions, for comparison.
+	byName := map[string]int{}
+	for i, p := range cf.tp {
+		byName[p.bench.name] = i
+	}
+	var ss float64
+	for _, row := range f.rows {
+		i := byName[row.name]
+		e := cf.throughput.Residuals[i] / (cf.throughput.Fitted[i] + cf.throughput.Residuals[i])
+		ss += e * e
+	}
+	add("compute.core fit: relative rms", strconv.FormatFloat(f.rms, 'f', 3, 64),
+		fmt.Sprintf("perfc calibrate in-core regions with their machine code, %d regions, %s; the counts' fit (compute.loop, access, ops) misses the same regions by %s rms",
+			len(f.rows), r.Date, pct(math.Sqrt(ss/float64(len(f.rows))))))
+	order := make([]int, len(f.rows))
+	for i := range order {
+		order[i] = i
+	}
+	rel := func(i int) float64 { return f.residuals[i] / f.rows[i].seconds }
+	slices.SortFunc(order, func(a, b int) int { return cmpAbs(rel(b), rel(a)) })
+	for _, i := range order[:min(3, len(order))] {
+		add("compute.core fit: |relative error| of region "+f.rows[i].name, strconv.FormatFloat(math.Abs(rel(i)), 'f', 3, 64),
+			fmt.Sprintf("perfc calibrate, %s: measured %s, compiled code priced %s (%+.1f%%), one of the three worst", r.Date, ns(f.rows[i].seconds), ns(f.rows[i].seconds+f.residuals[i]), 100*rel(i)))
+	}
+}
+
+// cmpAbs orders by absolute value.
+func cmpAbs(a, b float64) int {
+	switch x, y := math.Abs(a), math.Abs(b); {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// fitCoreWindow fits the reorder window again with every time priced by
+// the code (compute.core.window): the law's T_e is an entry's work, and
+// the code prices that work differently from the counts, so a window
+// fitted beside the counts' T_e would overlap too many or too few entries
+// when the pricing uses the code's. The rows are the window benchmarks of
+// the counts' window fit, their chains' latencies the same.
+func fitCoreWindow(cf *coreFit, code *machinecode.Code) (float64, float64, error) {
+	if cf.window == nil || cf.core == nil {
+		return 0, 0, nil
+	}
+	core := cf.core.model()
+	var rows []windowRow
+	for _, p := range cf.window.pts {
+		row, err := windowRowOf(cf, p)
+		if err != nil {
+			return 0, 0, err
+		}
+		var ch *analyze.Chain
+		for i := range p.counts.Chains {
+			if p.counts.Chains[i].Restarts {
+				ch = &p.counts.Chains[i]
+			}
+		}
+		inside := map[string]bool{}
+		for _, k := range code.Inside(lineColOf(ch.Loop)) {
+			inside[k] = true
+		}
+		row.region, row.body = 0, 0
+		for _, l := range p.counts.Loops {
+			iters := l.Iterations.Float()
+			i, ok := code.ByKernel[lineColOf(l.Stmt)]
+			if !ok {
+				if iters <= l.Entries.Float() {
+					continue
+				}
+				return 0, 0, fmt.Errorf("calibrate: window benchmark %q: no machine loop runs the loop at %s", p.name, l.Stmt)
+			}
+			cy, _ := coreCyclesOf(core, code.Loops[i].Body)
+			t := iters * cy * cf.core.cycle
+			row.region += t
+			if inside[lineColOf(l.Stmt)] {
+				row.body += t
+			}
+		}
+		rows = append(rows, row)
+	}
+	w, rms, err := fit.Minimize1D(func(w float64) float64 { return windowRMS(rows, w) }, 1e-11, 1e-5)
+	if err != nil {
+		return 0, 0, fmt.Errorf("calibrate: compute.core window fit: %w", err)
+	}
+	return w, rms, nil
+}

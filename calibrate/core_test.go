@@ -1,0 +1,56 @@
+package calibrate
+
+import (
+	"math"
+	"testing"
+
+	"perfc/machinecode"
+)
+
+// TestCoreModelFitRecoversSyntheticCore makes region times from a known
+// core (0.27 ns cycle, 1 block, 4 instructions, 2 loads, 1 store and 2
+// floating-point instructions per cycle) over bodies that each bind a
+// different resource, and checks that the fit finds the widths and the
+// cycle within 1 %.
+func TestCoreModelFitRecoversSyntheticCore(t *testing.T) {
+	want := widths(0.27e-9, 1, 4, 2, 1, 2)
+	bodies := []machinecode.Body{
+		{Blocks: 1, Insts: 3, Loads: 1, Stores: 1},         // front end
+		{Blocks: 2, Insts: 6, Loads: 2, Stores: 1, FP: 1},  // front end, 2 blocks
+		{Blocks: 2, Insts: 18, Loads: 6, Stores: 1, FP: 5}, // issue: 4.5
+		{Blocks: 1, Insts: 5, Loads: 4, Stores: 1},         // loads: 2
+		{Blocks: 1, Insts: 6, Loads: 1, Stores: 3},         // stores: 3
+		{Blocks: 1, Insts: 7, Loads: 2, Stores: 1, FP: 6},  // fp: 3
+		{Blocks: 3, Insts: 10, Loads: 3, Stores: 2, FP: 2}, // front end, 3 blocks
+		{Blocks: 1, Insts: 12, Loads: 1, Stores: 1, FP: 1}, // issue: 3
+	}
+	var rows []coreRow
+	for i, b := range bodies {
+		r := coreRow{name: string(rune('a' + i)), loops: []coreLoop{{iters: float64(1000 * (i + 1)), body: b}, {iters: 10, body: machinecode.Body{Blocks: 1, Insts: 4}}}}
+		r.seconds = want.Cycle.Value * cyclesWith(r, want) * (1 + 0.002*float64(i%3-1)) // a little noise
+		rows = append(rows, r)
+	}
+	f, err := fitCoreModel(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := [5]float64{f.blocks, f.issue, f.loads, f.stores, f.fp}; got != [5]float64{1, 4, 2, 1, 2} {
+		t.Errorf("widths (blocks, issue, loads, stores, fp) = %v, want [1 4 2 1 2]", got)
+	}
+	if e := math.Abs(f.cycle/want.Cycle.Value - 1); e > 0.01 {
+		t.Errorf("cycle = %g s, want %g within 1%% (off by %.2f%%)", f.cycle, want.Cycle.Value, 100*e)
+	}
+	if f.rms > 0.01 {
+		t.Errorf("fit rms %.3f, want below 1%%", f.rms)
+	}
+	if len(f.residuals) != len(rows) {
+		t.Errorf("%d residuals for %d rows", len(f.residuals), len(rows))
+	}
+}
+
+// TestCoreModelFitNeedsRows refuses to fit fewer than three regions.
+func TestCoreModelFitNeedsRows(t *testing.T) {
+	if _, err := fitCoreModel([]coreRow{{seconds: 1}}); err == nil {
+		t.Error("fitCoreModel of one row: no error")
+	}
+}

@@ -1,0 +1,144 @@
+package costmodel
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"perfc/analyze"
+	"perfc/machinecode"
+	"perfc/machines"
+)
+
+// loopCode is compiled code with one machine loop for the kernel loop at
+// 4:5 (priceRegion's kernel), of the given body.
+func loopCode(b machinecode.Body) *machinecode.Code {
+	return &machinecode.Code{Loops: []machinecode.Loop{{Kernel: "4:5", Parent: -1, Body: b}},
+		Spans: []machinecode.Span{{Pos: "4:5", First: 10, Last: 20}}, ByKernel: map[string]int{"4:5": 0}}
+}
+
+// TestPriceByCompiledCode prices a region's loop by its machine code with
+// hand-computed cycles: 2 blocks, 10 instructions, 2 loads, 1 store and 2
+// floating-point per iteration on a core of 1 block, 4 instructions, 2
+// loads, 1 store and 2 FP per cycle is max(2, 2.5, 1, 1, 1) = 2.5 cycles,
+// 0.625 ns at 0.25 ns; the divides keep their table cost (1 ns each).
+func TestPriceByCompiledCode(t *testing.T) {
+	ns := 1e-9
+	m, err := machines.Load("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := analyze.Counts{Iterations: n(1000), LoopEntries: n(1), Loads: n(2000), Stores: n(1000),
+		Ops:   []analyze.OpCount{f64(analyze.OpAdd, "a&b&c", 1000), f64(analyze.OpDiv, "a&b&c", 1000)},
+		Loops: []analyze.LoopCount{{Stmt: "k.spmd:4:5", Iterations: n(1000), Entries: n(1)}}}
+	body := machinecode.Body{Bytes: 70, Blocks: 2, Insts: 10, Loads: 2, Stores: 1, FP: 2}
+	r, _ := priceRegion(t, m, counts, 0, Options{Code: loopCode(body)})
+	got := terms(r.Terms)
+	want := []term{
+		{"loop at k.spmd:4:5 (compiled code)", 1000, 0.625 * ns, 625 * ns},
+		{"div f64 a&b&c", 1000, 1 * ns, 1000 * ns},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+		t.Errorf("terms (-want +got):\n%s", diff)
+	}
+	if math.Abs(r.Compute-1625*ns) > 1e-15 {
+		t.Errorf("compute %g s, want 1625 ns", r.Compute)
+	}
+
+	// Without code, or on the table without compute.core, the counts price
+	// it as before: the loop, access and operation costs.
+	plain, _ := priceRegion(t, m, counts, 0, Options{})
+	old, _ := priceRegion(t, ecmTable(t), counts, 0, Options{Code: loopCode(body)})
+	if diff := cmp.Diff(terms(old.Terms), terms(plain.Terms)); diff != "" || !strings.HasPrefix(plain.Terms[0].What, "loop iterations") {
+		t.Errorf("without code (-table without core +without code):\n%s\nfirst term %q", diff, plain.Terms[0].What)
+	}
+
+	// A loop the code does not have falls back to the counts, with a note;
+	// one that runs at most once per entry is straight-line code.
+	missing := counts
+	missing.Loops = append([]analyze.LoopCount{{Stmt: "k.spmd:3:1", Iterations: n(5), Entries: n(1)}}, counts.Loops...)
+	r, notes := priceRegion(t, m, missing, 0, Options{Code: loopCode(body)})
+	if !strings.HasPrefix(r.Terms[0].What, "loop iterations") || !containsPrefix(notes, "no machine loop of the compiled program runs the loop at k.spmd:3:1") {
+		t.Errorf("a loop without code: first term %q, notes %q", r.Terms[0].What, notes)
+	}
+	once := counts
+	once.Loops = append([]analyze.LoopCount{{Stmt: "k.spmd:3:1", Iterations: n(1), Entries: n(1)}}, counts.Loops...)
+	r, _ = priceRegion(t, m, once, 0, Options{Code: loopCode(body)})
+	if math.Abs(r.Compute-1625*ns) > 1e-15 {
+		t.Errorf("a loop of one iteration per entry: compute %g s, want 1625 ns", r.Compute)
+	}
+}
+
+// terms turns a breakdown into the tests' form.
+func terms(ts []Term) []term {
+	var out []term
+	for _, x := range ts {
+		out = append(out, term{x.What, x.Count, x.UnitCost, x.Time})
+	}
+	return out
+}
+
+// containsPrefix reports whether some note starts with prefix.
+func containsPrefix(notes []string, prefix string) bool {
+	for _, n := range notes {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEmulationChargesCodeCosts is TestEmulationChargesRegionCosts with
+// the regions priced by compiled code: every loop of every example is
+// given a machine loop (a made-up body: 2 blocks, 9 instructions, 3 loads,
+// 1 store, 2 floating-point), and the emulated ranks' compute must still
+// be what the region table charges (the segments' weights stay their
+// counts' prices, their shares the region's code-priced time).
+func TestEmulationChargesCodeCosts(t *testing.T) {
+	m, err := machines.Load("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"jacobi_blocking", "jacobi_overlap", "halo2d", "gauss", "stencil1d", "poly1", "matmul"} {
+		k := loadKernel(t, "../examples/"+name+".spmd")
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := &machinecode.Code{ByKernel: map[string]int{}}
+		for _, cl := range rep.Classes {
+			for _, r := range cl.Regions {
+				for _, l := range r.Counts.Loops {
+					if _, ok := code.ByKernel[lineCol(l.Stmt)]; !ok {
+						code.ByKernel[lineCol(l.Stmt)] = len(code.Loops)
+						code.Loops = append(code.Loops, machinecode.Loop{Kernel: lineCol(l.Stmt), Parent: -1,
+							Body: machinecode.Body{Blocks: 2, Insts: 9, Loads: 3, Stores: 1, FP: 2}})
+					}
+				}
+			}
+		}
+		if len(code.Loops) == 0 {
+			t.Fatalf("%s: no loops", name)
+		}
+		t.Run(name, func(t *testing.T) {
+			opts := Options{Code: code, Warm: true}
+			pred, err := Predict(k, rep, m, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			priced := false
+			for _, r := range pred.Regions {
+				for _, x := range r.Terms {
+					priced = priced || strings.HasSuffix(x.What, "(compiled code)")
+				}
+			}
+			if !priced {
+				t.Fatalf("no region priced by its code")
+			}
+			emulationChargesRegionCosts(t, k, rep, m, opts)
+		})
+	}
+}
