@@ -158,6 +158,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		}
 		pred.Emulation = em
 		pred.Total = em.Total
+		addNoiseTerms(pred, em, p.m)
 		pred.Method = "discrete-event emulation of every rank's schedule (critical path); the regions show the slowest rank's own costs"
 		// The wavefront analysis only adds to the prediction: when it
 		// fails, the emulated time stands, and the note says why the

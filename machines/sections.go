@@ -583,7 +583,7 @@ func hockneyKeys() []string { return []string{"t0", "pi0", "rinf", "per_byte", "
 func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *MessageModel {
 	keys := append(hockneyKeys(), "source", "model", "ranges", "L", "o", "g", "G", "time", "network", "eager_limit", "startup")
 	if top {
-		keys = append(keys, "by_elem", "exchange", "wakeup")
+		keys = append(keys, "by_elem", "exchange", "wakeup", "noise")
 	}
 	f := d.mapping(n, what, keys...)
 	src := f.source(inherited)
@@ -626,6 +626,9 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	if top && f.has("wakeup") {
 		mm.wakeup = d.wakeup(f.get("wakeup"))
 	}
+	if top && f.has("noise") {
+		mm.noise = d.noise(f.get("noise"))
+	}
 	return mm
 }
 
@@ -642,6 +645,22 @@ func (d *decoder) wakeup(n *yaml.Node) *Wakeup {
 		Time:   d.reqNumber(f, "time", Time, nonNegative, src),
 		After:  d.reqNumber(f, "after", Time, nonNegative, src),
 		Source: src,
+	}
+}
+
+// noise reads messages.noise: the synchronisation noise law excess(T) =
+// time + per_compute·T (docs/machines.md). It needs its own source: it is
+// measured apart from the message law.
+func (d *decoder) noise(n *yaml.Node) *Noise {
+	f := d.mapping(n, "messages.noise", "time", "per_compute", "source")
+	src := f.source("")
+	if src == "" {
+		d.errorf(f.node, "messages.noise has no source: add source: (how the noise was measured)")
+	}
+	return &Noise{
+		Time:       d.reqNumber(f, "time", Time, nonNegative, src),
+		PerCompute: d.reqNumber(f, "per_compute", Dimensionless, nonNegative, src),
+		Source:     src,
 	}
 }
 
