@@ -159,11 +159,6 @@ type Emulation struct {
 	LinkWaits   int64      `json:"link_waits"`          // messages that waited for a node-boundary link
 	LinkWait    float64    `json:"link_wait_s"`         // the time they waited, summed
 	Cores       int        `json:"cores,omitempty"`     // the cores the ranks shared (CoreSharer); 0: each rank had its own
-	// Noise is, rank by rank, the part of the waiting that
-	// synchronisation noise added (SyncNoise); nil when the pricer has no
-	// noise law. Kept apart from PerRank so that an emulation without
-	// noise carries none of it.
-	Noise []RankNoise `json:"noise_wait,omitempty"`
 	Truncated   bool       `json:"truncated,omitempty"` // stopped at EmulateOptions.Until
 	PerRank     []RankTime `json:"per_rank"`
 	// Critical is the critical path from the start of the run (or, when
@@ -176,6 +171,12 @@ type Emulation struct {
 	// TimelineDropped counts the events left out of the timeline once it
 	// held EmulateLimits.MaxTimelineEvents.
 	TimelineDropped int64 `json:"timeline_dropped,omitempty"`
+
+	// Noise is, rank by rank, the part of the waiting that
+	// synchronisation noise added (SyncNoise); nil when the pricer has no
+	// noise law. Kept apart from PerRank so that an emulation without
+	// noise carries none of it.
+	Noise []RankNoise `json:"noise_wait,omitempty"`
 }
 
 // RankTime is how one rank spent the run. Compute + Comm is busy time;
