@@ -417,12 +417,14 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em.serial, _ = p.(SerialSendRecv)
 	em.computer, _ = p.(RankComputer)
 	em.initRequests(k, p)
-	em.initNoise(p, n)
 	cores, err := newCoreState(k, p, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
 	em.cores = cores
+	if cores == nil { // ranks sharing cores take turns in the run queue instead
+		em.initNoise(p, n)
+	}
 	if w, ok := p.(Waker); ok && cores == nil {
 		em.wake.cost, em.wake.after, em.wake.on = w.Wakeup()
 	}

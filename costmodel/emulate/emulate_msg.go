@@ -178,11 +178,10 @@ func (em *emulator) matchBlocking(s, d int64) error {
 	ds.recv.wave = ss.send.wave
 	ready := max(ss.posted, ds.posted)
 	b, cost := ss.send.boundary, ss.send.cost+em.wake.extra(ready-min(ss.posted, ds.posted))
-	if em.noise != nil && em.cores == nil {
+	if em.noise != nil {
 		// The message starts that much later on average: on the critical
 		// path the delay is part of the message's stretch, in the ranks'
-		// times it is waiting (synced). Ranks that share cores take turns
-		// in the run queue instead (emulate_cores.go).
+		// times it is waiting (synced).
 		cost += em.pairNoise(s, d, ss.posted, ds.posted)
 	}
 	if b >= 0 {
