@@ -206,15 +206,15 @@ type noiseYAML struct {
 func (f *noiseFit) section(date string) *noiseYAML {
 	var parts []string
 	for i, p := range f.points {
-		parts = append(parts, fmt.Sprintf("T %s: median %s (p10 %s, p90 %s, max %s, mean %s; law %+.3gus)",
-			us(p.compute), us(p.excess), us(p.quantile(0.1)), us(p.quantile(0.9)), us(p.samples[len(p.samples)-1]), us(p.mean), -f.residuals[i]*1e6))
+		parts = append(parts, fmt.Sprintf("T %s: median %s (p10 %s, p90 %s, max %s, mean %s; residual %+.2fus)",
+			us(p.compute), us(p.excess), us(p.quantile(0.1)), us(p.quantile(0.9)), us(p.samples[len(p.samples)-1]), us(p.mean), f.residuals[i]*1e6))
 	}
 	return &noiseYAML{
 		Time:       us(f.a),
 		PerCompute: units.TableNumber(f.b),
 		Source: fmt.Sprintf("perfc calibrate NOISE: 2 goroutine ranks each compute T (a triad on 12 KiB in L1) then exchange 8 B; "+
 			"excess = sync − median compute alone − median exchange alone (%s), %d synchronisations per T, excess: %s; least squares on the medians excess = a + b·T, rms %s, %s",
-			us(f.exchange), f.samples, strings.Join(parts, ", "), us(f.rms), date),
+			us(f.exchange), f.samples, strings.Join(parts, ", "), us(math.Round(f.rms*1e11)/1e11), date),
 	}
 }
 
