@@ -66,6 +66,7 @@ type Result struct {
 	Effective []effectiveLevel
 	Memory    *memoryFit
 	Comms     *comms.Result // nil with NoComms
+	Noise     *noiseFit     // the NOISE benchmark; nil with NoComms or --mpi
 	Elapsed   time.Duration
 	sz        sizes
 }
@@ -215,6 +216,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		})
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: %w", err)
+		}
+		if o.Launch.Backend != codegen.BackendMPI {
+			report("synchronisation noise: building", 0)
+			if res.Noise, err = runNoise(ctx, o.Mode, o.CacheDir, func() { report("synchronisation noise: running", 0) }); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res.Elapsed = time.Since(start)

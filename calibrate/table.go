@@ -134,6 +134,12 @@ func (r *Result) Table() ([]byte, error) {
 	header := "# Machine table of this host, written by perfc calibrate (docs/calibrate.md).\n"
 	if r.Comms != nil {
 		t.Messages, t.Collectives, t.Ranks = r.Comms.Messages(), r.Comms.Collectives(), r.Comms.Ranks()
+		if r.Noise != nil {
+			var err error
+			if t.Messages, err = withNoise(t.Messages, r.Noise.section(r.Date)); err != nil {
+				return nil, err
+			}
+		}
 		t.Results = append(t.Results, anySlice(r.Comms.Results())...)
 		if tr := r.Comms.Transport(); tr.MPI() {
 			t.Name = "host-mpi"

@@ -172,6 +172,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		// The emulated schedules carry no clock reads (compute.clock):
 		// the slowest rank's are added to its critical path.
 		pred.Total = em.Total + sumRegions(pred.Regions).Clock
+		addNoiseTerms(pred, em, p.m)
 		pred.Method = "discrete-event emulation of every rank's schedule (critical path); the regions show the slowest rank's own costs"
 		// The wavefront analysis only adds to the prediction: when it
 		// fails, the emulated time stands, and the note says why the

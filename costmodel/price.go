@@ -15,7 +15,7 @@ import (
 
 // Term is one line of a breakdown: count × unit cost = time.
 type Term struct {
-	Resource string  `json:"resource"` // compute, memory, message, collective, barrier
+	Resource string  `json:"resource"` // compute, memory, message, collective, barrier, waiting (noise)
 	What     string  `json:"what"`     // "sub f64 a&b&s", "send east", "allreduce max f64"
 	Count    float64 `json:"count"`
 	Unit     string  `json:"unit"`      // what Count counts: op, pair, message, call, B, line

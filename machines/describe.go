@@ -35,6 +35,11 @@ func (m *Machine) Describe(w io.Writer) error {
 			d.number("time", w.Time)
 			d.number("after", w.After)
 		}
+		if n := m.messages.noise; n != nil {
+			d.section("synchronisation noise (excess = time + per_compute × compute since the last synchronisation)")
+			d.number("time", n.Time)
+			d.number("per_compute", n.PerCompute)
+		}
 	}
 	d.collectives(m.collectives)
 	d.cluster(m.cluster)

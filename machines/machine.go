@@ -168,6 +168,15 @@ func (m *Machine) Wakeup() *Wakeup {
 	return m.messages.wakeup
 }
 
+// Noise is the table's synchronisation noise (messages.noise), or nil when
+// it has none (then ranks that compute the same work arrive together).
+func (m *Machine) Noise() *Noise {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.noise
+}
+
 // Collective returns the table's cost of a collective operation, evaluated
 // with Vars{Bytes, P} (Bytes as docs/language.md defines the size of each
 // collective). kind, op and elem are spelled as in the kernel language
@@ -761,6 +770,33 @@ type MessageModel struct {
 	// wakeup is the cost of waking a rank that blocked long enough for
 	// its thread to sleep; nil when the table does not say.
 	wakeup *Wakeup
+	// noise is the synchronisation noise of the ranks' compute; nil when
+	// the table does not say.
+	noise *Noise
+}
+
+// Noise is the synchronisation noise of a host (messages.noise): two ranks
+// that each compute the same segment of T seconds and then exchange a
+// message finish, on average, Excess(T) = Time + PerCompute·T later than
+// the compute alone and the exchange alone take, because each segment has
+// its own jitter (the OS, the clock, the caches) and the first rank to
+// arrive waits for the second. Calibrated by perfc calibrate's NOISE
+// benchmark (docs/calibrate.md); the emulator turns it into the waits of
+// every synchronisation (docs/emulate.md, "Synchronisation noise").
+type Noise struct {
+	Time       Number // the excess of a synchronisation after a short compute, s
+	PerCompute Number // the excess per second of compute since the ranks last synchronised (dimensionless)
+	Source     string
+}
+
+// Excess is the expected time beyond their mean that two ranks lose at a
+// synchronisation after each computed t seconds since their last one: 0
+// when they computed nothing in between (the message law was measured so).
+func (n *Noise) Excess(t float64) float64 {
+	if !(t > 0) {
+		return 0
+	}
+	return n.Time.Value + n.PerCompute.Value*t
 }
 
 // Wakeup is the cost a blocked rank pays to be woken (messages.wakeup):

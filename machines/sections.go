@@ -607,7 +607,7 @@ func hockneyKeys() []string { return []string{"t0", "pi0", "rinf", "per_byte", "
 func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *MessageModel {
 	keys := append(hockneyKeys(), "source", "model", "ranges", "L", "o", "g", "G", "time", "network", "eager_limit", "startup")
 	if top {
-		keys = append(keys, "by_elem", "exchange", "wakeup")
+		keys = append(keys, "by_elem", "exchange", "wakeup", "noise")
 	}
 	f := d.mapping(n, what, keys...)
 	src := f.source(inherited)
@@ -649,6 +649,9 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	}
 	if top && f.has("wakeup") {
 		mm.wakeup = d.wakeup(f.get("wakeup"))
+	}
+	if top && f.has("noise") {
+		mm.noise = d.noise(f.get("noise"))
 	}
 	return mm
 }

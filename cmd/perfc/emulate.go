@@ -233,6 +233,14 @@ func printEmulation(w io.Writer, r *emulationReport) {
 		fmt.Fprintf(w, "requests: %s posted (isend, irecv); the ranks waited %s in wait and waitall in all (part of their waiting)\n",
 			units.Int(em.Requests), formatTime(wait))
 	}
+	if em.Noise != nil {
+		var wait float64
+		for _, r := range em.Noise {
+			wait += r.Wait
+		}
+		fmt.Fprintf(w, "waiting: noise: the ranks waited %s in all for the jitter of each other's compute (messages.noise; part of their waiting, docs/emulate.md)\n",
+			formatTime(wait))
+	}
 	printCriticalPath(w, em)
 	printRankTimes(w, em)
 	if r.Wavefront != nil {
@@ -308,6 +316,9 @@ func printRankTimes(w io.Writer, em *emulate.Emulation) {
 	if em.Requests > 0 {
 		head += "in waits\t"
 	}
+	if em.Noise != nil {
+		head += "noise\t"
+	}
 	if em.Cores > 0 {
 		idle += " + waiting for a core"
 		head += "for a core\t"
@@ -318,6 +329,9 @@ func printRankTimes(w io.Writer, em *emulate.Emulation) {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t", r.Rank, formatTime(r.Compute), formatTime(r.Comm), formatTime(r.Wait))
 		if em.Requests > 0 {
 			fmt.Fprintf(tw, "%s\t", formatTime(r.RequestWait))
+		}
+		if em.Noise != nil {
+			fmt.Fprintf(tw, "%s\t", formatTime(em.Noise[r.Rank].Wait))
 		}
 		if em.Cores > 0 {
 			fmt.Fprintf(tw, "%s\t", formatTime(r.CoreWait))

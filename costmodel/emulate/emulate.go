@@ -171,6 +171,12 @@ type Emulation struct {
 	// TimelineDropped counts the events left out of the timeline once it
 	// held EmulateLimits.MaxTimelineEvents.
 	TimelineDropped int64 `json:"timeline_dropped,omitempty"`
+
+	// Noise is, rank by rank, the part of the waiting that
+	// synchronisation noise added (SyncNoise); nil when the pricer has no
+	// noise law. Kept apart from PerRank so that an emulation without
+	// noise carries none of it.
+	Noise []RankNoise `json:"noise_wait,omitempty"`
 }
 
 // RankTime is how one rank spent the run. Compute + Comm is busy time;
@@ -277,6 +283,7 @@ type emulator struct {
 	computer RankComputer // p, when its segments cost differently by rank class
 	nb       *nbState     // non-blocking messages; nil when the kernel posts none
 	cores    *coreState   // the cores the ranks share; nil when every rank has its own
+	noise    *noiseState  // the synchronisation noise; nil when the pricer has none (SyncNoise)
 	wake     wakeup       // the pricer's wake-up cost; applied only when cores is nil
 	net      network
 	path     pathRing
@@ -415,6 +422,9 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 		return nil, err
 	}
 	em.cores = cores
+	if cores == nil { // ranks sharing cores take turns in the run queue instead
+		em.initNoise(p, n)
+	}
 	if w, ok := p.(Waker); ok && cores == nil {
 		em.wake.cost, em.wake.after, em.wake.on = w.Wakeup()
 	}
@@ -446,6 +456,9 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	}
 	if em.nb != nil {
 		em.room -= float64(n) * float64(unsafe.Sizeof(rankRequests{})) // each rank's requests beside its state (emulate_req.go)
+	}
+	if em.noise != nil {
+		em.room -= float64(n) * float64(unsafe.Sizeof(rankNoise{})) // each rank's noise state (emulate_noise.go)
 	}
 	em.checkAt = em.nextCheck()
 	var classes []scheduleClass
@@ -662,6 +675,9 @@ func (em *emulator) compute(r int64, rs *rankState, ev *analyze.Event) (waits bo
 	if ev.Work != rs.lastWork {
 		cost = em.price(r, rs, ev.Work)
 	}
+	if em.noise != nil {
+		em.noise.ranks[r].since += cost
+	}
 	if em.cores != nil && cost > 0 {
 		return em.computeShared(r, rs, cost, ev.Work.Region)
 	}
@@ -864,6 +880,9 @@ func (em *emulator) finishEvent(r int64, rs *rankState, start, end float64, prev
 // bound it ends at bound, and the stretch must not overlap it).
 func (em *emulator) finishEventFrom(r int64, rs *rankState, start, end, bound float64, prev *pathRef, via pathVia) {
 	rs.account(start, end)
+	if rs.send.peer >= 0 || rs.recv.peer >= 0 { // not an event whose peers are all none
+		em.synced(r, em.regions[rs.stmt])
+	}
 	coreWait := 0.0
 	if em.cores != nil {
 		coreWait = em.cores.ranks[r].moveCoreWait(rs, start)
@@ -909,6 +928,9 @@ func (em *emulator) result() (*Emulation, error) {
 		res.TimelineDropped = em.tl.drops
 	}
 	res.PerRank = make([]RankTime, len(em.ranks))
+	if em.noise != nil {
+		res.Noise = make([]RankNoise, len(em.ranks))
+	}
 	last := int64(0)
 	for r := range em.ranks {
 		rs := &em.ranks[r]
@@ -918,6 +940,9 @@ func (em *emulator) result() (*Emulation, error) {
 		}
 		if em.cores != nil {
 			st.CoreWait = em.cores.ranks[r].coreWait
+		}
+		if em.noise != nil {
+			res.Noise[r] = RankNoise{Wait: em.noise.ranks[r].total, ByRegion: em.noise.ranks[r].byRegion}
 		}
 		if rs.done {
 			st.End = rs.clock

@@ -57,6 +57,9 @@ func (em *emulator) startCollective() {
 	if em.wake.on {
 		cost += em.wake.extra(c.latest - em.earliestArrival()) // the first to arrive slept
 	}
+	if em.noise != nil {
+		cost += em.collectiveNoise(c.latest) // waiting, not communicating (synced)
+	}
 	start, end := c.latest, c.latest+cost
 	em.res.Collectives++
 	lastHead := em.path.takeHead(&em.ranks[c.last], c.last)
@@ -71,6 +74,7 @@ func (em *emulator) startCollective() {
 		}
 		em.path.follow(rs, int64(q), start, end, rs.kind, s, prev, via)
 		rs.blocked = false
+		em.synced(int64(q), em.regions[s])
 		if em.observe {
 			em.iv = Interval{Rank: int64(q), Kind: rs.kind, Posted: rs.posted, Start: start, End: end,
 				Peer: rs.send.peer, From: -1, Bytes: rs.send.bytes, Stmt: s, Region: em.regions[s]}

@@ -178,6 +178,12 @@ func (em *emulator) matchBlocking(s, d int64) error {
 	ds.recv.wave = ss.send.wave
 	ready := max(ss.posted, ds.posted)
 	b, cost := ss.send.boundary, ss.send.cost+em.wake.extra(ready-min(ss.posted, ds.posted))
+	if em.noise != nil {
+		// The message starts that much later on average: on the critical
+		// path the delay is part of the message's stretch, in the ranks'
+		// times it is waiting (synced).
+		cost += em.pairNoise(s, d, ss.posted, ds.posted)
+	}
 	if b >= 0 {
 		em.net.request(linkRequest{time: ready, ready: ready, wave: ss.send.wave, src: int32(s), dst: int32(d), boundary: b, cost: cost})
 		return nil
@@ -247,6 +253,8 @@ func (em *emulator) deliverPlain(s, d int64, ss, ds *rankState, start, end float
 	ss.send.active, ds.recv.active = false, false
 	ss.account(start, end)
 	ds.account(start, end)
+	em.synced(s, em.regions[ss.stmt])
+	em.synced(d, em.regions[ds.stmt])
 	switch {
 	case ss.posted > ds.posted: // the receiver waited: it continues the sender's path
 		em.path.joinHead(ds, d, start, end, ds.kind, ds.stmt, ss, s)

@@ -76,6 +76,8 @@ type request struct {
 	start    float64 // when the transfer began (once complete)
 	done     float64 // when the message had moved (once complete)
 	oRecv    float64 // irecv: the overhead its wait pays
+	since    float64 // the rank's compute since its last synchronisation when it posted (noise)
+	peerOf   float64 // the partner's, at its post or blocking event, once matched (noise)
 	copy     float64 // the copy its wait pays, when its side copied the message (CopyingTransfers)
 	prev     pathRef // the rank's path at the end of the post
 	path     pathRef // the path that bound the message's start (once complete)
@@ -207,6 +209,9 @@ func (em *emulator) postRequest(r int64, rs *rankState, ev *analyze.Event) error
 	em.nb.posted++
 	send := ev.Kind == analyze.EvISend
 	*req = request{stmt: ev.Stmt, peer: ev.Peer, bytes: ev.Bytes, send: send, active: true, boundary: -1}
+	if em.noise != nil {
+		req.since = em.noise.ranks[r].since
+	}
 	posted := rs.clock
 	start, end := posted, posted
 	kind := ActIRecv
@@ -437,6 +442,9 @@ func (em *emulator) match(s, d int64, sReq, dReq int32) error {
 	if sBytes != dBytes {
 		return em.requestSizeMismatch(s, d, sBytes, sStmt, dBytes, dStmt)
 	}
+	if em.noise != nil {
+		em.matchNoise(s, d, sReq, dReq)
+	}
 	m.sStmt = sStmt
 	oSend, oRecv, _ := em.overheads(s, d, sBytes)
 	if sReq < 0 {
@@ -660,12 +668,18 @@ func (em *emulator) finishWait(r int64, rs *rankState) {
 		t += wake
 		waited += wake
 	}
+	if em.noise != nil {
+		n := em.waitNoise(r, rs, done)
+		t += n
+		waited += n
+	}
 	end := t
 	rs.wait += waited
 	rs.comm += busy
 	rq.inWait += waited
 	rs.clock = end
 	rs.blocked = false
+	em.synced(r, em.regions[rq.wait])
 	if bound == nil {
 		em.path.extend(rs, r, rs.posted, end, ActWait, nil)
 	} else {

@@ -1,0 +1,240 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+	"gonum.org/v1/gonum/stat"
+
+	"perfc/codegen"
+	"perfc/codegen/spmd"
+	"perfc/internal/units"
+)
+
+// The NOISE benchmark (docs/calibrate.md, "Synchronisation noise"): two
+// ranks each compute a segment of length T, a triad on three arrays of
+// noiseElems f64 (12 KiB, in L1), and then exchange 8 B. Were every
+// segment as long as its mean, the synchronisation would cost the compute
+// and the exchange alone; on a real host each segment jitters, the rank
+// that arrives first waits for the other, and the excess
+//
+//	excess(T) = sync(T) − compute(T) − exchange
+//
+// is what the ranks lose to noise at every synchronisation. Each region
+// runs once per run and the program runs once per measurement (-reps 1),
+// so every measurement is one synchronisation: their distribution, not
+// only their mean, is kept. compute(T) is rank 0's segment alone (a
+// region's time is its slowest rank's, so rank 1 computes its segment
+// outside the region, at the same time: a rank that waited longer than
+// the runtime's poll budget would park and be readied onto its partner's
+// core, codegen/spmd/poll.go), and two exchanges before every region bring
+// the ranks to it together.
+
+// noiseElems is the triad's length: three arrays of it fit L1 (12 KiB).
+const noiseElems = 512
+
+// noiseSizes are the segments (in triad passes) and the measurements of a
+// mode: about 1 µs to 1 ms of compute.
+func noiseSizes(m Mode) (passes []int64, samples int) {
+	switch m {
+	case Full:
+		return []int64{3, 10, 30, 100, 300, 1000, 3000}, 400
+	case Quick:
+		return []int64{3, 10, 30, 100, 300, 1000, 3000}, 120
+	}
+	return []int64{3, 30}, 5
+}
+
+// noiseKernel is the NOISE benchmark's kernel text.
+func noiseKernel(passes []int64) string {
+	var b strings.Builder
+	b.WriteString("// perfc calibrate: synchronisation noise on 2 ranks (generated)\n")
+	b.WriteString("kernel calibrate_noise() on P = 2 ranks {\n")
+	fmt.Fprintf(&b, "  array buf[1]: f64\n  array wa[%d], wb[%d], wc[%d]: f64\n", noiseElems, noiseElems, noiseElems)
+	settle := "  exchange buf[0:1] with rank ^ 1\n  exchange buf[0:1] with rank ^ 1\n"
+	triad := fmt.Sprintf("for i in 0..%d { wa[i] = wb[i] + 3.0*wc[i] }", noiseElems)
+	b.WriteString(settle)
+	b.WriteString("  region \"NOISE exchange\" {\n    exchange buf[0:1] with rank ^ 1\n  }\n")
+	for _, k := range passes {
+		b.WriteString(settle)
+		fmt.Fprintf(&b, "  region \"NOISE compute %d\" {\n    if rank == 0 {\n      repeat %d { %s }\n    }\n  }\n", k, k, triad)
+		fmt.Fprintf(&b, "  if rank == 1 {\n    repeat %d { %s }\n  }\n", k, triad)
+		b.WriteString(settle)
+		fmt.Fprintf(&b, "  region \"NOISE sync %d\" {\n    repeat %d { %s }\n    exchange buf[0:1] with rank ^ 1\n  }\n", k, k, triad)
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// noisePoint is one segment length's synchronisations.
+type noisePoint struct {
+	passes  int64
+	compute float64   // median compute alone, s (T)
+	excess  float64   // median excess, s
+	mean    float64   // mean excess, s (other programs' hiccups of milliseconds weigh on it)
+	samples []float64 // every synchronisation's excess over the mean compute and exchange, s, sorted
+}
+
+// quantile is the q-quantile of the point's sorted excesses.
+func (p noisePoint) quantile(q float64) float64 {
+	return p.samples[min(len(p.samples)-1, int(q*float64(len(p.samples))))]
+}
+
+// noiseFit is the NOISE benchmark's law excess(T) = a + b·T, fitted by
+// least squares over the points, with its residuals.
+type noiseFit struct {
+	a, b      float64 // s, dimensionless
+	exchange  float64 // the exchange alone, s
+	points    []noisePoint
+	residuals []float64 // excess − (a + b·T) per point, s
+	rms       float64   // of the residuals, s
+	samples   int
+}
+
+// runNoise builds and measures the NOISE benchmark with the runtime perfc
+// check uses, and fits its law.
+func runNoise(ctx context.Context, mode Mode, cacheDir string, built func()) (*noiseFit, error) {
+	passes, samples := noiseSizes(mode)
+	k, err := checkText(kernelSpec{name: "calibrate_noise", text: noiseKernel(passes)})
+	if err != nil {
+		return nil, err
+	}
+	p, err := codegen.Generate(k, codegen.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: generating the NOISE benchmark: %w", err)
+	}
+	dir, err := p.Prepare(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	var m *spmd.Measurement
+	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
+		built()
+		m, err = codegen.Measure(ctx, bin, "-reps", "1", "-samples", fmt.Sprint(samples))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: running the NOISE benchmark: %w", err)
+	}
+	return fitNoise(m, passes)
+}
+
+// fitNoise turns the measurement into points and fits the law.
+func fitNoise(m *spmd.Measurement, passes []int64) (*noiseFit, error) {
+	byName := map[string][]float64{}
+	for _, t := range m.Regions {
+		byName[t.Name] = t.SamplesUs
+	}
+	get := func(name string) ([]float64, error) {
+		s, ok := byName[name]
+		if !ok || len(s) == 0 {
+			return nil, fmt.Errorf("calibrate: region %q of the NOISE benchmark was not measured", name)
+		}
+		out := make([]float64, len(s))
+		for i, v := range s {
+			out[i] = v * 1e-6
+		}
+		return out, nil
+	}
+	ex, err := get("NOISE exchange")
+	if err != nil {
+		return nil, err
+	}
+	f := &noiseFit{exchange: median(ex), samples: len(ex)}
+	var xs, ys []float64
+	for _, k := range passes {
+		c, err := get(fmt.Sprintf("NOISE compute %d", k))
+		if err != nil {
+			return nil, err
+		}
+		s, err := get(fmt.Sprintf("NOISE sync %d", k))
+		if err != nil {
+			return nil, err
+		}
+		pt := noisePoint{passes: k, compute: median(c)}
+		for _, v := range s {
+			pt.samples = append(pt.samples, v-pt.compute-f.exchange)
+		}
+		pt.mean = stat.Mean(pt.samples, nil)
+		slices.Sort(pt.samples)
+		pt.excess = pt.quantile(0.5)
+		f.points = append(f.points, pt)
+		xs, ys = append(xs, pt.compute), append(ys, pt.excess)
+	}
+	f.a, f.b = fitLine(xs, ys)
+	var ss float64
+	for i := range xs {
+		r := ys[i] - (f.a + f.b*xs[i])
+		f.residuals = append(f.residuals, r)
+		ss += r * r
+	}
+	f.rms = math.Sqrt(ss / float64(len(xs)))
+	return f, nil
+}
+
+// fitLine fits y = a + b·x by least squares with a, b ≥ 0: through the
+// origin when the intercept comes out negative, a constant when the slope
+// does (a table's noise cannot be negative).
+func fitLine(xs, ys []float64) (a, b float64) {
+	a, b = stat.LinearRegression(xs, ys, nil, false)
+	if a < 0 {
+		var sxy, sxx float64
+		for i := range xs {
+			sxy += xs[i] * ys[i]
+			sxx += xs[i] * xs[i]
+		}
+		a, b = 0, max(sxy/sxx, 0)
+	}
+	if b < 0 {
+		a, b = max(stat.Mean(ys, nil), 0), 0
+	}
+	return a, b
+}
+
+// noiseYAML is messages.noise (docs/machines.md).
+type noiseYAML struct {
+	Time       string `yaml:"time"`
+	PerCompute string `yaml:"per_compute"`
+	Source     string `yaml:"source"`
+}
+
+// section writes the law with every point's distribution in its source.
+func (f *noiseFit) section(date string) *noiseYAML {
+	var parts []string
+	for i, p := range f.points {
+		parts = append(parts, fmt.Sprintf("T %s: median %s (p10 %s, p90 %s, max %s, mean %s; residual %+.2fus)",
+			us(p.compute), us(p.excess), us(p.quantile(0.1)), us(p.quantile(0.9)), us(p.samples[len(p.samples)-1]), us(p.mean), f.residuals[i]*1e6))
+	}
+	return &noiseYAML{
+		Time:       us(f.a),
+		PerCompute: units.TableNumber(f.b),
+		Source: fmt.Sprintf("perfc calibrate NOISE: 2 goroutine ranks each compute T (a triad on 12 KiB in L1) then exchange 8 B; "+
+			"excess = sync − median compute alone − median exchange alone (%s), %d synchronisations per T, excess: %s; least squares on the medians excess = a + b·T, rms %s, %s",
+			us(f.exchange), f.samples, strings.Join(parts, ", "), us(math.Round(f.rms*1e11)/1e11), date),
+	}
+}
+
+// us writes seconds in microseconds, as a machine table reads them.
+func us(s float64) string { return units.TableNumber(s*1e6) + "us" }
+
+// withNoise adds messages.noise to the messages section the
+// communication benchmarks wrote.
+func withNoise(messages any, n *noiseYAML) (any, error) {
+	var node yaml.Node
+	if err := node.Encode(messages); err != nil {
+		return nil, err
+	}
+	var v yaml.Node
+	if err := v.Encode(n); err != nil {
+		return nil, err
+	}
+	if node.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("calibrate: the messages section is not a mapping")
+	}
+	node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "noise"}, &v)
+	return &node, nil
+}

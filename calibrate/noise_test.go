@@ -1,0 +1,84 @@
+package calibrate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"perfc/codegen/spmd"
+)
+
+// TestNoiseKernel checks that the NOISE benchmark's kernel checks and has
+// the regions fitNoise reads.
+func TestNoiseKernel(t *testing.T) {
+	passes, _ := noiseSizes(Quick)
+	k, err := checkText(kernelSpec{name: "calibrate_noise", text: noiseKernel(passes)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := noiseKernel(passes)
+	for _, want := range []string{`region "NOISE exchange"`, `region "NOISE compute 3"`, `region "NOISE sync 3000"`, "exchange buf[0:1] with rank ^ 1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the kernel has no %q", want)
+		}
+	}
+	if k.NumRanks() != 2 {
+		t.Errorf("%d ranks, want 2", k.NumRanks())
+	}
+}
+
+// TestFitNoise fits a hand-made measurement: the exchange alone takes
+// 1 µs, compute k passes k µs, and the synchronisations excess 0.5 µs +
+// 0.2·T in their median, with a long tail (every fifth 100 µs more) that
+// the median does not see and the mean does.
+func TestFitNoise(t *testing.T) {
+	passes := []int64{1, 10, 100}
+	m := &spmd.Measurement{Regions: []spmd.Timing{{Name: "NOISE exchange", SamplesUs: []float64{1, 1, 1, 1, 1}}}}
+	for _, k := range passes {
+		T := float64(k)
+		m.Regions = append(m.Regions, spmd.Timing{Name: fmt.Sprintf("NOISE compute %d", k), SamplesUs: []float64{T, T, T, T, T}})
+		ex := 0.5 + 0.2*T
+		m.Regions = append(m.Regions, spmd.Timing{Name: fmt.Sprintf("NOISE sync %d", k),
+			SamplesUs: []float64{T + 1 + ex, T + 1 + ex - 0.1, T + 1 + ex + 0.1, T + 1 + ex, T + 1 + ex + 100}})
+	}
+	f, err := fitNoise(m, passes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(f.a-0.5e-6) > 1e-12 || math.Abs(f.b-0.2) > 1e-9 || f.rms > 1e-12 || f.exchange != 1e-6 {
+		t.Errorf("law a = %g s, b = %g, rms %g, exchange %g; want 0.5 µs, 0.2, 0, 1 µs", f.a, f.b, f.rms, f.exchange)
+	}
+	p := f.points[1]
+	if math.Abs(p.quantile(0.9)-102.5e-6) > 1e-12 || math.Abs(p.mean-(2.5e-6+20e-6)) > 1e-12 {
+		t.Errorf("T = 10 µs: p90 %g, mean %g; want the tail 102.5 µs and the mean 22.5 µs", p.quantile(0.9), p.mean)
+	}
+	src := f.section("2026-11-26").Source
+	for _, want := range []string{"median 2.5us", "p90 102.5us", "rms 0us", "exchange alone (1us)"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("source %q has no %q", src, want)
+		}
+	}
+	if _, err := fitNoise(&spmd.Measurement{}, passes); err == nil || !strings.Contains(err.Error(), "NOISE exchange") {
+		t.Errorf("a measurement without the regions: %v", err)
+	}
+}
+
+// TestFitLine checks the law's constraints: a negative intercept fits
+// through the origin, a negative slope a constant.
+func TestFitLine(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		xs, ys     []float64
+		wantA, wnB float64
+	}{
+		{"plain", []float64{1, 2, 3}, []float64{3, 5, 7}, 1, 2},
+		{"negative intercept: through the origin", []float64{1, 2, 3}, []float64{1, 3, 5}, 0, (1 + 6 + 15) / 14.0},
+		{"negative slope: a constant", []float64{1, 2, 3}, []float64{5, 4, 3}, 4, 0},
+	} {
+		a, b := fitLine(tc.xs, tc.ys)
+		if math.Abs(a-tc.wantA) > 1e-12 || math.Abs(b-tc.wnB) > 1e-12 {
+			t.Errorf("%s: a %g b %g, want %g %g", tc.name, a, b, tc.wantA, tc.wnB)
+		}
+	}
+}
