@@ -360,7 +360,40 @@ func TestSectionsFallBackToPoints(t *testing.T) {
 	if got := b.Eval(machines.Vars{P: 1}); got != 0 {
 		t.Errorf("barrier on one rank %g, want 0", got)
 	}
+}
 
+// TestBarrierTableNeverFalls: a barrier measured faster on 8 ranks than on
+// 4 (noise on a busy host; the flaky TestTinyCalibrationLoads met it)
+// becomes a table whose points do not fall, so that its linear extension
+// stays positive at any rank count and the table loads.
+func TestBarrierTableNeverFalls(t *testing.T) {
+	var pts []Point
+	for _, n := range modeSizes(true, false).comms1 {
+		pts = append(pts, Point{Bench: Comms1, Bytes: float64(n), Ranks: 2, Time: 1e-6 + float64(n)/1e9})
+	}
+	for _, pt := range []struct {
+		p int
+		t float64
+	}{{2, 1e-6}, {4, 60e-6}, {8, 20e-6}} {
+		pts = append(pts, Point{Bench: Synch1, Ranks: pt.p, Time: pt.t})
+	}
+	r, err := Analyse(pts, 5, "2026-11-26")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, body := tableOf(t, r)
+	b, ok := m.Collective("barrier", "", "")
+	if !ok {
+		t.Fatalf("no barrier\n%s", body)
+	}
+	for _, p := range []float64{8, 1024} {
+		if got := b.Eval(machines.Vars{P: p}); got < 60e-6*(1-1e-9) {
+			t.Errorf("barrier on %g ranks %g s, want at least the 4 ranks' 60 us", p, got)
+		}
+	}
+	if !strings.Contains(body, "1 point(s) below the one of fewer ranks raised to it") {
+		t.Errorf("the source does not say a point was raised:\n%s", body)
+	}
 }
 
 func TestFormats(t *testing.T) {

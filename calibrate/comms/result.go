@@ -281,12 +281,23 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 		// own cores, 4 sharing them, can differ sevenfold).
 		t.Points = append(t.Points, []any{1, "0us"})
 	}
+	floor := 0.0
 	for _, pt := range sel {
 		var xv any = fmtBytes(pt.Bytes)
+		y := pt.Time
 		if x == "P" {
 			xv = pt.Ranks
+			// More ranks never synchronise sooner: a point below the one
+			// before it is that one's noise (8 ranks on 2 cores, a busy
+			// host), and the table extends its end segment linearly, so a
+			// falling end would price thousands of ranks below zero and
+			// the table would not load. Such a point takes the value before it.
+			if y < floor {
+				y, t.raised = floor, t.raised+1
+			}
+			floor = y
 		}
-		t.Points = append(t.Points, []any{xv, fmtTime(pt.Time)})
+		t.Points = append(t.Points, []any{xv, fmtTime(y)})
 	}
 	return t
 }
@@ -311,8 +322,12 @@ func (r *Result) Collectives() any {
 		case cf.fits:
 			e.Source = fmt.Sprintf("%s, fit rms %s (max %s)", src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
 		case kind == "barrier":
-			e.Time = r.table(Synch1, 0, "P")
+			tab := r.table(Synch1, 0, "P")
+			e.Time = tab
 			e.Source = fmt.Sprintf("%s, measured points: no formula fits within 10 %% (best rms %s)", src, percent(cf.formula.RMS()))
+			if tab.raised > 0 {
+				e.Source += fmt.Sprintf("; %d point(s) below the one of fewer ranks raised to it (more ranks never synchronise sooner)", tab.raised)
+			}
 		default:
 			e.Source = fmt.Sprintf("%s, fit rms %s (max %s): no formula over bytes and P fits within 10 %%; the measured points are in results",
 				src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
@@ -477,6 +492,7 @@ type rangeYAML struct {
 type tableYAML struct {
 	X      string  `yaml:"x"`
 	Points [][]any `yaml:"points,flow"`
+	raised int     // points over P raised to the one before (table)
 }
 
 type collectivesYAML struct {
