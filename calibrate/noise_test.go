@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	"perfc/codegen/spmd"
 )
 
@@ -64,8 +66,10 @@ func TestFitNoise(t *testing.T) {
 	}
 }
 
-// TestFitLine checks the law's constraints: a negative intercept fits
-// through the origin, a negative slope a constant.
+// TestFitLine checks the law's constraints and weights: a line through the
+// points is found exactly; a negative intercept fits through the origin and
+// a negative slope a constant, both on relative residuals (weights 1/y²);
+// a point far off a long segment does not drag the short ones.
 func TestFitLine(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -73,12 +77,24 @@ func TestFitLine(t *testing.T) {
 		wantA, wnB float64
 	}{
 		{"plain", []float64{1, 2, 3}, []float64{3, 5, 7}, 1, 2},
-		{"negative intercept: through the origin", []float64{1, 2, 3}, []float64{1, 3, 5}, 0, (1 + 6 + 15) / 14.0},
-		{"negative slope: a constant", []float64{1, 2, 3}, []float64{5, 4, 3}, 4, 0},
+		{"negative intercept: through the origin", []float64{1, 2, 3}, []float64{1, 3, 5}, 0,
+			(1 + 6/9.0 + 15/25.0) / (1 + 4/9.0 + 9/25.0)},
+		{"negative slope: a constant", []float64{1, 2, 3}, []float64{5, 4, 3}, (5/25.0 + 4/16.0 + 3/9.0) / (1/25.0 + 1/16.0 + 1/9.0), 0},
 	} {
 		a, b := fitLine(tc.xs, tc.ys)
 		if math.Abs(a-tc.wantA) > 1e-12 || math.Abs(b-tc.wnB) > 1e-12 {
 			t.Errorf("%s: a %g b %g, want %g %g", tc.name, a, b, tc.wantA, tc.wnB)
 		}
+	}
+	// Excesses of 0.8 T at 1 µs, 10 µs and 1 ms, but 2 T at 100 µs (a busy
+	// host's shape): the short segments keep an intercept well below their
+	// own excess, where an absolute fit puts tens of µs.
+	xs := []float64{1e-6, 1e-5, 1e-4, 1e-3}
+	ys := []float64{0.8e-6, 0.8e-5, 2e-4, 0.8e-3}
+	if a, _ := fitLine(xs, ys); a > 0.4e-6 {
+		t.Errorf("intercept %g s: the longest segment dragged the short ones", a)
+	}
+	if a, _ := stat.LinearRegression(xs, ys, nil, false); a < 10e-6 {
+		t.Errorf("the absolute fit's intercept %g s: this case no longer shows what the weights are for", a)
 	}
 }
