@@ -125,3 +125,29 @@ func (p *machinePricer) switchTerm(unit float64, how string) (float64, string) {
 	}
 	return unit + sw, how + fmt.Sprintf(" + core switch %s (ranks sharing cores)", units.Time(sw))
 }
+
+// sharedFactor is the table's slowdown of concurrent copies
+// (messages.shared) for a message of bytes from src to dst, or 1: it
+// applies when more ranks than cores share the table's cores (then the
+// cores copy messages at the same time, which the P = 2 message law never
+// saw), to messages of at least its length, inside one node (a cluster's
+// network law is measured as it is).
+func (p *machinePricer) sharedFactor(src, dst int64, bytes float64) float64 {
+	sc := p.m.SharedCopies()
+	if sc == nil || !p.sharesCores() || bytes < sc.Above.Value {
+		return 1
+	}
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
+		return 1
+	}
+	return sc.Factor.Value
+}
+
+// sharedCopies scales a message's time t by sharedFactor and says so.
+func (p *machinePricer) sharedCopies(src, dst int64, bytes, t float64, how string) (float64, string) {
+	f := p.sharedFactor(src, dst, bytes)
+	if f <= 1 {
+		return t, how
+	}
+	return t * f, how + fmt.Sprintf(" x %.4g (messages.shared: the %d cores copy at the same time, %d ranks share them)", f, p.Cores(), p.ranks)
+}

@@ -473,7 +473,11 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 		}
 		return 0
 	}
-	return mm.Time(float64(bytes), level)
+	t := mm.Time(float64(bytes), level)
+	if f := p.sharedFactor(src, dst, float64(bytes)); f > 1 {
+		t *= f
+	}
+	return t
 }
 
 // exchange prices one whole sendrecv or exchange event of rank `from`
@@ -492,7 +496,9 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && (p.differentNodes(cl, rank, to) || p.differentNodes(cl, rank, from)) {
 		return 0, "", false
 	}
-	return x.Time(bytes, x.Levels(int(rank), int(to))), "exchange law (messages.exchange, both halves in series)", true
+	t, how := x.Time(bytes, x.Levels(int(rank), int(to))), "exchange law (messages.exchange, both halves in series)"
+	t, how = p.sharedCopies(rank, to, bytes, t, how)
+	return t, how, true
 }
 
 // SendRecvMessage implements emulate.SerialSendRecv for a table with an
@@ -532,7 +538,8 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 		p.note("the machine has no message model; messages are not priced")
 		return 0, ""
 	}
-	return mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
+	t, how := mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
+	return p.sharedCopies(src, dst, bytes, t, how)
 }
 
 // route returns the message model that prices a message from src to dst

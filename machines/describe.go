@@ -35,6 +35,11 @@ func (m *Machine) Describe(w io.Writer) error {
 			d.number("time", w.Time)
 			d.number("after", w.After)
 		}
+		if sc := m.messages.shared; sc != nil {
+			d.section("messages when ranks outnumber the cores (copies at the same time)")
+			d.number("factor", sc.Factor)
+			d.number("above", sc.Above)
+		}
 	}
 	d.collectives(m.collectives)
 	d.cluster(m.cluster)

@@ -159,6 +159,16 @@ func (m *Machine) Exchange() *MessageModel {
 	return m.messages.exchange
 }
 
+// SharedCopies is the table's slowdown of concurrent copies
+// (messages.shared), or nil when it has none (then a message costs its law
+// whatever the ranks per core).
+func (m *Machine) SharedCopies() *SharedCopies {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.shared
+}
+
 // Wakeup is the table's wake-up cost (messages.wakeup), or nil when it has
 // none (then waiting costs nothing beyond the wait).
 func (m *Machine) Wakeup() *Wakeup {
@@ -707,6 +717,25 @@ type MessageModel struct {
 	// wakeup is the cost of waking a rank that blocked long enough for
 	// its thread to sleep; nil when the table does not say.
 	wakeup *Wakeup
+	// shared is the slowdown of long messages that the cores copy at the
+	// same time when ranks share them; nil when the table does not say.
+	shared *SharedCopies
+}
+
+// SharedCopies is how much longer a message takes when more ranks than
+// cores communicate (messages.shared): the cores then copy messages at
+// the same time, and copies long enough to stream from a cache level or
+// memory the cores share divide its bandwidth. A message of at least
+// Above bytes between ranks that share the table's cores costs Factor
+// times its law's time (messages, or messages.exchange for a whole
+// sendrecv). Calibrated by perfc calibrate from COMMS3 at P = 2 (one copy
+// at a time) and at the first P beyond the cores (docs/calibrate-comms.md,
+// "Copies at the same time"), used as docs/predict.md says ("Ranks
+// sharing cores").
+type SharedCopies struct {
+	Factor Number // the slowdown, at least 1
+	Above  Number // the shortest message it applies to, bytes
+	Source string
 }
 
 // Wakeup is the cost a blocked rank pays to be woken (messages.wakeup):

@@ -109,7 +109,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	return analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
+	res, err := analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
+	if err == nil && !o.mpi() {
+		// Goroutine ranks share this host's cores; an MPI launch may span
+		// nodes, and its processes' copies are its library's.
+		if sf, ok := fitShared(pts, runtime.NumCPU()); ok {
+			res.shared = &sf
+		}
+	}
+	return res, err
 }
 
 // rankCounts are the rank counts of a calibration up to max ranks: the

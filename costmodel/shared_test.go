@@ -1,0 +1,92 @@
+package costmodel
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"perfc/analyze"
+	"perfc/machines"
+)
+
+// TestSharedCopies checks messages.shared by hand: on testdata/cores.yaml
+// (t0 = 1 µs, r∞ = 5 GB/s, 2 cores, core switch 0.05 µs) with factor 2
+// from 1 KiB, a message of n bytes between ranks that share the cores
+// (P = 4) costs 2 × (1 µs + n / 5 GB/s) + 0.05 µs when n ≥ 1 KiB, and its
+// law plus the switch below; with a core each (P = 2), or without the
+// section, its law.
+func TestSharedCopies(t *testing.T) {
+	const src = `kernel s(n = 128) on P = 4 ranks {
+  array a[n]: f64
+  region "x" {
+    if rank % 2 == 0 {
+      send a[0:n] to rank + 1
+    } else {
+      recv a[0:n] from rank - 1
+    }
+  }
+}`
+	base, err := os.ReadFile("testdata/cores.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := strings.Replace(string(base), "  rinf: bw\n", "  rinf: bw\n  shared: {factor: 2, above: 1KiB, source: test}\n", 1)
+	law := func(n float64) float64 { return 1e-6 + n/5e9 }
+	const sw = 0.05e-6
+	for _, tt := range []struct {
+		name  string
+		table string
+		p, n  int64 // ranks, elements of 8 B
+		want  float64
+	}{
+		{"shared, long message", shared, 4, 1024, 2*law(8192) + sw},
+		{"shared, at the length", shared, 4, 128, 2*law(1024) + sw},
+		{"shared, short message", shared, 4, 64, law(512) + sw},
+		{"a core each", shared, 2, 1024, law(8192)},
+		{"no section", string(base), 4, 1024, law(8192) + sw},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := machines.Parse("cores.yaml", []byte(tt.table))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Replace(src, "n = 128) on P = 4", fmt.Sprintf("n = %d) on P = %d", tt.n, tt.p), 1)
+			k := checkSource(t, "s.spmd", text)
+			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pred, err := Predict(k, rep, m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var send *Term
+			for _, r := range pred.Regions {
+				for i, term := range r.Terms {
+					if term.Resource == "message" && strings.HasPrefix(term.What, "send") {
+						send = &r.Terms[i]
+					}
+				}
+			}
+			if send == nil {
+				t.Fatalf("no send term in %+v", pred.Regions)
+			}
+			if !sameTime(send.UnitCost, tt.want) {
+				t.Errorf("a message costs %g s (%s), want %g s", send.UnitCost, send.How, tt.want)
+			}
+			if got := newOptionsPricer(m, k, Options{}).Message(0, 1, tt.n*8); !sameTime(got+sharesSwitch(tt.p), tt.want) {
+				t.Errorf("the emulator's message costs %g s, want %g s without the switch", got, tt.want-sharesSwitch(tt.p))
+			}
+		})
+	}
+}
+
+// sharesSwitch is the core switch the region table adds at P ranks on the
+// 2 cores of testdata/cores.yaml (the emulator charges it apart).
+func sharesSwitch(p int64) float64 {
+	if p > 2 {
+		return 0.05e-6
+	}
+	return 0
+}
