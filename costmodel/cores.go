@@ -7,6 +7,7 @@ import (
 	"perfc/analyze"
 	"perfc/costmodel/emulate"
 	"perfc/internal/units"
+	"perfc/machines"
 )
 
 // Ranks sharing cores (docs/predict.md, "Ranks sharing cores"): a table's
@@ -127,14 +128,13 @@ func (p *machinePricer) switchTerm(unit float64, how string) (float64, string) {
 }
 
 // sharedFactor is the table's slowdown of concurrent copies
-// (messages.shared) for a message of bytes from src to dst, or 1: it
-// applies when more ranks than cores share the table's cores (then the
-// cores copy messages at the same time, which the P = 2 message law never
-// saw), to messages of at least its length, inside one node (a cluster's
-// network law is measured as it is).
-func (p *machinePricer) sharedFactor(src, dst int64, bytes float64) float64 {
+// (messages.shared) for a message from src to dst, or 1: it applies when
+// more ranks than cores share the table's cores (then the cores copy
+// messages at the same time, which the two-rank message law never saw),
+// inside one node (a cluster's network law is measured as it is).
+func (p *machinePricer) sharedFactor(src, dst int64) float64 {
 	sc := p.m.SharedCopies()
-	if sc == nil || !p.sharesCores() || bytes < sc.Above.Value {
+	if sc == nil || !p.sharesCores() {
 		return 1
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
@@ -143,11 +143,23 @@ func (p *machinePricer) sharedFactor(src, dst int64, bytes float64) float64 {
 	return sc.Factor.Value
 }
 
-// sharedCopies scales a message's time t by sharedFactor and says so.
-func (p *machinePricer) sharedCopies(src, dst int64, bytes, t float64, how string) (float64, string) {
-	f := p.sharedFactor(src, dst, bytes)
+// withShared is a message's time t, of which t0 is the law's time of no
+// bytes, with the bytes' part scaled by the slowdown f of copies at the
+// same time: the start-up is the ranks' own (and their turns on the
+// cores are priced apart), the bytes stream through what the cores share.
+func withShared(t, t0, f float64) float64 {
+	if f <= 1 || t <= t0 {
+		return t
+	}
+	return t0 + f*(t-t0)
+}
+
+// sharedCopies scales the bytes' part of a message's time t under model
+// mm at level and says so.
+func (p *machinePricer) sharedCopies(mm *machines.MessageModel, level int, src, dst int64, t float64, how string) (float64, string) {
+	f := p.sharedFactor(src, dst)
 	if f <= 1 {
 		return t, how
 	}
-	return t * f, how + fmt.Sprintf(" x %.4g (messages.shared: the %d cores copy at the same time, %d ranks share them)", f, p.Cores(), p.ranks)
+	return withShared(t, mm.Time(0, level), f), how + fmt.Sprintf(", its bytes' part x %.4g (messages.shared: %d ranks share %d cores, which copy at the same time)", f, p.ranks, p.Cores())
 }

@@ -474,8 +474,8 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 		return 0
 	}
 	t := mm.Time(float64(bytes), level)
-	if f := p.sharedFactor(src, dst, float64(bytes)); f > 1 {
-		t *= f
+	if f := p.sharedFactor(src, dst); f > 1 {
+		t = withShared(t, mm.Time(0, level), f)
 	}
 	return t
 }
@@ -496,8 +496,8 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && (p.differentNodes(cl, rank, to) || p.differentNodes(cl, rank, from)) {
 		return 0, "", false
 	}
-	t, how := x.Time(bytes, x.Levels(int(rank), int(to))), "exchange law (messages.exchange, both halves in series)"
-	t, how = p.sharedCopies(rank, to, bytes, t, how)
+	level := x.Levels(int(rank), int(to))
+	t, how := p.sharedCopies(x, level, rank, to, x.Time(bytes, level), "exchange law (messages.exchange, both halves in series)")
 	return t, how, true
 }
 
@@ -538,8 +538,7 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 		p.note("the machine has no message model; messages are not priced")
 		return 0, ""
 	}
-	t, how := mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
-	return p.sharedCopies(src, dst, bytes, t, how)
+	return p.sharedCopies(mm, level, src, dst, mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level))
 }
 
 // route returns the message model that prices a message from src to dst

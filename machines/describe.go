@@ -37,8 +37,7 @@ func (m *Machine) Describe(w io.Writer) error {
 		}
 		if sc := m.messages.shared; sc != nil {
 			d.section("messages when ranks outnumber the cores (copies at the same time)")
-			d.number("factor", sc.Factor)
-			d.number("above", sc.Above)
+			d.number("factor on the bytes' time", sc.Factor)
 		}
 	}
 	d.collectives(m.collectives)

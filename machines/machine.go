@@ -722,19 +722,18 @@ type MessageModel struct {
 	shared *SharedCopies
 }
 
-// SharedCopies is how much longer a message takes when more ranks than
-// cores communicate (messages.shared): the cores then copy messages at
-// the same time, and copies long enough to stream from a cache level or
-// memory the cores share divide its bandwidth. A message of at least
-// Above bytes between ranks that share the table's cores costs Factor
-// times its law's time (messages, or messages.exchange for a whole
-// sendrecv). Calibrated by perfc calibrate from COMMS3 at P = 2 (one copy
-// at a time) and at the first P beyond the cores (docs/calibrate-comms.md,
-// "Copies at the same time"), used as docs/predict.md says ("Ranks
+// SharedCopies is how much longer a message's bytes take when more ranks
+// than cores communicate (messages.shared): the cores then copy messages
+// at the same time, and copies that stream from a cache level or memory
+// the cores share divide its bandwidth. A message between ranks that
+// share the table's cores costs its law's time of no bytes plus Factor
+// times the rest (messages, or messages.exchange for a whole sendrecv).
+// Calibrated by perfc calibrate from COMMS3's laws at P = 2 (one copy at
+// a time) and at the first P beyond the cores (docs/calibrate-comms.md,
+// "Copies at the same time"), priced as docs/predict.md says ("Ranks
 // sharing cores").
 type SharedCopies struct {
-	Factor Number // the slowdown, at least 1
-	Above  Number // the shortest message it applies to, bytes
+	Factor Number // the slowdown of the bytes' time, at least 1
 	Source string
 }
 

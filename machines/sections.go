@@ -632,19 +632,18 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	return mm
 }
 
-// sharedCopies reads messages.shared: how much longer a message of at
-// least above bytes takes when ranks outnumber the cores and the cores
-// copy messages at the same time (docs/machines.md). It needs its own
-// source: it is measured apart from the message law (COMMS3).
+// sharedCopies reads messages.shared: how much longer a message's bytes
+// take when ranks outnumber the cores and the cores copy messages at the
+// same time (docs/machines.md). It needs its own source: it is measured
+// apart from the message law (COMMS3).
 func (d *decoder) sharedCopies(n *yaml.Node) *SharedCopies {
-	f := d.mapping(n, "messages.shared", "factor", "above", "source")
+	f := d.mapping(n, "messages.shared", "factor", "source")
 	src := f.source("")
 	if src == "" {
 		d.errorf(f.node, "messages.shared has no source: add source: (how the slowdown of concurrent copies was measured)")
 	}
 	sc := &SharedCopies{
 		Factor: d.reqNumber(f, "factor", Dimensionless, positive, src),
-		Above:  d.reqNumber(f, "above", Bytes, wholeNonNegative, src),
 		Source: src,
 	}
 	if sc.Factor.Value < 1 && f.has("factor") {

@@ -7,10 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestSharedKey checks messages.shared: it loads its factor and length
-// with their source, is absent when not given, needs its own source, a
-// factor of at least 1 and a length in bytes, and is refused inside a
-// by_elem variant.
+// TestSharedKey checks messages.shared: it loads its factor with its
+// source, is absent when not given, needs its own source and a factor of
+// at least 1, and is refused inside a by_elem variant.
 func TestSharedKey(t *testing.T) {
 	m, err := Parse("m.yaml", []byte(header+`
 messages:
@@ -18,7 +17,7 @@ messages:
   model: hockney
   t0: 1us
   rinf: 1GB/s
-  shared: {factor: 1.9, above: 256KiB, source: COMMS3 at P=2 and P=4}
+  shared: {factor: 1.9, source: COMMS3 at P=2 and P=4}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -27,8 +26,8 @@ messages:
 	if sc == nil {
 		t.Fatal("no messages.shared")
 	}
-	got := []any{sc.Factor.Value, sc.Above.Value, sc.Source, sc.Factor.Source}
-	if diff := cmp.Diff([]any{1.9, 262144.0, "COMMS3 at P=2 and P=4", "COMMS3 at P=2 and P=4"}, got); diff != "" {
+	got := []any{sc.Factor.Value, sc.Source, sc.Factor.Source}
+	if diff := cmp.Diff([]any{1.9, "COMMS3 at P=2 and P=4", "COMMS3 at P=2 and P=4"}, got); diff != "" {
 		t.Errorf("shared (-want +got):\n%s", diff)
 	}
 	plain, err := Parse("m.yaml", []byte(header+"messages: {source: s, model: hockney, t0: 1us, rinf: 1GB/s}\n"))
@@ -40,13 +39,12 @@ messages:
 	}
 	const msg = "messages:\n  source: s\n  model: hockney\n  t0: 1us\n  rinf: 1GB/s\n"
 	for _, bad := range []struct{ body, want string }{
-		{msg + "  shared: {factor: 2, above: 1KiB}\n", "messages.shared has no source"},
-		{msg + "  shared: {factor: 2, source: x}\n", "above"},
-		{msg + "  shared: {above: 1KiB, source: x}\n", "factor"},
-		{msg + "  shared: {factor: 0.8, above: 1KiB, source: x}\n", "below 1"},
-		{msg + "  shared: {factor: 2us, above: 1KiB, source: x}\n", "factor"},
-		{msg + "  shared: {factor: 2, above: 1us, source: x}\n", "above"},
-		{msg + "  by_elem:\n    f32: {model: hockney, t0: 1us, rinf: 1GB/s, shared: {factor: 2, above: 1KiB, source: x}}\n",
+		{msg + "  shared: {factor: 2}\n", "messages.shared has no source"},
+		{msg + "  shared: {source: x}\n", "factor"},
+		{msg + "  shared: {factor: 0.8, source: x}\n", "below 1"},
+		{msg + "  shared: {factor: 2us, source: x}\n", "factor"},
+		{msg + "  shared: {factor: 2, above: 1KiB, source: x}\n", "unknown key 'above'"},
+		{msg + "  by_elem:\n    f32: {model: hockney, t0: 1us, rinf: 1GB/s, shared: {factor: 2, source: x}}\n",
 			"unknown key 'shared'"},
 	} {
 		_, err := Parse("m.yaml", []byte(header+bad.body))

@@ -39,7 +39,7 @@ type Result struct {
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
 	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
-	shared      *sharedFit          // COMMS3 beyond the cores against P = 2; nil when not measured (shared.go)
+	cores       int                 // the host's cores the goroutine ranks share (Run sets it); 0: unknown (shared.go)
 	transport   Transport           // what carried the messages (Run sets it)
 }
 

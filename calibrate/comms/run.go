@@ -111,11 +111,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res, err := analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
 	if err == nil && !o.mpi() {
-		// Goroutine ranks share this host's cores; an MPI launch may span
-		// nodes, and its processes' copies are its library's.
-		if sf, ok := fitShared(pts, runtime.NumCPU()); ok {
-			res.shared = &sf
-		}
+		// Goroutine ranks share this host's cores (messages.shared); an
+		// MPI launch may span nodes, and its copies are its library's.
+		res.cores = runtime.NumCPU()
 	}
 	return res, err
 }
