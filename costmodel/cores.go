@@ -129,12 +129,17 @@ func (p *machinePricer) switchTerm(unit float64, how string) (float64, string) {
 
 // sharedFactor is the table's slowdown of concurrent copies
 // (messages.shared) for a message from src to dst, or 1: it applies when
-// more ranks than cores share the table's cores (then the cores copy
-// messages at the same time, which the two-rank message law never saw),
-// inside one node (a cluster's network law is measured as it is).
+// more ranks than cores share the table's cores and more of them than
+// cores send or receive messages (then the cores copy messages at the
+// same time, which the two-rank message law never saw; a pingpong
+// between two of four ranks copies one message at a time), inside one
+// node (a cluster's network law is measured as it is).
 func (p *machinePricer) sharedFactor(src, dst int64) float64 {
 	sc := p.m.SharedCopies()
 	if sc == nil || !p.sharesCores() {
+		return 1
+	}
+	if p.copiers > 0 && p.copiers <= int64(p.Cores()) {
 		return 1
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
@@ -162,4 +167,19 @@ func (p *machinePricer) sharedCopies(mm *machines.MessageModel, level int, src, 
 		return t, how
 	}
 	return withShared(t, mm.Time(0, level), f), how + fmt.Sprintf(", its bytes' part x %.4g (messages.shared: %d ranks share %d cores, which copy at the same time)", f, p.ranks, p.Cores())
+}
+
+// copyingRanks counts the ranks whose class sends or receives
+// point-to-point messages (blocking or requests).
+func copyingRanks(rep *analyze.Report) int64 {
+	var n int64
+	for _, cl := range rep.Classes {
+		for _, msg := range cl.Total.Messages {
+			if msg.Count.Float() > 0 {
+				n += cl.Ranks.Len()
+				break
+			}
+		}
+	}
+	return n
 }

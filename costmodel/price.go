@@ -53,6 +53,9 @@ type machinePricer struct {
 	// noteMainBandwidthUnused and applyWarm are made: they are the same
 	// for every region, and formatting them is most of their cost.
 	mainNoted, warmNoted bool
+	// copiers is how many ranks send or receive point-to-point messages
+	// (copyingRanks), for messages.shared; 0: not known (every rank).
+	copiers int64
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.

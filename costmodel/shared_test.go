@@ -14,12 +14,13 @@ import (
 // (t0 = 1 µs, r∞ = 5 GB/s, 2 cores, core switch 0.05 µs) with factor 2, a
 // message of n bytes between ranks that share the cores (P = 4) costs
 // 1 µs + 2 × n / 5 GB/s + 0.05 µs; with a core each (P = 2) its law, and
-// without the section its law plus the switch.
+// without the section, or when only two ranks copy, its law plus the
+// switch.
 func TestSharedCopies(t *testing.T) {
 	const src = `kernel s(n = 128) on P = 4 ranks {
   array a[n]: f64
   region "x" {
-    if rank % 2 == 0 {
+    if COND {
       send a[0:n] to rank + 1
     } else {
       recv a[0:n] from rank - 1
@@ -44,6 +45,7 @@ func TestSharedCopies(t *testing.T) {
 		{"shared, 8 B", shared, 4, 1, slowed(8) + sw},
 		{"a core each", shared, 2, 1024, law(8192)},
 		{"no section", string(base), 4, 1024, law(8192) + sw},
+		{"two of four ranks copy", shared, 4, 1024, law(8192) + sw},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := machines.Parse("cores.yaml", []byte(tt.table))
@@ -51,6 +53,12 @@ func TestSharedCopies(t *testing.T) {
 				t.Fatal(err)
 			}
 			text := strings.Replace(src, "n = 128) on P = 4", fmt.Sprintf("n = %d) on P = %d", tt.n, tt.p), 1)
+			cond, peers := "rank % 2 == 0", "every rank"
+			if strings.HasPrefix(tt.name, "two of") {
+				cond, peers = "rank == 0", "ranks 0 and 1"
+				text = strings.Replace(text, "} else {", "} else if rank == 1 {", 1)
+			}
+			text = strings.Replace(text, "COND", cond, 1)
 			k := checkSource(t, "s.spmd", text)
 			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
 			if err != nil {
@@ -72,9 +80,9 @@ func TestSharedCopies(t *testing.T) {
 				t.Fatalf("no send term in %+v", pred.Regions)
 			}
 			if !sameTime(send.UnitCost, tt.want) {
-				t.Errorf("a message costs %g s (%s), want %g s", send.UnitCost, send.How, tt.want)
+				t.Errorf("%s copying: a message costs %g s (%s), want %g s", peers, send.UnitCost, send.How, tt.want)
 			}
-			if got := newOptionsPricer(m, k, Options{}).Message(0, 1, tt.n*8); !sameTime(got+sharesSwitch(tt.p), tt.want) {
+			if got := PricerFor(k, rep, m, Options{}).Message(0, 1, tt.n*8); !sameTime(got+sharesSwitch(tt.p), tt.want) {
 				t.Errorf("the emulator's message costs %g s, want %g s without the switch", got, tt.want-sharesSwitch(tt.p))
 			}
 		})
