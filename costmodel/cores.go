@@ -132,11 +132,13 @@ func (p *machinePricer) switchTerm(unit float64, how string) (float64, string) {
 // more ranks than cores share the table's cores and more of them than
 // cores send or receive messages (then the cores copy messages at the
 // same time, which the two-rank message law never saw; a pingpong
-// between two of four ranks copies one message at a time), inside one
-// node (a cluster's network law is measured as it is).
-func (p *machinePricer) sharedFactor(src, dst int64) float64 {
+// between two of four ranks copies one message at a time), to messages
+// that do not fit in a core's private caches (privateCacheBytes: a
+// shorter one is copied within the core, untouched by the others),
+// inside one node (a cluster's network law is measured as it is).
+func (p *machinePricer) sharedFactor(src, dst int64, bytes float64) float64 {
 	sc := p.m.SharedCopies()
-	if sc == nil || !p.sharesCores() {
+	if sc == nil || !p.sharesCores() || bytes < p.privateCacheBytes() {
 		return 1
 	}
 	if p.copiers > 0 && p.copiers <= int64(p.Cores()) {
@@ -159,10 +161,10 @@ func withShared(t, t0, f float64) float64 {
 	return t0 + f*(t-t0)
 }
 
-// sharedCopies scales the bytes' part of a message's time t under model
-// mm at level and says so.
-func (p *machinePricer) sharedCopies(mm *machines.MessageModel, level int, src, dst int64, t float64, how string) (float64, string) {
-	f := p.sharedFactor(src, dst)
+// sharedCopies scales the bytes' part of the time t of a message of bytes
+// under model mm at level and says so.
+func (p *machinePricer) sharedCopies(mm *machines.MessageModel, level int, src, dst int64, bytes, t float64, how string) (float64, string) {
+	f := p.sharedFactor(src, dst, bytes)
 	if f <= 1 {
 		return t, how
 	}
@@ -182,4 +184,17 @@ func copyingRanks(rep *analyze.Report) int64 {
 		}
 	}
 	return n
+}
+
+// privateCacheBytes is the size of the largest cache level a core has to
+// itself, taken to be every level but the last (the last-level cache is
+// shared by the cores of the host this was calibrated on and of most
+// multicore CPUs; a table with one level has none private): 0 without
+// caches.
+func (p *machinePricer) privateCacheBytes() float64 {
+	caches := p.m.Memory().Caches()
+	if len(caches) < 2 {
+		return 0
+	}
+	return float64(caches[len(caches)-2].Size)
 }

@@ -477,7 +477,7 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 		return 0
 	}
 	t := mm.Time(float64(bytes), level)
-	if f := p.sharedFactor(src, dst); f > 1 {
+	if f := p.sharedFactor(src, dst, float64(bytes)); f > 1 {
 		t = withShared(t, mm.Time(0, level), f)
 	}
 	return t
@@ -500,7 +500,7 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 		return 0, "", false
 	}
 	level := x.Levels(int(rank), int(to))
-	t, how := p.sharedCopies(x, level, rank, to, x.Time(bytes, level), "exchange law (messages.exchange, both halves in series)")
+	t, how := p.sharedCopies(x, level, rank, to, bytes, x.Time(bytes, level), "exchange law (messages.exchange, both halves in series)")
 	return t, how, true
 }
 
@@ -541,7 +541,7 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 		p.note("the machine has no message model; messages are not priced")
 		return 0, ""
 	}
-	return p.sharedCopies(mm, level, src, dst, mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level))
+	return p.sharedCopies(mm, level, src, dst, bytes, mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level))
 }
 
 // route returns the message model that prices a message from src to dst

@@ -11,11 +11,11 @@ import (
 )
 
 // TestSharedCopies checks messages.shared by hand: on testdata/cores.yaml
-// (t0 = 1 µs, r∞ = 5 GB/s, 2 cores, core switch 0.05 µs) with factor 2, a
-// message of n bytes between ranks that share the cores (P = 4) costs
-// 1 µs + 2 × n / 5 GB/s + 0.05 µs; with a core each (P = 2) its law, and
-// without the section, or when only two ranks copy, its law plus the
-// switch.
+// (t0 = 1 µs, r∞ = 5 GB/s, 2 cores, core switch 0.05 µs, caches L1 32 KiB
+// and L2 1 MiB, so 32 KiB private) with factor 2, a message of n ≥ 32 KiB
+// between ranks that share the cores (P = 4) costs 1 µs + 2 × n / 5 GB/s
+// + 0.05 µs; a shorter one, or without the section, or when only two
+// ranks copy, its law plus the switch; with a core each (P = 2) its law.
 func TestSharedCopies(t *testing.T) {
 	const src = `kernel s(n = 128) on P = 4 ranks {
   array a[n]: f64
@@ -41,11 +41,13 @@ func TestSharedCopies(t *testing.T) {
 		p, n  int64 // ranks, elements of 8 B
 		want  float64
 	}{
-		{"shared, 8 KiB", shared, 4, 1024, slowed(8192) + sw},
-		{"shared, 8 B", shared, 4, 1, slowed(8) + sw},
-		{"a core each", shared, 2, 1024, law(8192)},
-		{"no section", string(base), 4, 1024, law(8192) + sw},
-		{"two of four ranks copy", shared, 4, 1024, law(8192) + sw},
+		{"shared, 64 KiB", shared, 4, 8192, slowed(65536) + sw},
+		{"shared, 32 KiB", shared, 4, 4096, slowed(32768) + sw},
+		{"shared, 32 KiB - 8 B: in a core's own caches", shared, 4, 4095, law(32760) + sw},
+		{"shared, 8 B", shared, 4, 1, law(8) + sw},
+		{"a core each", shared, 2, 8192, law(65536)},
+		{"no section", string(base), 4, 8192, law(65536) + sw},
+		{"two of four ranks copy", shared, 4, 8192, law(65536) + sw},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := machines.Parse("cores.yaml", []byte(tt.table))
