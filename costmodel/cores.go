@@ -7,6 +7,7 @@ import (
 	"perfc/analyze"
 	"perfc/costmodel/emulate"
 	"perfc/internal/units"
+	"perfc/machines"
 )
 
 // Ranks sharing cores (docs/predict.md, "Ranks sharing cores"): a table's
@@ -124,4 +125,76 @@ func (p *machinePricer) switchTerm(unit float64, how string) (float64, string) {
 		return unit, how
 	}
 	return unit + sw, how + fmt.Sprintf(" + core switch %s (ranks sharing cores)", units.Time(sw))
+}
+
+// sharedFactor is the table's slowdown of concurrent copies
+// (messages.shared) for a message from src to dst, or 1: it applies when
+// more ranks than cores share the table's cores and more of them than
+// cores send or receive messages (then the cores copy messages at the
+// same time, which the two-rank message law never saw; a pingpong
+// between two of four ranks copies one message at a time), to messages
+// that do not fit in a core's private caches (privateCacheBytes: a
+// shorter one is copied within the core, untouched by the others),
+// inside one node (a cluster's network law is measured as it is).
+func (p *machinePricer) sharedFactor(src, dst int64, bytes float64) float64 {
+	sc := p.m.SharedCopies()
+	if sc == nil || !p.sharesCores() || bytes < p.privateCacheBytes() {
+		return 1
+	}
+	if p.copiers > 0 && p.copiers <= int64(p.Cores()) {
+		return 1
+	}
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
+		return 1
+	}
+	return sc.Factor.Value
+}
+
+// withShared is a message's time t, of which t0 is the law's time of no
+// bytes, with the bytes' part scaled by the slowdown f of copies at the
+// same time: the start-up is the ranks' own (and their turns on the
+// cores are priced apart), the bytes stream through what the cores share.
+func withShared(t, t0, f float64) float64 {
+	if f <= 1 || t <= t0 {
+		return t
+	}
+	return t0 + f*(t-t0)
+}
+
+// sharedCopies scales the bytes' part of the time t of a message of bytes
+// under model mm at level and says so.
+func (p *machinePricer) sharedCopies(mm *machines.MessageModel, level int, src, dst int64, bytes, t float64, how string) (float64, string) {
+	f := p.sharedFactor(src, dst, bytes)
+	if f <= 1 {
+		return t, how
+	}
+	return withShared(t, mm.Time(0, level), f), how + fmt.Sprintf(", its bytes' part x %.4g (messages.shared: %d ranks share %d cores, which copy at the same time)", f, p.ranks, p.Cores())
+}
+
+// copyingRanks counts the ranks whose class sends or receives
+// point-to-point messages (blocking or requests).
+func copyingRanks(rep *analyze.Report) int64 {
+	var n int64
+	for _, cl := range rep.Classes {
+		for _, msg := range cl.Total.Messages {
+			if msg.Count.Float() > 0 {
+				n += cl.Ranks.Len()
+				break
+			}
+		}
+	}
+	return n
+}
+
+// privateCacheBytes is the size of the largest cache level a core has to
+// itself, taken to be every level but the last (the last-level cache is
+// shared by the cores of the host this was calibrated on and of most
+// multicore CPUs; a table with one level has none private): 0 without
+// caches.
+func (p *machinePricer) privateCacheBytes() float64 {
+	caches := p.m.Memory().Caches()
+	if len(caches) < 2 {
+		return 0
+	}
+	return float64(caches[len(caches)-2].Size)
 }

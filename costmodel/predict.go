@@ -113,6 +113,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 		return nil, err
 	}
 	p := newOptionsPricer(m, k, opts)
+	p.copiers = copyingRanks(rep)
 	pred := &Prediction{
 		Schema: PredictionSchema, Kernel: rep.Kernel, File: rep.File, Machine: m.Name(), Params: rep.Params,
 		Ranks: rep.Ranks, Compose: m.Compose().String(), Method: "sum of per-rank costs, slowest rank class",

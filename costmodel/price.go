@@ -57,6 +57,9 @@ type machinePricer struct {
 	// noteMainBandwidthUnused and applyWarm are made: they are the same
 	// for every region, and formatting them is most of their cost.
 	mainNoted, warmNoted bool
+	// copiers is how many ranks send or receive point-to-point messages
+	// (copyingRanks), for messages.shared; 0: not known (every rank).
+	copiers int64
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -479,7 +482,11 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 		}
 		return 0
 	}
-	return mm.Time(float64(bytes), level)
+	t := mm.Time(float64(bytes), level)
+	if f := p.sharedFactor(src, dst, float64(bytes)); f > 1 {
+		t = withShared(t, mm.Time(0, level), f)
+	}
+	return t
 }
 
 // exchange prices one whole sendrecv or exchange event of rank `from`
@@ -498,7 +505,9 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && (p.differentNodes(cl, rank, to) || p.differentNodes(cl, rank, from)) {
 		return 0, "", false
 	}
-	return x.Time(bytes, x.Levels(int(rank), int(to))), "exchange law (messages.exchange, both halves in series)", true
+	level := x.Levels(int(rank), int(to))
+	t, how := p.sharedCopies(x, level, rank, to, bytes, x.Time(bytes, level), "exchange law (messages.exchange, both halves in series)")
+	return t, how, true
 }
 
 // SendRecvMessage implements emulate.SerialSendRecv for a table with an
@@ -538,7 +547,7 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 		p.note("the machine has no message model; messages are not priced")
 		return 0, ""
 	}
-	return mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
+	return p.sharedCopies(mm, level, src, dst, bytes, mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level))
 }
 
 // route returns the message model that prices a message from src to dst

@@ -178,6 +178,7 @@ func (p *machinePricer) ComputeOn(class int, x *analyze.Work) float64 {
 // so that `perfc emulate` and `perfc predict` charge every rank the same.
 func PricerFor(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Options) emulate.Pricer {
 	p := newOptionsPricer(m, k, opts)
+	p.copiers = copyingRanks(rep)
 	p.shares = &regionShares{ranks: p.ranks}
 	for _, cl := range rep.Classes {
 		p.shares.addClass(p, cl, p.priceClass(cl, rep))

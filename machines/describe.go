@@ -40,6 +40,10 @@ func (m *Machine) Describe(w io.Writer) error {
 			d.number("time", n.Time)
 			d.number("per_compute", n.PerCompute)
 		}
+		if sc := m.messages.shared; sc != nil {
+			d.section("messages when ranks outnumber the cores (copies at the same time)")
+			d.number("factor on the bytes' time", sc.Factor)
+		}
 	}
 	d.collectives(m.collectives)
 	d.cluster(m.cluster)

@@ -159,6 +159,16 @@ func (m *Machine) Exchange() *MessageModel {
 	return m.messages.exchange
 }
 
+// SharedCopies is the table's slowdown of concurrent copies
+// (messages.shared), or nil when it has none (then a message costs its law
+// whatever the ranks per core).
+func (m *Machine) SharedCopies() *SharedCopies {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.shared
+}
+
 // Wakeup is the table's wake-up cost (messages.wakeup), or nil when it has
 // none (then waiting costs nothing beyond the wait).
 func (m *Machine) Wakeup() *Wakeup {
@@ -773,6 +783,9 @@ type MessageModel struct {
 	// noise is the synchronisation noise of the ranks' compute; nil when
 	// the table does not say.
 	noise *Noise
+	// shared is the slowdown of long messages that the cores copy at the
+	// same time when ranks share them; nil when the table does not say.
+	shared *SharedCopies
 }
 
 // Noise is the synchronisation noise of a host (messages.noise): two ranks
@@ -797,6 +810,21 @@ func (n *Noise) Excess(t float64) float64 {
 		return 0
 	}
 	return n.Time.Value + n.PerCompute.Value*t
+}
+
+// SharedCopies is how much longer a message's bytes take when more ranks
+// than cores communicate (messages.shared): the cores then copy messages
+// at the same time, and copies that stream from a cache level or memory
+// the cores share divide its bandwidth. A message between ranks that
+// share the table's cores costs its law's time of no bytes plus Factor
+// times the rest (messages, or messages.exchange for a whole sendrecv).
+// Calibrated by perfc calibrate from COMMS3's laws at P = 2 (one copy at
+// a time) and at the first P beyond the cores (docs/calibrate-comms.md,
+// "Copies at the same time"), priced as docs/predict.md says ("Ranks
+// sharing cores").
+type SharedCopies struct {
+	Factor Number // the slowdown of the bytes' time, at least 1
+	Source string
 }
 
 // Wakeup is the cost a blocked rank pays to be woken (messages.wakeup):

@@ -607,7 +607,7 @@ func hockneyKeys() []string { return []string{"t0", "pi0", "rinf", "per_byte", "
 func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *MessageModel {
 	keys := append(hockneyKeys(), "source", "model", "ranges", "L", "o", "g", "G", "time", "network", "eager_limit", "startup")
 	if top {
-		keys = append(keys, "by_elem", "exchange", "wakeup", "noise")
+		keys = append(keys, "by_elem", "exchange", "wakeup", "noise", "shared")
 	}
 	f := d.mapping(n, what, keys...)
 	src := f.source(inherited)
@@ -653,7 +653,30 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	if top && f.has("noise") {
 		mm.noise = d.noise(f.get("noise"))
 	}
+	if top && f.has("shared") {
+		mm.shared = d.sharedCopies(f.get("shared"))
+	}
 	return mm
+}
+
+// sharedCopies reads messages.shared: how much longer a message's bytes
+// take when ranks outnumber the cores and the cores copy messages at the
+// same time (docs/machines.md). It needs its own source: it is measured
+// apart from the message law (COMMS3).
+func (d *decoder) sharedCopies(n *yaml.Node) *SharedCopies {
+	f := d.mapping(n, "messages.shared", "factor", "source")
+	src := f.source("")
+	if src == "" {
+		d.errorf(f.node, "messages.shared has no source: add source: (how the slowdown of concurrent copies was measured)")
+	}
+	sc := &SharedCopies{
+		Factor: d.reqNumber(f, "factor", Dimensionless, positive, src),
+		Source: src,
+	}
+	if sc.Factor.Value < 1 && f.has("factor") {
+		d.errorf(f.get("factor"), "messages.shared factor %g is below 1: concurrent copies are at most as fast as one alone (the emulation already runs one per core); write 1 or leave the section out", sc.Factor.Value)
+	}
+	return sc
 }
 
 // wakeup reads messages.wakeup: the time a rank that blocked in a message

@@ -39,6 +39,7 @@ type Result struct {
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
 	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
+	cores       int                 // the host's cores the goroutine ranks share (Run sets it); 0: unknown (shared.go)
 	transport   Transport           // what carried the messages (Run sets it)
 }
 
@@ -220,12 +221,14 @@ func (r *Result) Messages() any {
 			Model:  "expr",
 			Time:   r.table(Comms1, partition, "bytes"),
 			Wakeup: r.wakeupSection(),
+			Shared: r.sharedSection(),
 		}
 	}
 	if !r.messagesOK {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
-	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong"), Wakeup: r.wakeupSection()}
+	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong"), Wakeup: r.wakeupSection(),
+		Shared: r.sharedSection()}
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange"),
@@ -479,6 +482,8 @@ type messagesYAML struct {
 	Exchange *messagesYAML `yaml:"exchange,omitempty"`
 	// Wakeup is the WAKE benchmark's wake-up cost (messages.wakeup).
 	Wakeup *wakeupYAML `yaml:"wakeup,omitempty"`
+	// Shared is the slowdown of concurrent copies (messages.shared).
+	Shared *sharedYAML `yaml:"shared,omitempty"`
 }
 
 type rangeYAML struct {

@@ -109,7 +109,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Now != nil {
 		now = o.Now
 	}
-	return analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
+	res, err := analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
+	if err == nil && !o.mpi() {
+		// Goroutine ranks share this host's cores (messages.shared); an
+		// MPI launch may span nodes, and its copies are its library's.
+		res.cores = runtime.NumCPU()
+	}
+	return res, err
 }
 
 // rankCounts are the rank counts of a calibration up to max ranks: the

@@ -68,6 +68,44 @@ func (r *rank) wait(n int) {
 	}
 }
 
+// The poll has two modes, and which one a pair of ranks is in is an
+// accident of Go's scheduler: a rank that yields (runtime.Gosched) goes to
+// the global run queue, and either P may take it, so two polling ranks run
+// sometimes on two Ps (each message a copy between cores: 2.0 µs a 16 KiB
+// message on the development host) and sometimes alternate on one (the
+// copy from the core's own cache: 0.4 µs), switching at random within a
+// run: calibrate's COMMS1 and the same pingpong in a kernel measured 1.8
+// and 0.65 µs (docs/calibrate-comms.md, "One mode for message loops"). A
+// rank that parks is readied into its waker's P and hands off on one core,
+// always. So a rank polls only when time passed since its last wait
+// began, beyond what its messages since then explain: someone computed
+// (it, or the partner it waited for), and keeping a core each pays. A
+// message loop, which only copies between waits, always parks.
+const (
+	// tightGap is the least time between the starts of two waits of a
+	// rank, beyond its messages' allowance, for the second to poll: the
+	// 0.2–0.5 µs of a short message's bookkeeping and loop are below it,
+	// a compute phase worth keeping a core for (the poll pays from gaps
+	// of a few µs: "Waking a rank", docs/predict.md) above it.
+	tightGap = 2 * time.Microsecond
+	// moveAllowance is what a byte of the rank's messages since its last
+	// wait began may take without counting as computing: a copy between
+	// cores at 2 GB/s, slower than any this host measures (COMMS1's
+	// slowest range is ~10 GB/s), so that a message loop of any length is
+	// not taken for a compute phase.
+	moveAllowance = 0.5 // ns/B
+)
+
+// shouldPoll reports whether a wait that starts at now polls (the world
+// polls at all, and more than tightGap passed since the rank's last wait
+// began beyond its messages' allowance), and makes now the start of the
+// rank's last wait.
+func (r *rank) shouldPoll(now time.Time) bool {
+	gap := now.Sub(r.waited) - time.Duration(float64(r.moved)*moveAllowance)
+	r.waited, r.moved = now, 0
+	return gap >= tightGap
+}
+
 // pollTokens takes up to n completion tokens from the rank's wake-up
 // channel without parking, polling for at most the world's poll budget,
 // and returns how many it took.
@@ -87,6 +125,9 @@ func (r *rank) pollTokens(n int) int {
 		return got
 	}
 	start := time.Now()
+	if !r.shouldPoll(start) {
+		return got
+	}
 	// Yield first: a partner that shares this rank's P (the one a parked
 	// rank was readied into) runs at once, as it would after a park.
 	runtime.Gosched()
@@ -111,10 +152,13 @@ func (r *rank) pollTokens(n int) int {
 // budget, and reports whether they are.
 func (r *rank) pollDone(ops []*reqOp) bool {
 	budget := r.w.poll.budget
-	if budget <= 0 {
+	if budget <= 0 || allDone(ops) {
 		return allDone(ops)
 	}
 	start := time.Now()
+	if !r.shouldPoll(start) {
+		return false
+	}
 	// Yield first: a partner that shares this rank's P (the one a parked
 	// rank was readied into) runs at once, as it would after a park.
 	runtime.Gosched()

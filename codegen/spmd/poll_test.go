@@ -163,3 +163,58 @@ func TestPollOnlyWhenRanksHaveCores(t *testing.T) {
 		t.Errorf("pollFor(%d ranks, GOMAXPROCS %d) = %+v, want no polling", procs+1, procs, got)
 	}
 }
+
+// TestPollOnlyAfterCompute checks when a wait polls: only when more than
+// tightGap passed since the rank's last wait began beyond its messages'
+// allowance (moveAllowance per byte), so that a message loop parks.
+func TestPollOnlyAfterCompute(t *testing.T) {
+	base := time.Unix(1_000_000, 0)
+	for _, tt := range []struct {
+		name  string
+		since time.Duration // from the last wait's start
+		moved int64         // bytes of messages since
+		want  bool
+	}{
+		{"a short message loop", 500 * time.Nanosecond, 16, false},
+		{"just below the gap", tightGap - time.Nanosecond, 0, false},
+		{"at the gap", tightGap, 0, true},
+		{"a compute phase", 50 * time.Microsecond, 64, true},
+		// 1 MiB moved: an allowance of 524 µs at 0.5 ns/B.
+		{"a long message's copy", 400 * time.Microsecond, 1 << 20, false},
+		{"a long message and compute", 400*time.Microsecond + 1<<20/2*time.Nanosecond + tightGap, 1 << 20, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &rank{waited: base, moved: tt.moved}
+			now := base.Add(tt.since)
+			if got := r.shouldPoll(now); got != tt.want {
+				t.Errorf("shouldPoll %v after the last wait, %d B moved = %v, want %v", tt.since, tt.moved, got, tt.want)
+			}
+			if !r.waited.Equal(now) || r.moved != 0 {
+				t.Errorf("after shouldPoll the last wait began %v with %d B moved, want %v and 0", r.waited, r.moved, now)
+			}
+		})
+	}
+}
+
+// TestTightWaitParks checks that a wait right after another one does not
+// poll even with a long budget: pollTokens returns at once, well within
+// the budget, so that the rank parks.
+func TestTightWaitParks(t *testing.T) {
+	run := testWorld(t, 2, 1, func(*rank) {})
+	run.w.poll = pollPolicy{budget: time.Second}
+	r := run.w.ranks[0]
+	r.waited = time.Now()
+	start := time.Now()
+	if got := r.pollTokens(1); got != 0 {
+		t.Fatalf("pollTokens(1) with no token = %d, want 0", got)
+	}
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Errorf("a wait right after another polled %v; it should park at once", d)
+	}
+	r.waited = time.Now().Add(-time.Millisecond)
+	start = time.Now()
+	r.pollTokens(1)
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("a wait 1 ms after the last one gave up after %v; it should poll its budget of 1 s", d)
+	}
+}

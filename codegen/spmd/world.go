@@ -65,6 +65,11 @@ type rank struct {
 
 	state atomic.Int32 // stateRunning or stateDone
 
+	// waited is when the rank's last wait began and moved the bytes of
+	// its messages since: whether its next wait polls (poll.go).
+	waited time.Time
+	moved  int64
+
 	rankCommon
 
 	// rq holds the requests of a kernel that posts them (requests.go);
@@ -210,6 +215,7 @@ func (r *rank) offerSend(ctx, to int, data []byte, site int) bool {
 	if counting && ctx == ctxUser {
 		r.countMessage(site, to, len(data))
 	}
+	r.moved += int64(len(data))
 	s := r.out
 	if i := slotIndex(r.size, ctx, r.id, to); s == nil || s.index != i {
 		s = r.w.slotAt(i, r.id, to)
@@ -244,6 +250,7 @@ func (r *rank) offerRecv(ctx, from int, buf []byte, site int) bool {
 	if counting && ctx == ctxUser {
 		r.countMessage(site, from, len(buf))
 	}
+	r.moved += int64(len(buf))
 	s := r.in
 	if i := slotIndex(r.size, ctx, from, r.id); s == nil || s.index != i {
 		s = r.w.slotAt(i, from, r.id)

@@ -1,0 +1,101 @@
+package costmodel
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"perfc/analyze"
+	"perfc/machines"
+)
+
+// TestSharedCopies checks messages.shared by hand: on testdata/cores.yaml
+// (t0 = 1 µs, r∞ = 5 GB/s, 2 cores, core switch 0.05 µs, caches L1 32 KiB
+// and L2 1 MiB, so 32 KiB private) with factor 2, a message of n ≥ 32 KiB
+// between ranks that share the cores (P = 4) costs 1 µs + 2 × n / 5 GB/s
+// + 0.05 µs; a shorter one, or without the section, or when only two
+// ranks copy, its law plus the switch; with a core each (P = 2) its law.
+func TestSharedCopies(t *testing.T) {
+	const src = `kernel s(n = 128) on P = 4 ranks {
+  array a[n]: f64
+  region "x" {
+    if COND {
+      send a[0:n] to rank + 1
+    } else {
+      recv a[0:n] from rank - 1
+    }
+  }
+}`
+	base, err := os.ReadFile("testdata/cores.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := strings.Replace(string(base), "  rinf: bw\n", "  rinf: bw\n  shared: {factor: 2, source: test}\n", 1)
+	law := func(n float64) float64 { return 1e-6 + n/5e9 }
+	slowed := func(n float64) float64 { return 1e-6 + 2*n/5e9 }
+	const sw = 0.05e-6
+	for _, tt := range []struct {
+		name  string
+		table string
+		p, n  int64 // ranks, elements of 8 B
+		want  float64
+	}{
+		{"shared, 64 KiB", shared, 4, 8192, slowed(65536) + sw},
+		{"shared, 32 KiB", shared, 4, 4096, slowed(32768) + sw},
+		{"shared, 32 KiB - 8 B: in a core's own caches", shared, 4, 4095, law(32760) + sw},
+		{"shared, 8 B", shared, 4, 1, law(8) + sw},
+		{"a core each", shared, 2, 8192, law(65536)},
+		{"no section", string(base), 4, 8192, law(65536) + sw},
+		{"two of four ranks copy", shared, 4, 8192, law(65536) + sw},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := machines.Parse("cores.yaml", []byte(tt.table))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Replace(src, "n = 128) on P = 4", fmt.Sprintf("n = %d) on P = %d", tt.n, tt.p), 1)
+			cond, peers := "rank % 2 == 0", "every rank"
+			if strings.HasPrefix(tt.name, "two of") {
+				cond, peers = "rank == 0", "ranks 0 and 1"
+				text = strings.Replace(text, "} else {", "} else if rank == 1 {", 1)
+			}
+			text = strings.Replace(text, "COND", cond, 1)
+			k := checkSource(t, "s.spmd", text)
+			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pred, err := Predict(k, rep, m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var send *Term
+			for _, r := range pred.Regions {
+				for i, term := range r.Terms {
+					if term.Resource == "message" && strings.HasPrefix(term.What, "send") {
+						send = &r.Terms[i]
+					}
+				}
+			}
+			if send == nil {
+				t.Fatalf("no send term in %+v", pred.Regions)
+			}
+			if !sameTime(send.UnitCost, tt.want) {
+				t.Errorf("%s copying: a message costs %g s (%s), want %g s", peers, send.UnitCost, send.How, tt.want)
+			}
+			if got := PricerFor(k, rep, m, Options{}).Message(0, 1, tt.n*8); !sameTime(got+sharesSwitch(tt.p), tt.want) {
+				t.Errorf("the emulator's message costs %g s, want %g s without the switch", got, tt.want-sharesSwitch(tt.p))
+			}
+		})
+	}
+}
+
+// sharesSwitch is the core switch the region table adds at P ranks on the
+// 2 cores of testdata/cores.yaml (the emulator charges it apart).
+func sharesSwitch(p int64) float64 {
+	if p > 2 {
+		return 0.05e-6
+	}
+	return 0
+}
