@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -82,7 +81,7 @@ type rank struct {
 func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 	w := &world{k: k, size: k.ranks, stderr: stderr, exit: exit, period: watchPeriod, poll: pollFor(k.ranks)}
 	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
-	w.gate.init(k.ranks, w.poll.budget > 0)
+	w.gate.init(k.ranks)
 	if len(k.requests) > 0 {
 		w.boxes = make([]atomic.Pointer[mailbox], k.ranks*k.ranks)
 	}
@@ -355,59 +354,22 @@ func (r *rank) xsendrecv(to int, sbuf []byte, from int, rbuf []byte) {
 
 // gate is a reusable barrier for the harness (not the kernel's barrier):
 // it lines the ranks up before and after every run, untimed.
-//
-// When every rank has a P of its own (spin), the ranks wait at the gate by
-// spinning, not by parking. A rank parked on a condition variable is
-// readied by the last arrival into that rank's own P, and runs when that
-// P's rank blocks, or when another P's sleeping thread is woken and
-// steals it: tens of microseconds on the development host's VM. Every run
-// then started with its ranks that far apart, and the first exchange or
-// collective of the run measured the gap: ddot's allreduce after a 30 µs
-// dot took 18 µs where 0.3 µs was predicted (docs/accuracy.md). Spinning
-// ranks hold their Ps, so the last arrival finds every other rank
-// running, and all start within a poll of each other. A rank that arrives
-// while another sits in its P's queue spins without yielding for
-// gateSpinAlone, which leaves the idle P's thread the time to wake and
-// steal it, then yields between polls, so that nothing waits on it for
-// long; past gateSpinMax (a rank that stopped) it naps between polls.
 type gate struct {
 	mu    sync.Mutex
 	cond  *sync.Cond
 	n     int
 	count int
 	gen   int
-	spin  bool
-	// Spinning: arrivals of the current generation, and the generation
-	// (mu, cond, count and gen serve the parking gate).
-	arrived atomic.Int64
-	opened  atomic.Int64
 }
 
-const (
-	// gateSpinAlone is how long a rank spins at the gate without
-	// yielding: enough for an idle P's sleeping thread to wake and steal
-	// the rank that shares this one's P (tens of µs on the development
-	// host), short against a run's untimed refill of its arrays.
-	gateSpinAlone = 2 * time.Millisecond
-	// gateSpinMax is how long a rank spins before it naps between polls.
-	gateSpinMax = 50 * time.Millisecond
-	// gateNap is the nap.
-	gateNap = 50 * time.Microsecond
-)
-
-// init prepares the gate for n ranks; spin says whether each rank has a P
-// of its own (pollFor).
-func (g *gate) init(n int, spin bool) {
-	g.n, g.spin = n, spin
+// init prepares the gate for n ranks.
+func (g *gate) init(n int) {
+	g.n = n
 	g.cond = sync.NewCond(&g.mu)
 }
 
 // wait blocks until all n ranks have arrived.
 func (g *gate) wait() {
-	if g.spin {
-		g.spinWait()
-		return
-	}
 	g.mu.Lock()
 	gen := g.gen
 	g.count++
@@ -421,29 +383,4 @@ func (g *gate) wait() {
 		}
 	}
 	g.mu.Unlock()
-}
-
-// spinWait is wait by spinning: without yielding for gateSpinAlone, then
-// yielding between polls, and past gateSpinMax sleeping between them (a
-// rank that waits that long waits for a rank that stopped or for the
-// machine, and need not hold a core).
-func (g *gate) spinWait() {
-	gen := g.opened.Load()
-	if g.arrived.Add(1) == int64(g.n) {
-		g.arrived.Store(0)
-		g.opened.Add(1)
-		return
-	}
-	start := time.Now()
-	for i := 0; g.opened.Load() == gen; i++ {
-		if i%pollsPerCheck != 0 {
-			continue
-		}
-		switch since := time.Since(start); {
-		case since > gateSpinMax:
-			time.Sleep(gateNap)
-		case since > gateSpinAlone:
-			runtime.Gosched()
-		}
-	}
 }
