@@ -13,17 +13,7 @@ import (
 // own source and both numbers in their units, is refused inside a by_elem
 // variant, and perfc machines prints it.
 func TestNoiseKey(t *testing.T) {
-	m, err := Parse("m.yaml", []byte(header+`
-messages:
-  source: s
-  model: hockney
-  t0: 1us
-  rinf: 1GB/s
-  noise: {time: 2us, per_compute: 0.25, source: NOISE benchmark}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := parseWithMessageKey(t, "  noise: {time: 2us, per_compute: 0.25, source: NOISE benchmark}\n")
 	n := m.Noise()
 	if n == nil {
 		t.Fatal("no noise law")
@@ -41,26 +31,13 @@ messages:
 			t.Errorf("perfc machines does not print %q:\n%s", s, out.String())
 		}
 	}
-	plain, err := Parse("m.yaml", []byte(header+"messages: {source: s, model: hockney, t0: 1us, rinf: 1GB/s}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if plain.Noise() != nil {
-		t.Error("a noise law where the table gives none")
-	}
-	const msg = "messages:\n  source: s\n  model: hockney\n  t0: 1us\n  rinf: 1GB/s\n"
-	for _, bad := range []struct{ body, want string }{
-		{msg + "  noise: {time: 1us, per_compute: 0.1}\n", "messages.noise has no source"},
-		{msg + "  noise: {time: 1us, source: x}\n", "per_compute"},
-		{msg + "  noise: {time: 1GB/s, per_compute: 0.1, source: x}\n", "time"},
-		{msg + "  noise: {time: 1us, per_compute: 1us, source: x}\n", "per_compute"},
-		{msg + "  noise: {time: 1us, per_compute: -0.1, source: x}\n", "per_compute"},
-		{msg + "  by_elem:\n    f32: {model: hockney, t0: 1us, rinf: 1GB/s, noise: {time: 1us, per_compute: 0.1, source: x}}\n",
+	checkOptionalMessageKey(t, "noise", func(m *Machine) bool { return m.Noise() == nil }, []badKey{
+		{messagesHead + "  noise: {time: 1us, per_compute: 0.1}\n", "messages.noise has no source"},
+		{messagesHead + "  noise: {time: 1us, source: x}\n", "per_compute"},
+		{messagesHead + "  noise: {time: 1GB/s, per_compute: 0.1, source: x}\n", "time"},
+		{messagesHead + "  noise: {time: 1us, per_compute: 1us, source: x}\n", "per_compute"},
+		{messagesHead + "  noise: {time: 1us, per_compute: -0.1, source: x}\n", "per_compute"},
+		{messagesHead + "  by_elem:\n    f32: {model: hockney, t0: 1us, rinf: 1GB/s, noise: {time: 1us, per_compute: 0.1, source: x}}\n",
 			"unknown key 'noise'"},
-	} {
-		_, err := Parse("m.yaml", []byte(header+bad.body))
-		if err == nil || !strings.Contains(err.Error(), bad.want) {
-			t.Errorf("%q: got %v, want an error with %q", bad.body, err, bad.want)
-		}
-	}
+	})
 }
