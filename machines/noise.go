@@ -6,11 +6,7 @@ import "go.yaml.in/yaml/v4"
 // time + per_compute·T (docs/machines.md). It needs its own source: it is
 // measured apart from the message law.
 func (d *decoder) noise(n *yaml.Node) *Noise {
-	f := d.mapping(n, "messages.noise", "time", "per_compute", "source")
-	src := f.source("")
-	if src == "" {
-		d.errorf(f.node, "messages.noise has no source: add source: (how the noise was measured)")
-	}
+	f, src := d.ownSourceSection(n, "messages.noise", "how the noise was measured", "time", "per_compute")
 	return &Noise{
 		Time:       d.reqNumber(f, "time", Time, nonNegative, src),
 		PerCompute: d.reqNumber(f, "per_compute", Dimensionless, nonNegative, src),

@@ -664,11 +664,7 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 // same time (docs/machines.md). It needs its own source: it is measured
 // apart from the message law (COMMS3).
 func (d *decoder) sharedCopies(n *yaml.Node) *SharedCopies {
-	f := d.mapping(n, "messages.shared", "factor", "source")
-	src := f.source("")
-	if src == "" {
-		d.errorf(f.node, "messages.shared has no source: add source: (how the slowdown of concurrent copies was measured)")
-	}
+	f, src := d.ownSourceSection(n, "messages.shared", "how the slowdown of concurrent copies was measured", "factor")
 	sc := &SharedCopies{
 		Factor: d.reqNumber(f, "factor", Dimensionless, positive, src),
 		Source: src,
@@ -683,16 +679,24 @@ func (d *decoder) sharedCopies(n *yaml.Node) *SharedCopies {
 // or barrier for longer than after takes to be woken (docs/machines.md).
 // It needs its own source: it is measured apart from the message law.
 func (d *decoder) wakeup(n *yaml.Node) *Wakeup {
-	f := d.mapping(n, "messages.wakeup", "time", "after", "source")
-	src := f.source("")
-	if src == "" {
-		d.errorf(f.node, "messages.wakeup has no source: add source: (how the wake-up cost was measured)")
-	}
+	f, src := d.ownSourceSection(n, "messages.wakeup", "how the wake-up cost was measured", "time", "after")
 	return &Wakeup{
 		Time:   d.reqNumber(f, "time", Time, nonNegative, src),
 		After:  d.reqNumber(f, "after", Time, nonNegative, src),
 		Source: src,
 	}
+}
+
+// ownSourceSection reads a section of messages measured apart from the
+// message law (wakeup, noise, shared): a mapping of keys and a source of
+// its own, which it must give (how says what the source should tell).
+func (d *decoder) ownSourceSection(n *yaml.Node, what, how string, keys ...string) (*fields, string) {
+	f := d.mapping(n, what, append(keys, "source")...)
+	src := f.source("")
+	if src == "" {
+		d.errorf(f.node, "%s has no source: add source: (%s)", what, how)
+	}
+	return f, src
 }
 
 // rejectForeignKeys reports keys that belong to another model.

@@ -157,19 +157,19 @@ func (r *rank) scan(site int, op redOp, el elemKind, buf []byte) {
 
 // scatter is MPI_Scatter of the root's P-block buffer into every buf.
 func (r *rank) scatter(site, root int, el elemKind, buf []byte) {
-	r.checkRoot(root, site)
-	r.enterColl(site, len(buf))
-	r.fits(len(buf)*r.size, site)
-	var all []byte
-	if r.id == root {
-		all = r.bigBuf(r.big, site, len(buf), el)
-	}
-	r.w.begin(opColl, -1, site)
+	all := r.rootedColl(site, root, el, buf)
 	r.collDone(mpiScatter(all, buf, root), site)
 }
 
 // gather is MPI_Gather of every buf into the root's P-block buffer.
 func (r *rank) gather(site, root int, el elemKind, buf []byte) {
+	all := r.rootedColl(site, root, el, buf)
+	r.collDone(mpiGather(buf, all, root), site)
+}
+
+// rootedColl starts a scatter or gather of buf: it checks the root, counts
+// the call, and returns the root's P-block buffer (nil on the other ranks).
+func (r *rank) rootedColl(site, root int, el elemKind, buf []byte) []byte {
 	r.checkRoot(root, site)
 	r.enterColl(site, len(buf))
 	r.fits(len(buf)*r.size, site)
@@ -178,7 +178,7 @@ func (r *rank) gather(site, root int, el elemKind, buf []byte) {
 		all = r.bigBuf(r.big, site, len(buf), el)
 	}
 	r.w.begin(opColl, -1, site)
-	r.collDone(mpiGather(buf, all, root), site)
+	return all
 }
 
 // allgather is MPI_Allgather of every buf into every P-block buffer.

@@ -49,12 +49,7 @@ func newMPIReqState(k *kernelDesc) *mpiReqState {
 
 // postReq posts a request's message.
 func (r *rank) postReq(site, peer int, buf []byte, req int, send bool) {
-	what := "the source"
-	if send {
-		what = "the destination"
-	}
-	if uint(peer) >= uint(r.size) {
-		r.noPeer(peer, site, what)
+	if !r.reqPeer(peer, site, send) {
 		return
 	}
 	rq, w := r.rq, r.w

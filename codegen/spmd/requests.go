@@ -98,12 +98,7 @@ func (w *world) box(src, dst int) *mailbox {
 
 // postReq posts a request's message.
 func (r *rank) postReq(site, peer int, buf []byte, req int, send bool) {
-	what := "the source"
-	if send {
-		what = "the destination"
-	}
-	if uint(peer) >= uint(r.size) {
-		r.noPeer(peer, site, what)
+	if !r.reqPeer(peer, site, send) {
 		return
 	}
 	rq := r.rq
@@ -313,26 +308,21 @@ func (r *rank) mailBlocking(site, peer int, buf []byte, send bool) {
 func (r *rank) mailSendrecv(sendSite, recvSite, to int, sbuf []byte, from int, rbuf []byte) {
 	var ops [2]*reqOp
 	n := 0
-	if uint(to) < uint(r.size) {
-		if counting {
-			r.countMessage(sendSite, to, len(sbuf))
+	post := func(slot, site, peer int, buf []byte, send bool) {
+		if uint(peer) >= uint(r.size) {
+			return
 		}
-		op := &r.rq.block[0]
-		*op = reqOp{owner: r, site: sendSite, peer: to, buf: sbuf, send: true, req: -1}
+		if counting {
+			r.countMessage(site, peer, len(buf))
+		}
+		op := &r.rq.block[slot]
+		*op = reqOp{owner: r, site: site, peer: peer, buf: buf, send: send, req: -1}
 		r.match(op)
 		ops[n] = op
 		n++
 	}
-	if uint(from) < uint(r.size) {
-		if counting {
-			r.countMessage(recvSite, from, len(rbuf))
-		}
-		op := &r.rq.block[1]
-		*op = reqOp{owner: r, site: recvSite, peer: from, buf: rbuf, req: -1}
-		r.match(op)
-		ops[n] = op
-		n++
-	}
+	post(0, sendSite, to, sbuf, true)
+	post(1, recvSite, from, rbuf, false)
 	if n > 0 {
 		r.block(sendSite, ops[:n]...)
 	}

@@ -85,3 +85,16 @@ func (r *rank) isend(site, to int, buf []byte, req int) {
 func (r *rank) irecv(site, from int, buf []byte, req int) {
 	r.postReq(site, from, buf, req, false)
 }
+
+// reqPeer reports whether a request's peer is a rank: none (-1) posts
+// nothing, anything else outside the ranks stops the program.
+func (r *rank) reqPeer(peer, site int, send bool) bool {
+	if uint(peer) < uint(r.size) {
+		return true
+	}
+	what := "the source"
+	if send {
+		what = "the destination"
+	}
+	return r.noPeer(peer, site, what)
+}
