@@ -206,6 +206,10 @@ func (w *world) recoverRank() {
 	})
 }
 
+// keepRanks does nothing: an MPI rank is its process, kept for the
+// program's life.
+func (w *world) keepRanks() (stop func()) { return func() {} }
+
 // runs executes the kernel body reps times. Before every run the rank
 // re-initialises its data (untimed); the ranks start and end every run
 // together (MPI_Barrier). It returns, for every rank, the nanoseconds

@@ -7,50 +7,58 @@ import (
 	"time"
 )
 
-// How a waiting rank waits. A goroutine that parks on a channel is readied
-// by the rank that completes its message into that rank's own P (its
-// runnext slot): it runs on the waker's core only when the waker blocks,
-// or tens of microseconds later when another P's sleeping thread is woken
-// and steals it. Ranks that compute between messages then take turns on
-// one core. So a rank first polls its completion, as MPI's shared-memory
-// transports do, for at most pollBudget; only then does it park as before.
-// The bound keeps a deadlocked kernel parked (the watchdog reads the
-// slots, not the goroutines, and reports it either way) and a rank that
-// waits long from burning a core for nothing.
+// How a waiting rank waits. When every rank can have a P (GOMAXPROCS) of
+// its own, a waiting rank spins on its completion, as MPI's shared-memory
+// transports do, and keeps its core: ranks then run side by side, one per
+// core, the whole run, and every message is a copy between cores. A rank
+// that parked instead would be readied by its partner into the partner's
+// own P (its runnext slot) and run only when the partner blocked, or tens
+// of microseconds later when another P's sleeping thread was woken and
+// stole it; ranks that compute between messages then took turns on one
+// core (a synchronisation cost about twice the compute segment: the NOISE
+// benchmark, docs/calibrate.md), and message loops switched at random
+// between alternating on one P and copying between two (docs/predict.md,
+// "Waking a rank").
+//
+// A spinning rank yields its P every spinYield, and wakes an idle P when
+// it does: two ranks can still meet on one P (a yield puts a goroutine on
+// the global run queue, and a P that looks there may take both), and Go
+// wakes an idle P when a goroutine is made runnable, not when one yields,
+// so without the wake-up the other core would stay idle while they took
+// turns. A wait that lasts spinBudget parks: it is long enough that a
+// wake-up's tens of microseconds do not matter, and a deadlocked kernel
+// (the watchdog reads the slots, not the goroutines, and reports it
+// either way) does not burn every core until then.
 const (
-	// pollBudget is how long a rank polls before it parks: the round trip
-	// of a waiting rank on the development host grows from 0.3 µs to
-	// 10–40 µs when its partner computes more than ~15 µs in between
-	// (docs/predict.md, "Waking a rank"); polling 100 µs covers those
-	// gaps at the cost of at most 100 µs of one core per wait.
-	pollBudget = 100 * time.Microsecond
-	// pollsPerCheck is how many polls pass between readings of the clock
-	// and calls to runtime.Gosched (a poll, a non-blocking receive or an
-	// atomic load, takes a few nanoseconds; a clock reading ~20 ns, a
-	// Gosched ~100–200 ns): a goroutine that shares the rank's P gets the
-	// core within a microsecond or so. That goroutine is often the
-	// partner rank itself (two ranks end up on one P, a parked rank being
-	// readied into its waker's), so the poll also yields once before it
-	// starts; yielding only every 4096 polls made a tight pingpong cost
-	// 12–31 µs a message instead of ~1 (BenchmarkPingpong), and yielding
-	// first brought it from ~1 µs to ~0.25 µs, as when ranks parked.
+	// spinBudget is how long a rank spins before it parks.
+	spinBudget = 10 * time.Millisecond
+	// spinYield is how long a rank spins between yields: long enough
+	// that a yield (~0.3 µs with the wake-up) costs under 1 % of a
+	// spinning core, short enough that a partner sharing the P, or the
+	// harness's goroutines, wait at most that long for it.
+	spinYield = 50 * time.Microsecond
+	// pollsPerCheck is how many polls (a non-blocking receive or an
+	// atomic load, a few nanoseconds each) pass between readings of the
+	// clock (~20 ns).
 	pollsPerCheck = 64
 )
 
-// pollPolicy is how long the ranks of a world poll before they park: zero
-// when ranks outnumber the Ps (GOMAXPROCS), where a polling rank only
-// takes turns from a rank that has work to do (see pollFor).
+// pollPolicy is how long the ranks of a world spin before they park: zero
+// when ranks outnumber the Ps, where a spinning rank would only take turns
+// from a rank that has work to do (they park and are readied as channels
+// make them, and take turns on the cores).
 type pollPolicy struct {
 	budget time.Duration
 }
 
-// pollFor returns the policy of a world of size ranks: poll for pollBudget
-// when every rank can have a P of its own, not at all otherwise.
+// pollFor returns the policy of a world of size ranks: spin for
+// spinBudget when every rank can have a P of its own, not at all
+// otherwise.
 func pollFor(size int) pollPolicy {
 	if size > runtime.GOMAXPROCS(0) {
 		return pollPolicy{}
 	}
-	return pollPolicy{budget: pollBudget}
+	return pollPolicy{budget: spinBudget}
 }
 
 // await waits for one completion token of the rank (an operation it
@@ -68,111 +76,90 @@ func (r *rank) wait(n int) {
 	}
 }
 
-// The poll has two modes, and which one a pair of ranks is in is an
-// accident of Go's scheduler: a rank that yields (runtime.Gosched) goes to
-// the global run queue, and either P may take it, so two polling ranks run
-// sometimes on two Ps (each message a copy between cores: 2.0 µs a 16 KiB
-// message on the development host) and sometimes alternate on one (the
-// copy from the core's own cache: 0.4 µs), switching at random within a
-// run: calibrate's COMMS1 and the same pingpong in a kernel measured 1.8
-// and 0.65 µs (docs/calibrate-comms.md, "One mode for message loops"). A
-// rank that parks is readied into its waker's P and hands off on one core,
-// always. So a rank polls only when time passed since its last wait
-// began, beyond what its messages since then explain: someone computed
-// (it, or the partner it waited for), and keeping a core each pays. A
-// message loop, which only copies between waits, always parks.
-const (
-	// tightGap is the least time between the starts of two waits of a
-	// rank, beyond its messages' allowance, for the second to poll: the
-	// 0.2–0.5 µs of a short message's bookkeeping and loop are below it,
-	// a compute phase worth keeping a core for (the poll pays from gaps
-	// of a few µs: "Waking a rank", docs/predict.md) above it.
-	tightGap = 2 * time.Microsecond
-	// moveAllowance is what a byte of the rank's messages since its last
-	// wait began may take without counting as computing: a copy between
-	// cores at 2 GB/s, slower than any this host measures (COMMS1's
-	// slowest range is ~10 GB/s), so that a message loop of any length is
-	// not taken for a compute phase.
-	moveAllowance = 0.5 // ns/B
-)
+// spinner paces a spinning wait: it reads the clock every pollsPerCheck
+// polls, yields every spinYield and says when the budget is spent.
+type spinner struct {
+	start, yielded time.Time
+	budget         time.Duration
+	polls          int
+}
 
-// shouldPoll reports whether a wait that starts at now polls (the world
-// polls at all, and more than tightGap passed since the rank's last wait
-// began beyond its messages' allowance), and makes now the start of the
-// rank's last wait.
-func (r *rank) shouldPoll(now time.Time) bool {
-	gap := now.Sub(r.waited) - time.Duration(float64(r.moved)*moveAllowance)
-	r.waited, r.moved = now, 0
-	return gap >= tightGap
+// newSpinner starts a spin of budget.
+func newSpinner(budget time.Duration) spinner {
+	now := time.Now()
+	return spinner{start: now, yielded: now, budget: budget}
+}
+
+// more counts a poll and reports whether the spin goes on; it yields when
+// spinYield has passed since the last yield.
+func (s *spinner) more() bool {
+	s.polls++
+	if s.polls%pollsPerCheck != 0 {
+		return true
+	}
+	now := time.Now()
+	if now.Sub(s.start) >= s.budget {
+		return false
+	}
+	if now.Sub(s.yielded) >= spinYield {
+		s.yielded = now
+		yieldWaking()
+	}
+	return true
+}
+
+// yieldWaking yields the P and wakes an idle one if there is one: the
+// runtime wakes an idle P for a new goroutine (newproc calls wakep), not
+// for a yield, so a goroutine that does nothing is started first. Two
+// ranks that met on one P are then taken apart by the woken P, which
+// steals the one that waits in the run queue.
+func yieldWaking() {
+	go func() {}()
+	runtime.Gosched()
 }
 
 // pollTokens takes up to n completion tokens from the rank's wake-up
-// channel without parking, polling for at most the world's poll budget,
+// channel without parking, spinning for at most the world's poll budget,
 // and returns how many it took.
 func (r *rank) pollTokens(n int) int {
-	got := 0
-	for got < n {
-		select {
-		case <-r.wake:
-			got++
-			continue
-		default:
-		}
-		break
-	}
+	got := r.takeTokens(n)
 	budget := r.w.poll.budget
 	if got == n || budget <= 0 {
 		return got
 	}
-	start := time.Now()
-	if !r.shouldPoll(start) {
-		return got
-	}
-	// Yield first: a partner that shares this rank's P (the one a parked
-	// rank was readied into) runs at once, as it would after a park.
-	runtime.Gosched()
-	for i := 1; got < n; i++ {
-		select {
-		case <-r.wake:
-			got++
-			continue
-		default:
-		}
-		if i%pollsPerCheck == 0 {
-			if time.Since(start) >= budget {
-				break
-			}
-			runtime.Gosched()
-		}
+	s := newSpinner(budget)
+	for got < n && s.more() {
+		got += r.takeTokens(n - got)
 	}
 	return got
 }
 
-// pollDone polls until every op is done, for at most the world's poll
+// takeTokens takes up to n completion tokens that are there already.
+func (r *rank) takeTokens(n int) int {
+	for got := 0; got < n; got++ {
+		select {
+		case <-r.wake:
+		default:
+			return got
+		}
+	}
+	return n
+}
+
+// pollDone spins until every op is done, for at most the world's poll
 // budget, and reports whether they are.
 func (r *rank) pollDone(ops []*reqOp) bool {
 	budget := r.w.poll.budget
 	if budget <= 0 || allDone(ops) {
 		return allDone(ops)
 	}
-	start := time.Now()
-	if !r.shouldPoll(start) {
-		return false
-	}
-	// Yield first: a partner that shares this rank's P (the one a parked
-	// rank was readied into) runs at once, as it would after a park.
-	runtime.Gosched()
-	for i := 1; ; i++ {
-		if allDone(ops) {
-			return true
-		}
-		if i%pollsPerCheck == 0 {
-			if time.Since(start) >= budget {
-				return false
-			}
-			runtime.Gosched()
+	s := newSpinner(budget)
+	for !allDone(ops) {
+		if !s.more() {
+			return false
 		}
 	}
+	return true
 }
 
 // allDone reports whether every op has completed.

@@ -22,7 +22,7 @@ func computeFor(d time.Duration) float64 {
 
 // BenchmarkComputeExchange is one iteration of ranks that compute gap and
 // then exchange 8 B with a sendrecv (ranks 0 and 1, as a halo exchange),
-// with the waiting rank polling before it parks (poll) and parking at
+// with the waiting rank spinning before it parks (poll) and parking at
 // once (park). Without polling, the rank that finishes its compute first
 // parks, and its partner readies it into its own P: the ranks take turns
 // on one core, and an iteration costs about two gaps.
@@ -46,7 +46,7 @@ func BenchmarkComputeExchange(b *testing.B) {
 				})
 				run.w.poll = pollPolicy{}
 				if poll {
-					run.w.poll = pollPolicy{budget: pollBudget}
+					run.w.poll = pollPolicy{budget: spinBudget}
 				}
 				b.ResetTimer()
 				run.w.runs(1)

@@ -5,6 +5,7 @@ package spmd
 import (
 	"bytes"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -137,13 +138,13 @@ func TestWaitAfterPollTimesOut(t *testing.T) {
 // TestDeadlockReportedWhilePolling checks that the bounded poll leaves
 // the watchdog its work: deadlocked ranks poll, park, and are reported.
 func TestDeadlockReportedWhilePolling(t *testing.T) {
-	msg := fatalRunPolling(t, 2, pollPolicy{budget: pollBudget}, func(r *rank) {
+	msg := fatalRunPolling(t, 2, pollFor(2), func(r *rank) {
 		r.recv(1, 1-r.id, make([]byte, 8))
 	})
 	if !strings.Contains(msg, "deadlock") || !strings.Contains(msg, "rank 0 waits to receive from rank 1") {
 		t.Errorf("report %q does not name the deadlock", msg)
 	}
-	msg = requestFatalPolling(t, 2, pollPolicy{budget: pollBudget}, func(r *rank) {
+	msg = requestFatalPolling(t, 2, pollFor(2), func(r *rank) {
 		r.irecv(1, 1-r.id, make([]byte, 8), 1)
 		r.waitReqs(4, 1)
 	})
@@ -156,7 +157,7 @@ func TestDeadlockReportedWhilePolling(t *testing.T) {
 // each can have a P of its own.
 func TestPollOnlyWhenRanksHaveCores(t *testing.T) {
 	procs := runtime.GOMAXPROCS(0)
-	if got := pollFor(procs); got.budget != pollBudget {
+	if got := pollFor(procs); got.budget != spinBudget {
 		t.Errorf("pollFor(%d ranks, GOMAXPROCS %d) = %+v, want polling", procs, procs, got)
 	}
 	if got := pollFor(procs + 1); got.budget != 0 {
@@ -164,57 +165,97 @@ func TestPollOnlyWhenRanksHaveCores(t *testing.T) {
 	}
 }
 
-// TestPollOnlyAfterCompute checks when a wait polls: only when more than
-// tightGap passed since the rank's last wait began beyond its messages'
-// allowance (moveAllowance per byte), so that a message loop parks.
-func TestPollOnlyAfterCompute(t *testing.T) {
-	base := time.Unix(1_000_000, 0)
-	for _, tt := range []struct {
-		name  string
-		since time.Duration // from the last wait's start
-		moved int64         // bytes of messages since
-		want  bool
-	}{
-		{"a short message loop", 500 * time.Nanosecond, 16, false},
-		{"just below the gap", tightGap - time.Nanosecond, 0, false},
-		{"at the gap", tightGap, 0, true},
-		{"a compute phase", 50 * time.Microsecond, 64, true},
-		// 1 MiB moved: an allowance of 524 µs at 0.5 ns/B.
-		{"a long message's copy", 400 * time.Microsecond, 1 << 20, false},
-		{"a long message and compute", 400*time.Microsecond + 1<<20/2*time.Nanosecond + tightGap, 1 << 20, true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			r := &rank{waited: base, moved: tt.moved}
-			now := base.Add(tt.since)
-			if got := r.shouldPoll(now); got != tt.want {
-				t.Errorf("shouldPoll %v after the last wait, %d B moved = %v, want %v", tt.since, tt.moved, got, tt.want)
+// TestSpinYieldsToPartnerOnOneP forces two spinning ranks onto one P
+// (GOMAXPROCS 1, the spin policy of a world with a P per rank): a rank
+// that waits must still yield, so that its partner runs and the messages,
+// the computes between them and the harness's gate all complete.
+func TestSpinYieldsToPartnerOnOneP(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	sink := make([]float64, 2)
+	run := testWorld(t, 2, 2, func(r *rank) {
+		out, in := make([]byte, 8), make([]byte, 8)
+		peer := 1 - r.id
+		for i := range 20 {
+			if i%2 == r.id {
+				sink[r.id] += computeFor(100 * time.Microsecond)
 			}
-			if !r.waited.Equal(now) || r.moved != 0 {
-				t.Errorf("after shouldPoll the last wait began %v with %d B moved, want %v and 0", r.waited, r.moved, now)
-			}
-		})
+			r.sendrecv(0, 1, peer, out, peer, in)
+		}
+	})
+	run.w.poll = pollPolicy{budget: spinBudget}
+	run.w.gate.init(2, run.w.poll)
+	start := time.Now()
+	run.runs(3)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("3 runs of 20 sendrecvs with 1 ms of compute took %v on one P", d)
 	}
 }
 
-// TestTightWaitParks checks that a wait right after another one does not
-// poll even with a long budget: pollTokens returns at once, well within
-// the budget, so that the rank parks.
-func TestTightWaitParks(t *testing.T) {
-	run := testWorld(t, 2, 1, func(*rank) {})
-	run.w.poll = pollPolicy{budget: time.Second}
-	r := run.w.ranks[0]
-	r.waited = time.Now()
+// TestSpinnerYieldsAndGivesUp checks the pacing of a spinning wait: it
+// yields (a goroutine waiting for the P runs) and stops after its budget.
+func TestSpinnerYieldsAndGivesUp(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	ran := make(chan struct{})
+	go close(ran)
+	s := newSpinner(20 * time.Millisecond)
 	start := time.Now()
-	if got := r.pollTokens(1); got != 0 {
-		t.Fatalf("pollTokens(1) with no token = %d, want 0", got)
+	yielded := false
+	for s.more() {
+		select {
+		case <-ran:
+			yielded = true
+		default:
+		}
 	}
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("a wait right after another polled %v; it should park at once", d)
+	if d := time.Since(start); d < 20*time.Millisecond {
+		t.Errorf("the spin stopped after %v, before its budget of 20 ms", d)
 	}
-	r.waited = time.Now().Add(-time.Millisecond)
-	start = time.Now()
-	r.pollTokens(1)
-	if d := time.Since(start); d < time.Second {
-		t.Errorf("a wait 1 ms after the last one gave up after %v; it should poll its budget of 1 s", d)
+	if !yielded {
+		t.Error("a goroutine waiting for the only P never ran while the spin went on")
+	}
+}
+
+// TestGateSpinsAndParks lines up ranks that arrive at the harness's gate
+// at different times, spinning (a late rank within the spin) and parking
+// (one later than the spin): every wait returns only when all arrived.
+func TestGateSpinsAndParks(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		spin time.Duration
+		late time.Duration
+	}{
+		{"parks", 0, 5 * time.Millisecond},
+		{"spins", time.Second, 5 * time.Millisecond},
+		{"spins, then parks", time.Millisecond, 20 * time.Millisecond},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var g gate
+			g.init(3, pollPolicy{})
+			g.spin = tt.spin
+			var wg sync.WaitGroup
+			var arrived, left [3]time.Time
+			for id := range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for round := range 2 {
+						if id == round {
+							time.Sleep(tt.late)
+						}
+						arrived[id] = time.Now()
+						g.wait()
+						left[id] = time.Now()
+						g.wait()
+					}
+				}()
+			}
+			wg.Wait()
+			last := slices.MaxFunc(arrived[:], time.Time.Compare)
+			for id := range 3 {
+				if left[id].Before(last) {
+					t.Errorf("rank %d left the gate at %v, before the last rank arrived at %v", id, left[id], last)
+				}
+			}
+		})
 	}
 }

@@ -92,6 +92,7 @@ func (w *world) measure(o options) Measurement {
 		Grid: w.grid(), Cores: hostCores(), Procs: runtime.GOMAXPROCS(0), Samples: o.samples,
 		MinTimeS: o.minTime.Seconds(), Instrumented: counting, Backend: backend}
 	m.Tick1Us = float64(tick1()) / 1e3
+	defer w.keepRanks()()
 	_, m.WarmupUs = slowest(w.runs(1), 1)
 	m.Runs = o.reps
 	if m.Runs == 0 {

@@ -16,6 +16,7 @@ import (
 //
 //	func (w *world) fatalf(format string, args ...any)  // report, stop the program
 //	func (w *world) runs(reps int) [][]int64            // reps runs; region ns per rank, on every rank
+//	func (w *world) keepRanks() (stop func())           // keep the ranks between calls of runs until stop
 //	func (w *world) checksum() (string, bool)           // every rank's data summed in rank order
 //	func (w *world) rankCounters() []rankCounters       // the counting build's counters of every rank
 //	func (w *world) transportNotes() []string           // what a reader of the times must know
@@ -150,7 +151,12 @@ func (r *rank) scratchBuf(i, n int) []byte {
 }
 
 // bytesBuf is the buffer of a `SIZE bytes` payload: out for what a rank
-// sends, in for what it receives. Its contents are not data.
+// sends, in for what it receives. Its contents are not data, but they are
+// memory: the send side is filled when it grows, so that its pages exist
+// (a fresh allocation reads as the kernel's one shared zero page, which
+// stays in cache, and a 16 MB send then cost a quarter of a real copy:
+// examples/permutation.spmd, docs/codegen.md); the receive side is
+// written by the first receive.
 //
 //lint:ignore U1000 used by the generated main.go, for `SIZE bytes` payloads
 func (r *rank) bytesBuf(in bool, n int) []byte {
@@ -160,7 +166,12 @@ func (r *rank) bytesBuf(in bool, n int) []byte {
 	if in {
 		return r.scratchBuf(scrBytesIn, n)
 	}
-	return r.scratchBuf(scrBytesOut, n)
+	grows := cap(r.scratch[scrBytesOut]) < n
+	b := r.scratchBuf(scrBytesOut, n)
+	if grows {
+		fillBytes(b, elBytes, seedOf(r.id, 2000))
+	}
+	return b
 }
 
 // bigBuf returns a rank's buffer of p blocks of n bytes for site (the

@@ -122,7 +122,6 @@ func (r *rank) postReq(site, peer int, buf []byte, req int, send bool) {
 // match puts op into its mailbox: it meets the oldest operation of the
 // other kind there, or waits in its queue.
 func (r *rank) match(op *reqOp) {
-	r.moved += int64(len(op.buf)) // for whether the next wait polls (poll.go)
 	var b *mailbox
 	if op.send {
 		b = r.w.box(r.id, op.peer)

@@ -402,3 +402,20 @@ func TestManyRanks(t *testing.T) {
 	}
 	t.Logf("%d ranks, %d messages each: %v", p, rounds*2+2, time.Since(start))
 }
+
+// TestBytesPayloadIsMemory checks that the send side of a `SIZE bytes`
+// payload is written when it grows: a buffer that was never written reads
+// as the shared zero page, and a send of it would cost less than a copy.
+func TestBytesPayloadIsMemory(t *testing.T) {
+	run := testWorld(t, 1, 1, func(*rank) {})
+	r := run.w.ranks[0]
+	for _, n := range []int{64, 1 << 20} {
+		b := r.bytesBuf(false, n)
+		if len(b) != n {
+			t.Fatalf("bytesBuf(out, %d) has %d bytes", n, len(b))
+		}
+		if zeros := bytes.Count(b, []byte{0}); zeros > n/64 {
+			t.Errorf("bytesBuf(out, %d) has %d zero bytes: not filled", n, zeros)
+		}
+	}
+}

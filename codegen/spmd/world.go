@@ -37,7 +37,8 @@ type world struct {
 	// boxes are the mailboxes of a kernel with requests, [src*size+dst]
 	// (requests.go); nil otherwise.
 	boxes  []atomic.Pointer[mailbox]
-	gate   gate // synchronises the ranks between runs
+	gate   gate  // synchronises the ranks between runs
+	crew   *crew // the ranks' goroutines while kept (world_run.go)
 	stderr io.Writer
 	// exit ends the program after a fatal error (os.Exit in a program; a
 	// test substitutes its own).
@@ -65,11 +66,6 @@ type rank struct {
 
 	state atomic.Int32 // stateRunning or stateDone
 
-	// waited is when the rank's last wait began and moved the bytes of
-	// its messages since: whether its next wait polls (poll.go).
-	waited time.Time
-	moved  int64
-
 	rankCommon
 
 	// rq holds the requests of a kernel that posts them (requests.go);
@@ -81,7 +77,7 @@ type rank struct {
 func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 	w := &world{k: k, size: k.ranks, stderr: stderr, exit: exit, period: watchPeriod, poll: pollFor(k.ranks)}
 	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
-	w.gate.init(k.ranks)
+	w.gate.init(k.ranks, w.poll)
 	if len(k.requests) > 0 {
 		w.boxes = make([]atomic.Pointer[mailbox], k.ranks*k.ranks)
 	}
@@ -215,7 +211,6 @@ func (r *rank) offerSend(ctx, to int, data []byte, site int) bool {
 	if counting && ctx == ctxUser {
 		r.countMessage(site, to, len(data))
 	}
-	r.moved += int64(len(data))
 	s := r.out
 	if i := slotIndex(r.size, ctx, r.id, to); s == nil || s.index != i {
 		s = r.w.slotAt(i, r.id, to)
@@ -250,7 +245,6 @@ func (r *rank) offerRecv(ctx, from int, buf []byte, site int) bool {
 	if counting && ctx == ctxUser {
 		r.countMessage(site, from, len(buf))
 	}
-	r.moved += int64(len(buf))
 	s := r.in
 	if i := slotIndex(r.size, ctx, from, r.id); s == nil || s.index != i {
 		s = r.w.slotAt(i, from, r.id)
@@ -353,34 +347,96 @@ func (r *rank) xsendrecv(to int, sbuf []byte, from int, rbuf []byte) {
 }
 
 // gate is a reusable barrier for the harness (not the kernel's barrier):
-// it lines the ranks up before and after every run, untimed.
+// it lines the ranks up before and after every run, untimed. Its ranks
+// spin as they do in the kernel's waits (poll.go), so that a run starts
+// with every rank on its own core: a rank parked at the gate would be
+// readied into the last one's P and start the run tens of microseconds
+// late, every run (docs/predict.md, "Waking a rank").
 type gate struct {
 	mu    sync.Mutex
 	cond  *sync.Cond
 	n     int
 	count int
-	gen   int
+	gen   atomic.Int64
+	spin  time.Duration // how long a rank spins before it parks; 0: it parks
 }
 
-// init prepares the gate for n ranks.
-func (g *gate) init(n int) {
+// latch lets waiters through every time it opens: the ranks' start of a
+// call of runs (world_run.go). Waiters spin for its spin before they
+// park, as at the gate; the goroutine that opens it never waits.
+type latch struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	gen  atomic.Int64
+	spin time.Duration
+}
+
+// init prepares the latch for waiters that spin for spin.
+func (l *latch) init(spin time.Duration) {
+	l.cond = sync.NewCond(&l.mu)
+	l.spin = spin
+}
+
+// open lets every waiter through.
+func (l *latch) open() {
+	l.mu.Lock()
+	l.gen.Add(1)
+	l.cond.Broadcast()
+	l.mu.Unlock()
+}
+
+// await waits until the latch opens after the opening seen, and returns
+// the opening it saw.
+func (l *latch) await(seen int64) int64 {
+	if l.spin > 0 {
+		s := newSpinner(l.spin)
+		for l.gen.Load() == seen && s.more() {
+		}
+	}
+	l.mu.Lock()
+	for l.gen.Load() == seen {
+		l.cond.Wait()
+	}
+	gen := l.gen.Load()
+	l.mu.Unlock()
+	return gen
+}
+
+// gateSpin is how long a rank spins at the gate before it parks: the
+// ranks' untimed re-initialisation of their data, which it waits for,
+// takes milliseconds for a kernel of hundreds of MiB.
+const gateSpin = time.Second
+
+// init prepares the gate for n ranks that wait as poll says.
+func (g *gate) init(n int, poll pollPolicy) {
 	g.n = n
 	g.cond = sync.NewCond(&g.mu)
+	if poll.budget > 0 {
+		g.spin = gateSpin
+	}
 }
 
 // wait blocks until all n ranks have arrived.
 func (g *gate) wait() {
 	g.mu.Lock()
-	gen := g.gen
+	gen := g.gen.Load()
 	g.count++
 	if g.count == g.n {
 		g.count = 0
-		g.gen++
+		g.gen.Add(1)
 		g.cond.Broadcast()
-	} else {
-		for gen == g.gen {
-			g.cond.Wait()
+		g.mu.Unlock()
+		return
+	}
+	g.mu.Unlock()
+	if g.spin > 0 {
+		s := newSpinner(g.spin)
+		for g.gen.Load() == gen && s.more() {
 		}
+	}
+	g.mu.Lock()
+	for g.gen.Load() == gen {
+		g.cond.Wait()
 	}
 	g.mu.Unlock()
 }
