@@ -38,6 +38,14 @@ func TestKernelsCheck(t *testing.T) {
 					t.Errorf("%s: %d repetitions", b.name, b.reps)
 				}
 			}
+			// Every region starts after a barrier, so that no rank
+			// enters one early and waits there (GAP before WAKE).
+			lines := strings.Split(kp.source(), "\n")
+			for i, l := range lines {
+				if strings.HasPrefix(l, "  region ") && (i == 0 || lines[i-1] != "  barrier") {
+					t.Errorf("%s P=%d: %q does not follow a barrier", mode.name, kp.ranks, l)
+				}
+			}
 		}
 	}
 }

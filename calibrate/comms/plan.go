@@ -229,7 +229,8 @@ func (kp kernelPlan) arrays() (buf, sr, x int64) {
 }
 
 // source is the kernel text of the plan, in perfc's language: one region
-// per benchmark, each a repeat of the benchmark's operation. Every length
+// per benchmark, each a repeat of the benchmark's operation after a
+// barrier outside the regions. Every length
 // is a multiple of 8 bytes, so payloads are slices of f64 arrays (real
 // data: reductions add f64 elements, as a user's kernel does).
 func (kp kernelPlan) source() string {
@@ -242,6 +243,15 @@ func (kp kernelPlan) source() string {
 		fmt.Fprintf(&b, "  array wa[%d], wb[%d], wc[%d]: f64\n", gapBlock, gapBlock, gapBlock)
 	}
 	for _, bn := range kp.benches {
+		if kp.ranks > 1 {
+			// Every region starts with the ranks together: a rank that
+			// leaves a region early would start the next one early and
+			// wait there for the others, and the region, timed on its
+			// slowest rank, would include that wait. GAP, where only
+			// rank 0 computes, made every following WAKE region cost a
+			// gap too much (docs/calibrate-comms.md, "Wake-up").
+			b.WriteString("  barrier\n")
+		}
 		fmt.Fprintf(&b, "  region %q {\n    repeat %d {\n", bn.name, bn.reps)
 		for _, line := range bn.body() {
 			fmt.Fprintf(&b, "      %s\n", line)

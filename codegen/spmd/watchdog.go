@@ -18,14 +18,34 @@ const watchPeriod = 250 * time.Millisecond
 // that waits (the slot's sender or receiver), its statement, and the
 // slot's generation moves with every completed rendezvous.
 //
-// It sleeps with pause rather than a Go timer: a pending timer makes the
-// scheduler read the clock at every goroutine switch, which a pingpong
-// between ranks would pay at every message.
+// Where ranks park (more ranks than Ps) it sleeps with pause rather than
+// a Go timer: a pending timer makes the scheduler read the clock at every
+// goroutine switch, which a pingpong between parking ranks would pay at
+// every message. Where ranks spin it sleeps on a timer: pause is a system
+// call, and a goroutine in a system call keeps its P until the runtime's
+// monitor takes it back, microseconds to milliseconds later, while a rank
+// that yielded the P waits for it (the NOISE benchmark's lone 8 B
+// exchange measured 80–100 µs, a new watchdog starting with every run);
+// spinning ranks switch goroutines only every 50 µs, so the timer costs
+// them nothing.
 func (w *world) watch(stop <-chan struct{}, period time.Duration) {
 	var last []uint64
 	stuck := 0
+	var tick *time.Ticker
+	if w.poll.budget > 0 {
+		tick = time.NewTicker(period)
+		defer tick.Stop()
+	}
 	for {
-		pause(period)
+		if tick != nil {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		} else {
+			pause(period)
+		}
 		select {
 		case <-stop:
 			return
