@@ -18,21 +18,22 @@ import (
 // The NOISE benchmark (docs/calibrate.md, "Synchronisation noise"): two
 // ranks each compute a segment of length T, a triad on three arrays of
 // noiseElems f64 (12 KiB, in L1), and then exchange 8 B. Were every
-// segment as long as its mean, the synchronisation would cost the compute
-// and the exchange alone; on a real host each segment jitters, the rank
-// that arrives first waits for the other, and the excess
+// segment as long as its mean, the ranks would reach the exchange
+// together; on a real host each segment jitters, and the rank that
+// arrives first waits for the other. The segment and the exchange are two
+// regions, and a region's time is its slowest rank's, so the exchange's
+// region measures the first rank's wait and the message:
 //
-//	excess(T) = sync(T) − compute(T) − exchange
+//	excess(T) = wait(T) − exchange
 //
 // is what the ranks lose to noise at every synchronisation. Each region
 // runs once per run and the program runs once per measurement (-reps 1),
 // so every measurement is one synchronisation: their distribution, not
-// only their mean, is kept. compute(T) is rank 0's segment alone (a
-// region's time is its slowest rank's, so rank 1 computes its segment
-// outside the region, at the same time: a rank that waited longer than
-// the runtime's poll budget would park and be readied onto its partner's
-// core, codegen/spmd/poll.go), and two exchanges before every region bring
-// the ranks to it together.
+// only their mean, is kept. Two exchanges before every segment bring the
+// ranks to it together. The segment and its wait are timed apart rather
+// than together against a segment timed alone: a loop compiled in two
+// places of the kernel runs at two speeds (the same 100 triad passes took
+// 21.4 and 28.6 µs), which the difference of the two took for noise.
 
 // noiseElems is the triad's length: three arrays of it fit L1 (12 KiB).
 const noiseElems = 512
@@ -61,10 +62,8 @@ func noiseKernel(passes []int64) string {
 	b.WriteString("  region \"NOISE exchange\" {\n    exchange buf[0:1] with rank ^ 1\n  }\n")
 	for _, k := range passes {
 		b.WriteString(settle)
-		fmt.Fprintf(&b, "  region \"NOISE compute %d\" {\n    if rank == 0 {\n      repeat %d { %s }\n    }\n  }\n", k, k, triad)
-		fmt.Fprintf(&b, "  if rank == 1 {\n    repeat %d { %s }\n  }\n", k, triad)
-		b.WriteString(settle)
-		fmt.Fprintf(&b, "  region \"NOISE sync %d\" {\n    repeat %d { %s }\n    exchange buf[0:1] with rank ^ 1\n  }\n", k, k, triad)
+		fmt.Fprintf(&b, "  region \"NOISE compute %d\" {\n    repeat %d { %s }\n  }\n", k, k, triad)
+		fmt.Fprintf(&b, "  region \"NOISE wait %d\" {\n    exchange buf[0:1] with rank ^ 1\n  }\n", k)
 	}
 	b.WriteString("}\n")
 	return b.String()
@@ -73,10 +72,10 @@ func noiseKernel(passes []int64) string {
 // noisePoint is one segment length's synchronisations.
 type noisePoint struct {
 	passes  int64
-	compute float64   // median compute alone, s (T)
+	compute float64   // median segment, s (T)
 	excess  float64   // median excess, s
 	mean    float64   // mean excess, s (other programs' hiccups of milliseconds weigh on it)
-	samples []float64 // every synchronisation's excess over the mean compute and exchange, s, sorted
+	samples []float64 // every synchronisation's wait beyond the median exchange, s, sorted
 }
 
 // quantile is the q-quantile of the point's sorted excesses.
@@ -151,13 +150,13 @@ func fitNoise(m *spmd.Measurement, passes []int64) (*noiseFit, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := get(fmt.Sprintf("NOISE sync %d", k))
+		w, err := get(fmt.Sprintf("NOISE wait %d", k))
 		if err != nil {
 			return nil, err
 		}
 		pt := noisePoint{passes: k, compute: median(c)}
-		for _, v := range s {
-			pt.samples = append(pt.samples, v-pt.compute-f.exchange)
+		for _, v := range w {
+			pt.samples = append(pt.samples, v-f.exchange)
 		}
 		pt.mean = stat.Mean(pt.samples, nil)
 		slices.Sort(pt.samples)
@@ -165,7 +164,7 @@ func fitNoise(m *spmd.Measurement, passes []int64) (*noiseFit, error) {
 		f.points = append(f.points, pt)
 		xs, ys = append(xs, pt.compute), append(ys, pt.excess)
 	}
-	f.a, f.b = fitLine(xs, ys)
+	f.a, f.b = fitLine(xs, ys, f.exchange)
 	var ss float64
 	for i := range xs {
 		r := ys[i] - (f.a + f.b*xs[i])
@@ -182,10 +181,11 @@ func fitNoise(m *spmd.Measurement, passes []int64) (*noiseFit, error) {
 // the short ones by 50×, pricing every exchange tens of µs of noise), with
 // a, b ≥ 0: through the origin when the intercept comes out negative, a
 // constant when the slope does (a table's noise cannot be negative).
-func fitLine(xs, ys []float64) (a, b float64) {
+func fitLine(xs, ys []float64, floor float64) (a, b float64) {
 	w := make([]float64, len(ys))
+	floor = max(floor, noiseFloor)
 	for i, y := range ys {
-		y = max(y, noiseFloor)
+		y = max(y, floor)
 		w[i] = 1 / (y * y)
 	}
 	a, b = stat.LinearRegression(xs, ys, w, false)
@@ -204,7 +204,11 @@ func fitLine(xs, ys []float64) (a, b float64) {
 }
 
 // noiseFloor is the least excess a point's weight is taken at (10 ns):
-// a median excess of 0 or below would otherwise weigh infinitely.
+// a median excess of 0 or below would otherwise weigh infinitely. The fit
+// takes the exchange's own time as the floor when it is longer: an excess
+// is a wait less that time, and one below it is zero within what the
+// subtraction can tell (a median of −0.2 µs at a 1 µs segment, weighed at
+// 10 ns, set a law of 0 against waits of 0.45 T at every longer segment).
 const noiseFloor = 1e-8
 
 // noiseYAML is messages.noise (docs/machines.md).
@@ -225,7 +229,7 @@ func (f *noiseFit) section(date string) *noiseYAML {
 		Time:       us(f.a),
 		PerCompute: units.TableNumber(f.b),
 		Source: fmt.Sprintf("perfc calibrate NOISE: 2 goroutine ranks each compute T (a triad on 12 KiB in L1) then exchange 8 B; "+
-			"excess = sync − median compute alone − median exchange alone (%s), %d synchronisations per T, excess: %s; least squares on the medians excess = a + b·T, rms %s, %s",
+			"excess = the first rank's wait at the exchange − median exchange alone (%s), %d synchronisations per T, excess: %s; least squares on the medians excess = a + b·T, rms %s, %s",
 			us(f.exchange), f.samples, strings.Join(parts, ", "), us(math.Round(f.rms*1e11)/1e11), date),
 	}
 }

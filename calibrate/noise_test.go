@@ -20,7 +20,7 @@ func TestNoiseKernel(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := noiseKernel(passes)
-	for _, want := range []string{`region "NOISE exchange"`, `region "NOISE compute 3"`, `region "NOISE sync 3000"`, "exchange buf[0:1] with rank ^ 1"} {
+	for _, want := range []string{`region "NOISE exchange"`, `region "NOISE compute 3"`, `region "NOISE wait 3000"`, "exchange buf[0:1] with rank ^ 1"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the kernel has no %q", want)
 		}
@@ -31,8 +31,8 @@ func TestNoiseKernel(t *testing.T) {
 }
 
 // TestFitNoise fits a hand-made measurement: the exchange alone takes
-// 1 µs, compute k passes k µs, and the synchronisations excess 0.5 µs +
-// 0.2·T in their median, with a long tail (every fifth 100 µs more) that
+// 1 µs, compute k passes k µs, and the waits excess 0.5 µs + 0.2·T in
+// their median, with a long tail (every fifth 100 µs more) that
 // the median does not see and the mean does.
 func TestFitNoise(t *testing.T) {
 	passes := []int64{1, 10, 100}
@@ -41,8 +41,8 @@ func TestFitNoise(t *testing.T) {
 		T := float64(k)
 		m.Regions = append(m.Regions, spmd.Timing{Name: fmt.Sprintf("NOISE compute %d", k), SamplesUs: []float64{T, T, T, T, T}})
 		ex := 0.5 + 0.2*T
-		m.Regions = append(m.Regions, spmd.Timing{Name: fmt.Sprintf("NOISE sync %d", k),
-			SamplesUs: []float64{T + 1 + ex, T + 1 + ex - 0.1, T + 1 + ex + 0.1, T + 1 + ex, T + 1 + ex + 100}})
+		m.Regions = append(m.Regions, spmd.Timing{Name: fmt.Sprintf("NOISE wait %d", k),
+			SamplesUs: []float64{1 + ex, 1 + ex - 0.1, 1 + ex + 0.1, 1 + ex, 1 + ex + 100}})
 	}
 	f, err := fitNoise(m, passes)
 	if err != nil {
@@ -81,7 +81,7 @@ func TestFitLine(t *testing.T) {
 			(1 + 6/9.0 + 15/25.0) / (1 + 4/9.0 + 9/25.0)},
 		{"negative slope: a constant", []float64{1, 2, 3}, []float64{5, 4, 3}, (5/25.0 + 4/16.0 + 3/9.0) / (1/25.0 + 1/16.0 + 1/9.0), 0},
 	} {
-		a, b := fitLine(tc.xs, tc.ys)
+		a, b := fitLine(tc.xs, tc.ys, 0)
 		if math.Abs(a-tc.wantA) > 1e-12 || math.Abs(b-tc.wnB) > 1e-12 {
 			t.Errorf("%s: a %g b %g, want %g %g", tc.name, a, b, tc.wantA, tc.wnB)
 		}
@@ -91,10 +91,32 @@ func TestFitLine(t *testing.T) {
 	// own excess, where an absolute fit puts tens of µs.
 	xs := []float64{1e-6, 1e-5, 1e-4, 1e-3}
 	ys := []float64{0.8e-6, 0.8e-5, 2e-4, 0.8e-3}
-	if a, _ := fitLine(xs, ys); a > 0.4e-6 {
+	if a, _ := fitLine(xs, ys, 0); a > 0.4e-6 {
 		t.Errorf("intercept %g s: the longest segment dragged the short ones", a)
 	}
 	if a, _ := stat.LinearRegression(xs, ys, nil, false); a < 10e-6 {
 		t.Errorf("the absolute fit's intercept %g s: this case no longer shows what the weights are for", a)
+	}
+}
+
+// TestFitLineFloor: a median excess just below zero at the shortest
+// segment (within the exchange's own time) does not pull the law to zero
+// when every longer segment waits about 0.4 T (the quick calibration of
+// 2026-11-26 04:20, with the floor the exchange alone's 1.07 µs).
+func TestFitLineFloor(t *testing.T) {
+	us := func(v ...float64) []float64 {
+		for i := range v {
+			v[i] *= 1e-6
+		}
+		return v
+	}
+	xs := us(1.0, 5.35, 16.3, 54.4, 87.9, 520, 1632)
+	ys := us(-0.2, 1.43, 6.58, 24.3, 21.8, 212, 723)
+	a, b := fitLine(xs, ys, 1.07e-6)
+	if b < 0.25 || b > 0.5 || a > 1e-6 {
+		t.Errorf("law %g s + %g·T; want a slope near 0.4 and an intercept under 1 µs", a, b)
+	}
+	if _, b0 := fitLine(xs, ys, 0); b0 != 0 {
+		t.Errorf("without the floor the slope is %g, not 0: this case no longer shows what the floor is for", b0)
 	}
 }
