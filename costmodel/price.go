@@ -547,14 +547,22 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 		p.note("the machine has no message model; messages are not priced")
 		return 0, ""
 	}
-	return p.sharedCopies(mm, level, src, dst, bytes, mm.Time(bytes, level), fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level))
+	how := fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
+	if mm == p.m.SharingMessages() {
+		how += fmt.Sprintf(" (messages.sharing: %d ranks share %d cores)", p.ranks, p.Cores())
+	}
+	return p.sharedCopies(mm, level, src, dst, bytes, mm.Time(bytes, level), how)
 }
 
 // route returns the message model that prices a message from src to dst
-// (the inter-node model between the nodes of a cluster) and the network
+// (messages.sharing when the kernel's ranks outnumber the table's cores,
+// the inter-node model between the nodes of a cluster) and the network
 // levels it crosses.
 func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
+	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() {
+		mm = sm
+	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
 		mm = cl.Inter()
 	}

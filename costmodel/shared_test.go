@@ -32,6 +32,9 @@ func TestSharedCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	shared := strings.Replace(string(base), "  rinf: bw\n", "  rinf: bw\n  shared: {factor: 2, source: test}\n", 1)
+	sharing := strings.Replace(string(base), "  rinf: bw\n", "  rinf: bw\n  sharing: {source: test, model: hockney, t0: 0.5us, rinf: 20GB/s}\n", 1)
+	both := strings.Replace(shared, "  rinf: bw\n", "  rinf: bw\n  sharing: {source: test, model: hockney, t0: 0.5us, rinf: 20GB/s}\n", 1)
+	handoff := func(n float64) float64 { return 0.5e-6 + n/20e9 }
 	law := func(n float64) float64 { return 1e-6 + n/5e9 }
 	slowed := func(n float64) float64 { return 1e-6 + 2*n/5e9 }
 	const sw = 0.05e-6
@@ -48,6 +51,12 @@ func TestSharedCopies(t *testing.T) {
 		{"a core each", shared, 2, 8192, law(65536)},
 		{"no section", string(base), 4, 8192, law(65536) + sw},
 		{"two of four ranks copy", shared, 4, 8192, law(65536) + sw},
+		// messages.sharing replaces the law when the ranks outnumber the
+		// cores, and messages.shared scales its bytes' part.
+		{"sharing law, 8 B", sharing, 4, 1, handoff(8) + sw},
+		{"sharing law, 64 KiB", sharing, 4, 8192, handoff(65536) + sw},
+		{"sharing law, a core each", sharing, 2, 8192, law(65536)},
+		{"sharing and shared, 64 KiB", both, 4, 8192, 0.5e-6 + 2*65536/20e9 + sw},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := machines.Parse("cores.yaml", []byte(tt.table))
@@ -83,6 +92,9 @@ func TestSharedCopies(t *testing.T) {
 			}
 			if !sameTime(send.UnitCost, tt.want) {
 				t.Errorf("%s copying: a message costs %g s (%s), want %g s", peers, send.UnitCost, send.How, tt.want)
+			}
+			if says := strings.Contains(send.How, "messages.sharing"); says != (strings.HasPrefix(tt.name, "sharing") && tt.p > 2) {
+				t.Errorf("the message's how %q names messages.sharing: %v", send.How, says)
 			}
 			if got := PricerFor(k, rep, m, Options{}).Message(0, 1, tt.n*8); !sameTime(got+sharesSwitch(tt.p), tt.want) {
 				t.Errorf("the emulator's message costs %g s, want %g s without the switch", got, tt.want-sharesSwitch(tt.p))

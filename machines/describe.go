@@ -30,6 +30,9 @@ func (m *Machine) Describe(w io.Writer) error {
 		if x := m.messages.exchange; x != nil {
 			d.messages("exchanges (a whole sendrecv event, n bytes each way)", x)
 		}
+		if x := m.messages.sharing; x != nil {
+			d.messages("messages when the ranks outnumber the cores", x)
+		}
 		if w := m.messages.wakeup; w != nil {
 			d.section("wake-up of a rank that blocked")
 			d.number("time", w.Time)

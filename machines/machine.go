@@ -159,6 +159,19 @@ func (m *Machine) Exchange() *MessageModel {
 	return m.messages.exchange
 }
 
+// SharingMessages is the table's message law for ranks that outnumber
+// its cores (messages.sharing, written by perfc calibrate from COMMS1 run
+// with more ranks than cores), or nil when it has none (then the message
+// law is the same at any P). On the goroutine runtime such ranks park,
+// and a message hands the core from sender to receiver; ranks with a
+// core each spin, and every message is a copy between cores.
+func (m *Machine) SharingMessages() *MessageModel {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.sharing
+}
+
 // SharedCopies is the table's slowdown of concurrent copies
 // (messages.shared), or nil when it has none (then a message costs its law
 // whatever the ranks per core).
@@ -777,6 +790,10 @@ type MessageModel struct {
 	// exchange prices a whole sendrecv event (both halves) where the
 	// runtime serialises them (COMMS2); nil when the table does not say.
 	exchange *MessageModel
+	// sharing prices a message when the kernel's ranks outnumber the
+	// table's cores (COMMS1 with more ranks than cores); nil when the
+	// table does not say.
+	sharing *MessageModel
 	// wakeup is the cost of waking a rank that blocked long enough for
 	// its thread to sleep; nil when the table does not say.
 	wakeup *Wakeup

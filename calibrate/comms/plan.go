@@ -58,6 +58,11 @@ type kernelPlan struct {
 	benches []bench
 }
 
+// sharingRanks is the kernel whose COMMS1 measures messages when ranks
+// outnumber the cores (messages.sharing): 4, beyond the cores of a 2-core
+// host (its law is written only when the host has fewer cores).
+const sharingRanks = 4
+
 // sizes are the message lengths of each benchmark for one mode.
 type sizes struct {
 	comms1, comms2, comms3, coll []int64
@@ -121,16 +126,19 @@ func modeSizes(quick, tiny bool) sizes {
 }
 
 // plan lists the kernels of a mode: COMMS1 and COMMS2 need two ranks and
-// go into the two-rank kernel; COMMS3, SYNCH1 and the collectives go into
-// every rank count's kernel.
+// go into the two-rank kernel; COMMS1 runs again between ranks 0 and 1 of
+// the sharingRanks kernel (messages.sharing); COMMS3, SYNCH1 and the
+// collectives go into every rank count's kernel.
 func plan(s sizes) []kernelPlan {
 	var out []kernelPlan
 	for _, p := range s.ranks {
 		kp := kernelPlan{ranks: p, mpi: s.mpi}
-		if p == 2 {
+		if p == 2 || p == sharingRanks {
 			for _, n := range s.comms1 {
 				kp.add(Comms1, n, 2, s.target)
 			}
+		}
+		if p == 2 {
 			for _, n := range s.comms2 {
 				kp.add(Comms2, n, 1, s.target)
 			}

@@ -36,6 +36,7 @@ type Result struct {
 	messagesOK  bool          // every point within Tolerance
 	messagesErr error         // no Hockney ranges at all: the points are the law
 	exchange    *fit.Piecewise
+	sharing     *fit.Piecewise      // COMMS1 in the sharingRanks kernel
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
 	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
@@ -71,6 +72,11 @@ func analyse(pts []Point, samples int, date string, tr Transport) (*Result, erro
 	r.messages, r.messagesOK, err = fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0})
 	if err != nil {
 		r.messagesErr = err // the measured points stand in (Messages)
+	}
+	if n, t := series(pts, Comms1, sharingRanks); len(n) >= 3 {
+		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0}); err == nil {
+			r.sharing = &p
+		}
 	}
 	if n, t := series(pts, Comms2, partition); len(n) >= 3 {
 		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0}); err == nil {
@@ -227,31 +233,57 @@ func (r *Result) Messages() any {
 	if !r.messagesOK {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
-	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong"), Wakeup: r.wakeupSection(),
-		Shared: r.sharedSection()}
+	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong", partition), Wakeup: r.wakeupSection(),
+		Shared: r.sharedSection(), Sharing: r.sharingSection()}
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
-		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange"),
+		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange", partition),
 			Source: fmt.Sprintf("%s COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, median of %d measurements), %s..%s (%d lengths), P=2, %s",
 				r.transport.Command(), r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 	}
 	return m
 }
 
-// ranges writes the Hockney ranges of a piecewise law of bench.
-func (r *Result) ranges(p fit.Piecewise, bench string) []rangeYAML {
+// sharingSection is messages.sharing: COMMS1 between ranks 0 and 1 of
+// the sharingRanks kernel, whose ranks outnumber the host's cores; nil
+// when the host's cores are unknown or not fewer, or the law did not fit.
+// On the goroutine runtime those ranks park (codegen/spmd/poll.go), and a
+// message hands the core from sender to receiver with the payload in its
+// cache, where ranks with a core each copy it between cores: the law of
+// the kernels whose ranks share the cores is this one, not COMMS1's at
+// P = 2 (docs/calibrate-comms.md, "Messages when ranks share cores").
+func (r *Result) sharingSection() *messagesYAML {
+	p := r.sharing
+	if p == nil || r.cores < 1 || sharingRanks <= r.cores {
+		return nil
+	}
+	n, _ := series(r.points, Comms1, sharingRanks)
+	return &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS1 pingpong", sharingRanks),
+		Source: fmt.Sprintf("%s COMMS1 pingpong between ranks 0 and 1 of %d on %d cores (half the round trip, median of %d measurements), %s..%s (%d lengths), %s",
+			r.transport.Command(), sharingRanks, r.cores, r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+}
+
+// ranges writes the Hockney ranges of a piecewise law of bench measured
+// in a kernel of p ranks.
+func (r *Result) ranges(pw fit.Piecewise, bench string, p int) []rangeYAML {
 	var out []rangeYAML
-	for i, h := range p.Laws {
+	for i, h := range pw.Laws {
 		rg := rangeYAML{T0: fmtTime(h.T0), Rinf: fmtRate(h.Rinf),
-			Source: fmt.Sprintf("%s %s, %s..%s (%d lengths), P=2, %s, fit rms %s (max %s)",
-				r.transport.Command(), bench, fmtBytes(h.From), fmtBytes(h.To), h.Points, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
+			Source: fmt.Sprintf("%s %s, %s..%s (%d lengths), P=%d, %s, fit rms %s (max %s)",
+				r.transport.Command(), bench, fmtBytes(h.From), fmtBytes(h.To), h.Points, p, r.date, percent(h.RMS()), percent(h.MaxResidual()))}
 		if h.T0 > minT0 {
-			rg.NHalf = fmtBytes(h.NHalf())
+			// n½ is t0·r∞, written in whole bytes: below 100 B the
+			// rounding would disagree with t0 and r∞ by more than the
+			// table's check allows (a 1.6 B n½ written as 2B failed
+			// it), so it is left for the loader to compute.
+			if h.NHalf() >= 100 {
+				rg.NHalf = fmtBytes(h.NHalf())
+			}
 		} else {
 			rg.Source += "; t0 raised to 1ns: the line through these points starts below zero (they curve upwards)"
 		}
-		if i < len(p.Below) {
-			rg.Below = fmtBytes(p.Below[i])
+		if i < len(pw.Below) {
+			rg.Below = fmtBytes(pw.Below[i])
 		}
 		out = append(out, rg)
 	}
@@ -480,6 +512,9 @@ type messagesYAML struct {
 	// Exchange is the COMMS2 law of a whole sendrecv event (both halves),
 	// which the pricing reads as messages.exchange.
 	Exchange *messagesYAML `yaml:"exchange,omitempty"`
+	// Sharing is the COMMS1 law when ranks outnumber the cores, which
+	// the pricing reads as messages.sharing.
+	Sharing *messagesYAML `yaml:"sharing,omitempty"`
 	// Wakeup is the WAKE benchmark's wake-up cost (messages.wakeup).
 	Wakeup *wakeupYAML `yaml:"wakeup,omitempty"`
 	// Shared is the slowdown of concurrent copies (messages.shared).

@@ -83,7 +83,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	done := 0.0
 	progress := func(name string) {
 		if o.Progress != nil {
-			o.Progress(name, done, total)
+			// done sums the same terms as total in another order,
+			// and may pass it by a rounding.
+			o.Progress(name, min(done, total), total)
 		}
 	}
 	var pts []Point

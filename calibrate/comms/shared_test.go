@@ -53,3 +53,38 @@ func TestFitShared(t *testing.T) {
 		})
 	}
 }
+
+// TestSharingSection: COMMS1 measured in the sharingRanks kernel becomes
+// messages.sharing when the host has fewer cores than those ranks, with
+// the law the points follow; not when the ranks had a core each, or the
+// cores are unknown.
+func TestSharingSection(t *testing.T) {
+	pts := synthetic(knownFormulas())
+	handoff := func(n float64) float64 { return 0.1e-6 + n/40e9 }
+	for _, n := range modeSizes(false, false).comms1 {
+		pts = append(pts, Point{Bench: Comms1, Bytes: float64(n), Ranks: sharingRanks, Time: handoff(float64(n))})
+	}
+	r, err := Analyse(pts, 9, "2026-11-26")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cores int
+		want  bool
+	}{{2, true}, {sharingRanks, false}, {0, false}} {
+		r.cores = tt.cores
+		m := r.Messages().(messagesYAML)
+		if (m.Sharing != nil) != tt.want {
+			t.Fatalf("%d cores: sharing section %+v, want one: %v", tt.cores, m.Sharing, tt.want)
+		}
+		if !tt.want {
+			continue
+		}
+		if len(m.Sharing.Ranges) != 1 || m.Sharing.Ranges[0].T0 != "100ns" || m.Sharing.Ranges[0].Rinf != "40GB/s" {
+			t.Errorf("sharing law %+v, want one range of t0 100ns, r∞ 40GB/s", m.Sharing.Ranges)
+		}
+		if !strings.Contains(m.Sharing.Source, "between ranks 0 and 1 of 4 on 2 cores") || !strings.Contains(m.Sharing.Ranges[0].Source, "P=4") {
+			t.Errorf("sources %q, %q do not say where the law was measured", m.Sharing.Source, m.Sharing.Ranges[0].Source)
+		}
+	}
+}
