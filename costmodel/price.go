@@ -555,12 +555,13 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 }
 
 // route returns the message model that prices a message from src to dst
-// (messages.sharing when the kernel's ranks outnumber the table's cores,
-// the inter-node model between the nodes of a cluster) and the network
-// levels it crosses.
+// (messages.sharing when the kernel's ranks outnumber the table's cores
+// and no more of them than cores send or receive messages, the regime it
+// was measured in; the inter-node model between the nodes of a cluster)
+// and the network levels it crosses.
 func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
-	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() {
+	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() && p.copiers > 0 && p.copiers <= int64(p.Cores()) {
 		mm = sm
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {

@@ -53,10 +53,14 @@ func TestSharedCopies(t *testing.T) {
 		{"two of four ranks copy", shared, 4, 8192, law(65536) + sw},
 		// messages.sharing replaces the law when the ranks outnumber the
 		// cores, and messages.shared scales its bytes' part.
-		{"sharing law, 8 B", sharing, 4, 1, handoff(8) + sw},
-		{"sharing law, 64 KiB", sharing, 4, 8192, handoff(65536) + sw},
+		{"two of four copy, sharing law, 8 B", sharing, 4, 1, handoff(8) + sw},
+		{"two of four copy, sharing law, 64 KiB", sharing, 4, 8192, handoff(65536) + sw},
+		{"two of four copy, sharing and shared, 64 KiB", both, 4, 8192, handoff(65536) + sw},
 		{"sharing law, a core each", sharing, 2, 8192, law(65536)},
-		{"sharing and shared, 64 KiB", both, 4, 8192, 0.5e-6 + 2*65536/20e9 + sw},
+		// Every rank copies: more copiers than cores, where the law
+		// was not measured; shared scales the top-level law.
+		{"sharing law, every rank copies", sharing, 4, 8192, law(65536) + sw},
+		{"sharing and shared, every rank copies", both, 4, 8192, slowed(65536) + sw},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := machines.Parse("cores.yaml", []byte(tt.table))
@@ -93,7 +97,7 @@ func TestSharedCopies(t *testing.T) {
 			if !sameTime(send.UnitCost, tt.want) {
 				t.Errorf("%s copying: a message costs %g s (%s), want %g s", peers, send.UnitCost, send.How, tt.want)
 			}
-			if says := strings.Contains(send.How, "messages.sharing"); says != (strings.HasPrefix(tt.name, "sharing") && tt.p > 2) {
+			if says := strings.Contains(send.How, "messages.sharing"); says != (strings.HasPrefix(tt.name, "two of four copy, sharing") && tt.p > 2) {
 				t.Errorf("the message's how %q names messages.sharing: %v", send.How, says)
 			}
 			if got := PricerFor(k, rep, m, Options{}).Message(0, 1, tt.n*8); !sameTime(got+sharesSwitch(tt.p), tt.want) {
