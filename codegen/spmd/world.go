@@ -351,14 +351,12 @@ func (r *rank) xsendrecv(to int, sbuf []byte, from int, rbuf []byte) {
 // spin as they do in the kernel's waits (poll.go), so that a run starts
 // with every rank on its own core: a rank parked at the gate would be
 // readied into the last one's P and start the run tens of microseconds
-// late, every run (docs/predict.md, "Waking a rank").
+// late, every run (docs/predict.md, "Waking a rank"). The last rank to
+// arrive opens its latch.
 type gate struct {
-	mu    sync.Mutex
-	cond  *sync.Cond
+	latch
 	n     int
-	count int
-	gen   atomic.Int64
-	spin  time.Duration // how long a rank spins before it parks; 0: it parks
+	count int // ranks arrived, under the latch's mutex
 }
 
 // latch lets waiters through every time it opens: the ranks' start of a
@@ -410,10 +408,11 @@ const gateSpin = time.Second
 // init prepares the gate for n ranks that wait as poll says.
 func (g *gate) init(n int, poll pollPolicy) {
 	g.n = n
-	g.cond = sync.NewCond(&g.mu)
+	spin := time.Duration(0)
 	if poll.budget > 0 {
-		g.spin = gateSpin
+		spin = gateSpin
 	}
+	g.latch.init(spin)
 }
 
 // wait blocks until all n ranks have arrived.
@@ -421,22 +420,15 @@ func (g *gate) wait() {
 	g.mu.Lock()
 	gen := g.gen.Load()
 	g.count++
-	if g.count == g.n {
+	last := g.count == g.n
+	if last {
 		g.count = 0
-		g.gen.Add(1)
-		g.cond.Broadcast()
-		g.mu.Unlock()
+	}
+	g.mu.Unlock()
+	if last {
+		// No rank can reach the next wait before this one opens.
+		g.open()
 		return
 	}
-	g.mu.Unlock()
-	if g.spin > 0 {
-		s := newSpinner(g.spin)
-		for g.gen.Load() == gen && s.more() {
-		}
-	}
-	g.mu.Lock()
-	for g.gen.Load() == gen {
-		g.cond.Wait()
-	}
-	g.mu.Unlock()
+	g.await(gen)
 }
