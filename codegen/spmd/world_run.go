@@ -137,7 +137,7 @@ func (w *world) rankMain(r *rank, c *crew) {
 	}
 }
 
-// rankLoop is one rank's goroutine for reps runs.
+// rankLoop runs reps runs of rank r, in its goroutine (rankMain).
 func (w *world) rankLoop(r *rank, reps int) {
 	defer w.recoverRank(r)
 	if w.progs[r.id] == nil {
