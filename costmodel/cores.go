@@ -127,6 +127,14 @@ func (p *machinePricer) switchTerm(unit float64, how string) (float64, string) {
 	return unit + sw, how + fmt.Sprintf(" + core switch %s (ranks sharing cores)", units.Time(sw))
 }
 
+// fewCopiers reports whether the ranks that send or receive
+// point-to-point messages are known and no more than the table's cores:
+// they copy one message per core at a time, as the two-rank message laws
+// were measured (messages.sharing applies, messages.shared does not).
+func (p *machinePricer) fewCopiers() bool {
+	return p.copiers > 0 && p.copiers <= int64(p.Cores())
+}
+
 // sharedFactor is the table's slowdown of concurrent copies
 // (messages.shared) for a message from src to dst, or 1: it applies when
 // more ranks than cores share the table's cores and more of them than
@@ -141,7 +149,7 @@ func (p *machinePricer) sharedFactor(src, dst int64, bytes float64) float64 {
 	if sc == nil || !p.sharesCores() || bytes < p.privateCacheBytes() {
 		return 1
 	}
-	if p.copiers > 0 && p.copiers <= int64(p.Cores()) {
+	if p.fewCopiers() {
 		return 1
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {

@@ -561,7 +561,7 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (flo
 // and the network levels it crosses.
 func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
-	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() && p.copiers > 0 && p.copiers <= int64(p.Cores()) {
+	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() && p.fewCopiers() {
 		mm = sm
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
