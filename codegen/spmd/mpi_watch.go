@@ -4,9 +4,19 @@ package spmd
 
 import (
 	"fmt"
+	"syscall"
 	"time"
 	"unsafe"
 )
+
+// pause sleeps for d in the kernel, without a Go timer (a pending timer
+// makes the scheduler read the clock at every goroutine switch). The MPI
+// transport needs Open MPI, so a Unix system.
+func pause(d time.Duration) {
+	ts := syscall.NsecToTimespec(int64(d))
+	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
+	}
+}
 
 // The MPI transport's deadlock watchdog. A rank blocked in MPI cannot be
 // inspected by the others, so each rank watches itself: before every

@@ -45,8 +45,8 @@ const (
 
 // pollPolicy is how long the ranks of a world spin before they park: zero
 // when ranks outnumber the Ps, where a spinning rank would only take turns
-// from a rank that has work to do (they park and are readied as channels
-// make them, and take turns on the cores).
+// from a rank that has work to do (they give their core to a ready rank,
+// or to an idler that spins on it: cores.go).
 type pollPolicy struct {
 	budget time.Duration
 }
@@ -64,6 +64,10 @@ func pollFor(size int) pollPolicy {
 // await waits for one completion token of the rank (an operation it
 // posted and is waiting for).
 func (r *rank) await() {
+	if r.w.cores != nil {
+		r.park(1)
+		return
+	}
 	if r.pollTokens(1) == 0 {
 		<-r.wake
 	}
@@ -71,6 +75,12 @@ func (r *rank) await() {
 
 // wait blocks until n posted operations have completed.
 func (r *rank) wait(n int) {
+	if r.w.cores != nil {
+		if n > 0 {
+			r.park(n)
+		}
+		return
+	}
 	for n -= r.pollTokens(n); n > 0; n-- {
 		<-r.wake
 	}

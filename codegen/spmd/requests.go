@@ -70,8 +70,11 @@ type reqState struct {
 	// the completions and posts (its progress).
 	waiting  []*reqOp
 	waitSite int
-	blocked  atomic.Bool
-	gen      atomic.Uint64
+	// parked says that the rank waits in block without its core, when
+	// ranks share cores (cores.go); complete makes it ready.
+	parked  bool
+	blocked atomic.Bool
+	gen     atomic.Uint64
 	// posted, completed and overlapped count the requests per region
 	// of their post (the counting build).
 	posted, completed, overlapped []int64
@@ -162,6 +165,19 @@ func (r *rank) complete(op *reqOp) {
 	rq.mu.Lock()
 	op.done.Store(true)
 	rq.gen.Add(1)
+	if c := r.w.cores; c != nil {
+		// A rank that shares cores waits in block without its core: the
+		// last of its operations makes it ready.
+		ready := rq.parked && allDone(rq.waiting)
+		if ready {
+			rq.parked = false
+		}
+		rq.mu.Unlock()
+		if ready {
+			c.ready(r)
+		}
+		return
+	}
 	rq.cond.Signal()
 	rq.mu.Unlock()
 }
@@ -177,6 +193,14 @@ func (r *rank) block(site int, ops ...*reqOp) {
 	// A copy in the rank's own list, so that ops (often a one-element
 	// list) stays on the caller's stack.
 	rq.waiting, rq.waitSite = append(rq.waiting[:0], ops...), site
+	if c := r.w.cores; c != nil && !allDone(ops) {
+		rq.parked = true
+		rq.blocked.Store(true)
+		rq.mu.Unlock()
+		c.release()
+		<-r.run
+		rq.mu.Lock()
+	}
 	for _, op := range ops {
 		for !op.done.Load() {
 			rq.blocked.Store(true)

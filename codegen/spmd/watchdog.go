@@ -18,38 +18,25 @@ const watchPeriod = 250 * time.Millisecond
 // that waits (the slot's sender or receiver), its statement, and the
 // slot's generation moves with every completed rendezvous.
 //
-// Where ranks park (more ranks than Ps) it sleeps with pause rather than
-// a Go timer: a pending timer makes the scheduler read the clock at every
-// goroutine switch, which a pingpong between parking ranks would pay at
-// every message. Where ranks spin it sleeps on a timer: pause is a system
-// call, and a goroutine in a system call keeps its P until the runtime's
-// monitor takes it back, microseconds to milliseconds later, while a rank
-// that yielded the P waits for it (the NOISE benchmark's lone 8 B
-// exchange measured 80–100 µs, a new watchdog starting with every run);
-// spinning ranks switch goroutines only every 50 µs, so the timer costs
-// them nothing.
+// It sleeps on a Go timer: pause (mpi_watch.go) is a system call, and a
+// goroutine in a system call keeps its P until the runtime's monitor
+// takes it back, microseconds to milliseconds later, while a rank that
+// yielded the P (a spinning rank every 50 µs, a rank handing its core on)
+// waits for it (the NOISE benchmark's lone 8 B exchange measured
+// 80–100 µs, a new watchdog starting with every run). Parking ranks once
+// made it use pause, because a pending timer makes the scheduler read the
+// clock at every goroutine switch; ranks that share cores now switch only
+// through their coreSet (cores.go), at a message, not at every poll.
 func (w *world) watch(stop <-chan struct{}, period time.Duration) {
 	var last []uint64
 	stuck := 0
-	var tick *time.Ticker
-	if w.poll.budget > 0 {
-		tick = time.NewTicker(period)
-		defer tick.Stop()
-	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
 	for {
-		if tick != nil {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		} else {
-			pause(period)
-		}
 		select {
 		case <-stop:
 			return
-		default:
+		case <-tick.C:
 		}
 		now, stalled := w.snapshot()
 		if stalled && slices.Equal(now, last) {

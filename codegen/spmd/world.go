@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,9 @@ type world struct {
 	once   sync.Once     // the first fatal error wins
 	period time.Duration // how often the watchdog looks
 	poll   pollPolicy    // how long a waiting rank polls before it parks (poll.go)
+	// cores schedules the ranks on the Ps when they outnumber them
+	// (cores.go); nil when every rank has a P of its own.
+	cores *coreSet
 }
 
 // rank is one rank's view of the world: its identity, its wake-up
@@ -57,6 +61,10 @@ type rank struct {
 	id   int
 	size int           // ranks in the world
 	wake chan struct{} // one token per completed operation this rank waits for
+	// run hands the rank a core, and pend counts completions against the
+	// operations it parked for, when ranks share cores (cores.go).
+	run  chan struct{}
+	pend atomic.Int32
 	// The slots of the last message this rank sent and received: a rank
 	// mostly talks to the same peers again, and then finds the slot here
 	// rather than in the world's slot array, a line further away.
@@ -78,11 +86,14 @@ func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 	w := &world{k: k, size: k.ranks, stderr: stderr, exit: exit, period: watchPeriod, poll: pollFor(k.ranks)}
 	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
 	w.gate.init(k.ranks, w.poll)
+	if k.ranks > runtime.GOMAXPROCS(0) {
+		w.cores = newCoreSet()
+	}
 	if len(k.requests) > 0 {
 		w.boxes = make([]atomic.Pointer[mailbox], k.ranks*k.ranks)
 	}
 	for id := 0; id < k.ranks; id++ {
-		r := &rank{id: id, size: k.ranks, w: w, wake: make(chan struct{}, 2), rankCommon: newRankCommon(k)}
+		r := &rank{id: id, size: k.ranks, w: w, wake: make(chan struct{}, 2), run: make(chan struct{}, 1), rankCommon: newRankCommon(k)}
 		if len(k.requests) > 0 {
 			r.initRequests(k)
 		}
@@ -127,7 +138,7 @@ func (w *world) slotAt(i, src, dst int) *slot {
 func (w *world) newSlot(i, src, dst int) *slot {
 	p := &w.slots[i]
 	s := &slot{index: i}
-	s.wake[sendSide], s.wake[recvSide] = w.ranks[src].wake, w.ranks[dst].wake
+	s.peer[sendSide], s.peer[recvSide] = w.ranks[src], w.ranks[dst]
 	p.CompareAndSwap(nil, s)
 	return p.Load()
 }
@@ -159,15 +170,15 @@ const (
 //
 // A slot is 64 bytes, allocated in the 64-byte size class, so it lies on
 // one cache line: hence the bytes as pointer and length rather than as
-// slices, and the wake-up channels of its two ranks and its index (fixed
+// slices, and its two ranks (whose wake-up channels it uses) and its index (fixed
 // when it is made) kept here rather than read from elsewhere.
 type slot struct {
 	word atomic.Uint64
 	// side[sendSide] is the sender's data, side[recvSide] the receiver's
 	// buffer, each written by its side before it posts.
 	side  [2]payload
-	wake  [2]chan struct{} // [sendSide] the sender's, [recvSide] the receiver's
-	index int              // in world.slots
+	peer  [2]*rank // [sendSide] the sender, [recvSide] the receiver
+	index int      // in world.slots
 }
 
 // payload is a byte slice without its capacity.
@@ -231,7 +242,7 @@ func (r *rank) offerSend(ctx, to int, data []byte, site int) bool {
 	}
 	copy(buf, data)
 	s.word.Store(claimed(word))
-	s.wake[recvSide] <- struct{}{}
+	r.w.wakeRank(s.peer[recvSide])
 	return false
 }
 
@@ -264,7 +275,7 @@ func (r *rank) offerRecv(ctx, from int, buf []byte, site int) bool {
 	}
 	copy(buf, data)
 	s.word.Store(claimed(word))
-	s.wake[sendSide] <- struct{}{}
+	r.w.wakeRank(s.peer[sendSide])
 	return false
 }
 
@@ -357,6 +368,10 @@ type gate struct {
 	latch
 	n     int
 	count int // ranks arrived, under the latch's mutex
+	// waiters and opened are the ranks waiting and the time the gate
+	// last opened, when ranks share cores (waitCore, cores.go).
+	waiters []*rank
+	opened  time.Time
 }
 
 // latch lets waiters through every time it opens: the ranks' start of a

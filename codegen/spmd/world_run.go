@@ -112,6 +112,9 @@ func (w *world) keepRanks() (stop func()) {
 	c := &crew{done: make(chan struct{}, 1)}
 	c.start.init(w.gate.spin)
 	w.crew = c
+	if w.cores != nil {
+		w.cores.start(runtime.GOMAXPROCS(0))
+	}
 	for _, r := range w.ranks {
 		go w.rankMain(r, c)
 	}
@@ -119,6 +122,9 @@ func (w *world) keepRanks() (stop func()) {
 		c.quit = true
 		c.start.open()
 		w.crew = nil
+		if w.cores != nil {
+			w.cores.stop()
+		}
 	}
 }
 
@@ -137,8 +143,15 @@ func (w *world) rankMain(r *rank, c *crew) {
 	}
 }
 
-// rankLoop runs reps runs of rank r, in its goroutine (rankMain).
+// rankLoop runs reps runs of rank r, in its goroutine (rankMain). When
+// ranks share cores it holds one from its start to its end, except while
+// it waits (cores.go), and every rank's run starts when the gate opens:
+// the time a rank waits for a core at the start is part of its run.
 func (w *world) rankLoop(r *rank, reps int) {
+	if w.cores != nil {
+		w.cores.acquire(r)
+		defer w.cores.release()
+	}
 	defer w.recoverRank(r)
 	if w.progs[r.id] == nil {
 		// Allocated by the rank itself, so that its pages are first
@@ -149,14 +162,25 @@ func (w *world) rankLoop(r *rank, reps int) {
 	for range reps {
 		r.state.Store(stateRunning)
 		prog.init(r.id)
-		w.gate.wait()
+		start := w.gateWait(r)
 		r.cur, r.stack = 0, r.stack[:0]
-		r.resumed = time.Now()
+		r.resumed = start
 		prog.run(r)
 		r.regionNs[r.cur] += int64(time.Since(r.resumed))
 		r.state.Store(stateDone)
-		w.gate.wait()
+		w.gateWait(r)
 	}
+}
+
+// gateWait waits at the harness's gate and returns the start of the run
+// that follows for rank r: when the gate opened if ranks share cores, when
+// the rank passed it otherwise.
+func (w *world) gateWait(r *rank) time.Time {
+	if w.cores != nil {
+		return w.gate.waitCore(r, w.cores)
+	}
+	w.gate.wait()
+	return time.Now()
 }
 
 // recoverRank turns a run-time error in a rank (an index out of range, an
