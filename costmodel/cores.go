@@ -36,6 +36,27 @@ func (p *machinePricer) CoreSwitch() float64 {
 	return n.Value
 }
 
+// mpiTimeSlice is the time slice of ranks that are processes of one host
+// sharing its cores (an MPI table: host.backend mpi): Open MPI's
+// oversubscribed ranks yield at every poll, and Linux's scheduler gives a
+// compute-bound process a slice of a few milliseconds when others wait
+// (sched_latency over the tasks on the core); 10 ms is Go's forcePreemptNS,
+// which the emulator took for goroutine ranks until they got a scheduler of
+// their own.
+const mpiTimeSlice = 10e-3
+
+// TimeSlice implements emulate.CoreSharer: +Inf for goroutine ranks, whose
+// runtime lets a rank keep its core until it waits (codegen/spmd/cores.go);
+// mpiTimeSlice for a table whose messages went through MPI.
+func (p *machinePricer) TimeSlice() float64 {
+	for _, f := range p.m.Host() {
+		if f.Key == "backend" && f.Value == "mpi" {
+			return mpiTimeSlice
+		}
+	}
+	return math.Inf(1)
+}
+
 // sharesCores reports whether more ranks than cores share the table's
 // cores.
 func (p *machinePricer) sharesCores() bool {
@@ -47,7 +68,7 @@ func (p *machinePricer) sharesCores() bool {
 // the sharing of cores, once their costs are recorded for the emulator
 // (which models the sharing itself): a region whose compute segments take
 // d each costs emulate.SharedMakespan(d)/d times its own time, ⌈P/C⌉ for
-// segments of at most a time slice. The difference is a term of its own,
+// segments of at most a time slice (all of them, for goroutine ranks). The difference is a term of its own,
 // "waiting for a core", so that the breakdown still adds up.
 func (p *machinePricer) shareCores(cl *analyze.Class, regions []RegionPrediction) {
 	if !p.sharesCores() {
@@ -55,6 +76,7 @@ func (p *machinePricer) shareCores(cl *analyze.Class, regions []RegionPrediction
 	}
 	var segs map[string]float64 // counted once a region takes longer than a slice
 	c := p.Cores()
+	slice := p.TimeSlice()
 	for i := range regions {
 		rp := &regions[i]
 		own := composeTime(p.m.Compose(), rp.Compute, rp.Memory)
@@ -63,19 +85,22 @@ func (p *machinePricer) shareCores(cl *analyze.Class, regions []RegionPrediction
 		}
 		d := own // every segment is at most a slice: the factor is ⌈P/C⌉ whatever d
 		segments := "compute segments of at most a time slice"
-		if own > emulate.TimeSlice {
+		if math.IsInf(slice, 1) {
+			segments = "a rank keeps its core until it waits"
+		}
+		if own > slice {
 			if segs == nil {
 				segs = p.segmentsByRegion(cl)
 			}
 			n, ok := segs[rp.Name]
 			if !ok {
-				p.note(fmt.Sprintf("ranks %s: the compute segments of region %q were not counted (too many events); the region table assumes segments of a time slice (%s) there", cl.Ranks, rp.Name, units.Time(emulate.TimeSlice)))
-				n = math.Ceil(own / emulate.TimeSlice)
+				p.note(fmt.Sprintf("ranks %s: the compute segments of region %q were not counted (too many events); the region table assumes segments of a time slice (%s) there", cl.Ranks, rp.Name, units.Time(slice)))
+				n = math.Ceil(own / slice)
 			}
 			d = own / max(n, 1)
 			segments = fmt.Sprintf("compute segments of %s", units.Time(d))
 		}
-		f := emulate.SharedMakespan(d, p.ranks, c) / d
+		f := emulate.SharedMakespan(d, p.ranks, c, slice) / d
 		if f <= 1 {
 			continue
 		}

@@ -3,6 +3,8 @@ package costmodel
 import (
 	"fmt"
 	"math"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,8 +49,10 @@ func TestRegionTableSharesCores(t *testing.T) {
 		{3, 1000, 1, 2},
 		{4, 1000, 3, 2},
 		{16, 1000, 5, 8},
-		{3, 40_000_000, 1, 0}, // a 40 ms segment: the ranks take turns by slices
-		{5, 40_000_000, 2, 0},
+		// 40 ms segments: a goroutine rank keeps its core until it waits
+		// (no time slices), so still ⌈P/C⌉.
+		{3, 40_000_000, 1, 2},
+		{5, 40_000_000, 2, 3},
 	} {
 		name := fmt.Sprintf("P=%d n=%d reps=%d", tt.p, tt.n, tt.reps)
 		t.Run(name, func(t *testing.T) {
@@ -71,8 +75,8 @@ func TestRegionTableSharesCores(t *testing.T) {
 			}
 			seg := own / float64(tt.reps)
 			want := tt.factor
-			if want == 0 {
-				want = emulate.SharedMakespan(seg, tt.p, 2) / seg
+			if f := emulate.SharedMakespan(seg, tt.p, 2, math.Inf(1)) / seg; !sameTime(f, want) {
+				t.Errorf("SharedMakespan gives %g × the segment, want %g", f, want)
 			}
 			if got := composeTime(m.Compose(), work.Compute, work.Memory); !sameTime(got, want*own) {
 				t.Errorf("region time %g s, want %g × own %g s", got, want, own)
@@ -162,5 +166,39 @@ func TestCoresEveryExample(t *testing.T) {
 				t.Errorf("critical path ends at %g with totals %+v, total %g", at, tot, em.Total)
 			}
 		})
+	}
+}
+
+// TestTimeSliceByBackend checks the time slice the pricer gives the
+// emulator: none for goroutine ranks (a rank keeps its core until it
+// waits), mpiTimeSlice for a table whose messages went through MPI
+// (processes that the operating system slices).
+func TestTimeSliceByBackend(t *testing.T) {
+	data, err := os.ReadFile("testdata/cores.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := checkSource(t, "c.spmd", `kernel c() on P = 4 ranks {
+  barrier
+}`)
+	for _, tt := range []struct {
+		host string
+		want float64
+	}{
+		{"", math.Inf(1)},
+		{"host:\n  backend: mpi\n", mpiTimeSlice},
+	} {
+		m, err := machines.Parse("cores.yaml", append(slices.Clone(data), tt.host...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := analyze.Analyze(k, analyze.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := PricerFor(k, rep, m, Options{}).(*machinePricer)
+		if got := p.TimeSlice(); got != tt.want {
+			t.Errorf("host %q: TimeSlice() = %g, want %g", tt.host, got, tt.want)
+		}
 	}
 }

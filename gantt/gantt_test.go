@@ -3,6 +3,7 @@ package gantt
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,6 +130,7 @@ type sharedPricer struct {
 
 func (s sharedPricer) Cores() int          { return s.cores }
 func (s sharedPricer) CoreSwitch() float64 { return 0.1 }
+func (s sharedPricer) TimeSlice() float64  { return math.Inf(1) }
 
 // TestGanttWrite checks the formats a chart is written in.
 func TestGanttWrite(t *testing.T) {

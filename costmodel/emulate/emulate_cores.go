@@ -27,17 +27,17 @@ type CoreSharer interface {
 	// park and wake-up), added to every blocking message between ranks
 	// that share cores.
 	CoreSwitch() float64
+	// TimeSlice is how long, in seconds, a rank computes on a core before
+	// it goes to the back of the run queue when other ranks wait for one:
+	// +Inf when a rank keeps its core until it waits, as the goroutine
+	// runtime's ranks do (codegen/spmd/cores.go); an operating system's
+	// scheduler slices processes (MPI ranks) every few milliseconds.
+	TimeSlice() float64
 }
 
-// TimeSlice is how long a rank computes on a core before it goes to the
-// back of the run queue when other ranks wait for one: the Go scheduler
-// preempts a goroutine that has run for 10 ms (forcePreemptNS in
-// runtime/proc.go) and puts it on the global run queue.
-const TimeSlice = 10e-3
-
 // coreState is the run queue and the cores of an emulation whose ranks
-// share cores (docs/emulate.md, "Ranks sharing cores"), modelled on the Go
-// scheduler with GOMAXPROCS = C:
+// share cores (docs/emulate.md, "Ranks sharing cores"), modelled on the
+// goroutine runtime's coreSet (codegen/spmd/cores.go) with GOMAXPROCS = C:
 //
 //   - A rank computes only on a core. A rank without one that reaches a
 //     compute segment queues for a core; cores go to the ranks in the
@@ -49,7 +49,8 @@ const TimeSlice = 10e-3
 //     partner waits for it (whichever side arrives second copies the
 //     bytes: docs/codegen.md). It gives its core up when it waits (for a
 //     message, a collective) and when it finishes; after a time slice
-//     (TimeSlice) it goes to the back of the queue if a rank is waiting.
+//     (CoreSharer.TimeSlice, when finite) it goes to the back of the queue
+//     if a rank is waiting.
 //   - A rank that resumes after a wait has no core; its next compute
 //     segment or copy queues for one. A blocking message whose second side
 //     arrives without a core queues for one as a copy.
@@ -71,6 +72,7 @@ type coreState struct {
 	queue    requestQueue
 	seq      int64   // the order of requests of the same time
 	switchAt float64 // CoreSwitch: added to every blocking message
+	slice    float64 // TimeSlice: +Inf when a rank keeps its core until it waits
 }
 
 // coreRank is what a rank's sharing of the cores needs beside its
@@ -129,13 +131,17 @@ func newCoreState(k *lang.Checked, p Pricer, limits EmulateLimits) (*coreState, 
 	if !usable(sw) {
 		return nil, errors.New("emulate: the pricer's core switch is " + badCost(sw))
 	}
+	slice := cs.TimeSlice()
+	if !(slice > 0) {
+		return nil, errors.New("emulate: the pricer's time slice is not positive (+Inf: no slices)")
+	}
 	if p.Cluster() != nil {
 		return nil, errors.New("emulate: a machine whose ranks share cores cannot also be a cluster of SMP nodes: give cores or cluster, not both")
 	}
 	if emulationMemory(n)+float64(n*coreRankBytes) > float64(limits.memory()) {
 		return nil, coresMemoryError(k, limits)
 	}
-	st := &coreState{switchAt: sw, free: make(coreHeap, c), held: make([]coreSlot, c), ranks: make([]coreRank, n)}
+	st := &coreState{switchAt: sw, slice: slice, free: make(coreHeap, c), held: make([]coreSlot, c), ranks: make([]coreRank, n)}
 	for r := range st.ranks {
 		st.ranks[r].core = -1
 	}
@@ -219,7 +225,7 @@ func (em *emulator) firstWait(from, to float64) (at float64, ok bool) {
 	for i, c := range st.free {
 		frees[i] = c.free
 	}
-	return firstWaitOf(st.earliest(maxLookahead), frees, from, to, func(q coreRequest) float64 {
+	return firstWaitOf(st.earliest(maxLookahead), frees, from, to, st.slice, func(q coreRequest) float64 {
 		if q.dst >= 0 {
 			return em.ranks[q.rank].send.cost + st.switchAt
 		}
@@ -229,8 +235,8 @@ func (em *emulator) firstWait(from, to float64) (at float64, ok bool) {
 
 // firstWaitOf is firstWait for the requests reqs, earliest first, on cores
 // free at frees (which it changes), each request holding its core for
-// work(request).
-func firstWaitOf(reqs []coreRequest, frees []float64, from, to float64, work func(coreRequest) float64) (at float64, ok bool) {
+// work(request), with slices of slice.
+func firstWaitOf(reqs []coreRequest, frees []float64, from, to, slice float64, work func(coreRequest) float64) (at float64, ok bool) {
 	best := math.Inf(1)
 	for _, q := range reqs {
 		if q.ready >= min(best, to) {
@@ -245,7 +251,7 @@ func firstWaitOf(reqs []coreRequest, frees []float64, from, to float64, work fun
 			// It waits from q.ready to start: the first boundary then.
 			t := from
 			if q.ready > from {
-				t = from + TimeSlice*math.Ceil((q.ready-from)/TimeSlice)
+				t = from + slice*math.Ceil((q.ready-from)/slice)
 			}
 			if t < start {
 				best = min(best, t)
@@ -261,19 +267,20 @@ func firstWaitOf(reqs []coreRequest, frees []float64, from, to float64, work fun
 
 // SharedMakespan is the time ranks that each compute for d seconds from
 // time 0, and nothing else, take on cores shared cores under the
-// emulator's rules (coreState): ⌈ranks/cores⌉·d when d is at most a
-// TimeSlice; for longer computes the ranks take turns a slice at a time,
-// and the time tends to ranks·d/cores. With cores ≤ 0 or at least ranks,
-// every rank has its own core: d. The region table (costmodel) scales a
-// region's time by SharedMakespan(d)/d.
-func SharedMakespan(d float64, ranks int64, cores int) float64 {
+// emulator's rules (coreState) with time slices of slice: ⌈ranks/cores⌉·d
+// when d is at most a slice (always, when slice is +Inf); for longer
+// computes the ranks take turns a slice at a time, and the time tends to
+// ranks·d/cores. With cores ≤ 0 or at least ranks, every rank has its own
+// core: d. The region table (costmodel) scales a region's time by
+// SharedMakespan(d)/d.
+func SharedMakespan(d float64, ranks int64, cores int, slice float64) float64 {
 	if cores <= 0 || ranks <= int64(cores) || !(d > 0) {
 		return d
 	}
-	if d <= TimeSlice {
+	if d <= slice {
 		return float64((ranks+int64(cores)-1)/int64(cores)) * d
 	}
-	if slices := float64(ranks) * math.Ceil(d/TimeSlice); slices > maxSimulatedSlices || math.IsInf(d, 0) {
+	if slices := float64(ranks) * math.Ceil(d/slice); slices > maxSimulatedSlices || math.IsInf(d, 0) {
 		return float64(ranks) * d / float64(cores) // within a slice of it
 	}
 	queue := make(requestQueue, 0, ranks)
@@ -297,7 +304,7 @@ func SharedMakespan(d float64, ranks int64, cores int) float64 {
 				}
 				return cmp.Compare(a.seq, b.seq)
 			})
-			if at, ok := firstWaitOf(reqs[:min(len(reqs), maxLookahead)], others, start+TimeSlice, stop, func(q coreRequest) float64 { return q.left }); ok {
+			if at, ok := firstWaitOf(reqs[:min(len(reqs), maxLookahead)], others, start+slice, stop, slice, func(q coreRequest) float64 { return q.left }); ok {
 				q.ready, q.left, q.seq = at, q.left-(at-start), seq
 				seq++
 				heap.Push(&queue, q)
@@ -386,7 +393,7 @@ func (em *emulator) hold(r int64, c coreSlot, start float64) {
 	em.cores.held[c.id] = c
 	cr := &em.cores.ranks[r]
 	cr.core = c.id
-	cr.sliceEnd = start + TimeSlice
+	cr.sliceEnd = start + em.cores.slice
 	cr.busyUntil = start
 }
 

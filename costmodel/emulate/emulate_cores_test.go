@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -11,15 +12,27 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// sharedPricer is the unit pricer on a machine whose ranks share cores.
+// sharedPricer is the unit pricer on a machine whose ranks share cores:
+// goroutine ranks that keep their core until they wait (slice 0 means
+// +Inf), or ranks sliced every slice seconds (osSlice, processes).
 type sharedPricer struct {
 	unitPricer
 	cores int
 	sw    float64
+	slice float64
 }
+
+// osSlice is a time slice of an operating system's scheduler.
+const osSlice = 10e-3
 
 func (s sharedPricer) Cores() int          { return s.cores }
 func (s sharedPricer) CoreSwitch() float64 { return s.sw }
+func (s sharedPricer) TimeSlice() float64 {
+	if s.slice == 0 {
+		return math.Inf(1)
+	}
+	return s.slice
+}
 
 // TestCoresByHand checks emulations of ranks sharing cores against times
 // worked out by hand (docs/emulate.md, "Ranks sharing cores"): a compute
@@ -72,8 +85,8 @@ func TestCoresByHand(t *testing.T) {
 	const ms = 1e-3
 	unit := unitPricer{cpu: ms, msg: 0.5 * ms, coll: ms, eager: -1}
 	on := func(c int) sharedPricer { return sharedPricer{unitPricer: unit, cores: c, sw: 0.25 * ms} }
-	// In seconds the ranks take turns every TimeSlice, and end as well.
-	secs := sharedPricer{unitPricer: unitPricer{cpu: 1, msg: 0.5, eager: -1}, cores: 1, sw: 0.25}
+	// In seconds the ranks take turns every osSlice, and end as well.
+	secs := sharedPricer{unitPricer: unitPricer{cpu: 1, msg: 0.5, eager: -1}, cores: 1, sw: 0.25, slice: osSlice}
 	tests := []struct {
 		name  string
 		src   string
@@ -202,8 +215,9 @@ func TestCoresWaitingIsShown(t *testing.T) {
 }
 
 // TestCoresTimeSlice checks the run queue's time slices: two ranks of
-// 25 ms each on one core take turns every TimeSlice, so the first ends
-// at 45 ms, not 25 ms; a rank alone on the queue is not cut.
+// 25 ms each on one core take turns every osSlice, so the first ends
+// at 45 ms, not 25 ms; a rank alone on the queue is not cut; and without
+// slices (goroutine ranks) the first runs to its end.
 func TestCoresTimeSlice(t *testing.T) {
 	const src = `kernel c() on P = 2 ranks {
   array a[8]: f64
@@ -212,22 +226,31 @@ func TestCoresTimeSlice(t *testing.T) {
   }
 }`
 	k := checkSource(t, "c.spmd", src)
-	p := sharedPricer{unitPricer: unitPricer{cpu: 2.5 * TimeSlice, eager: -1}, cores: 1}
-	var slices int
-	em, err := Emulate(k, p, EmulateOptions{Observe: func(iv *Interval) { slices++ }})
-	if err != nil {
-		t.Fatal(err)
+	for _, tt := range []struct {
+		slice     float64
+		ends      []float64
+		intervals int
+	}{
+		// r0 [0,10] r1 [10,20] r0 [20,30] r1 [30,40] r0 [40,45] r1 [45,50] ms.
+		{osSlice, []float64{45e-3, 50e-3}, 6},
+		// r0 [0,25] r1 [25,50] ms.
+		{0, []float64{25e-3, 50e-3}, 2},
+	} {
+		p := sharedPricer{unitPricer: unitPricer{cpu: 25e-3, eager: -1}, cores: 1, slice: tt.slice}
+		var intervals int
+		em, err := Emulate(k, p, EmulateOptions{Observe: func(iv *Interval) { intervals++ }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []float64{em.PerRank[0].End, em.PerRank[1].End}
+		if diff := cmp.Diff(tt.ends, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+			t.Errorf("slice %g: rank ends (-want +got):\n%s", tt.slice, diff)
+		}
+		if intervals != tt.intervals {
+			t.Errorf("slice %g: %d compute intervals, want %d", tt.slice, intervals, tt.intervals)
+		}
+		checkPathCovers(t, em)
 	}
-	got := []float64{em.PerRank[0].End, em.PerRank[1].End}
-	want := []float64{4.5 * TimeSlice, 5 * TimeSlice}
-	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
-		t.Errorf("rank ends (-want +got):\n%s", diff)
-	}
-	// r0 [0,10] r1 [10,20] r0 [20,30] r1 [30,40] r0 [40,45] r1 [45,50] ms.
-	if slices != 6 {
-		t.Errorf("%d compute intervals, want 6 slices", slices)
-	}
-	checkPathCovers(t, em)
 }
 
 // TestCoresEventBudget checks that time slices count against the event
@@ -240,7 +263,7 @@ func TestCoresEventBudget(t *testing.T) {
   }
 }`
 	k := checkSource(t, "c.spmd", src)
-	p := sharedPricer{unitPricer: unitPricer{cpu: 1e6, eager: -1}, cores: 1} // 10^8 slices each
+	p := sharedPricer{unitPricer: unitPricer{cpu: 1e6, eager: -1}, cores: 1, slice: osSlice} // 10^8 slices each
 	_, err := Emulate(k, p, EmulateOptions{Limits: EmulateLimits{MaxEvents: 1000}})
 	var be *BudgetError
 	if !errors.As(err, &be) || be.Limit != "events" {
@@ -267,7 +290,7 @@ func TestCoresSliceOnlyWhenWaiting(t *testing.T) {
   }
 }`
 	const ms = 1e-3
-	p := sharedPricer{unitPricer: unitPricer{perFlop: ms, eager: -1}, cores: 2}
+	p := sharedPricer{unitPricer: unitPricer{perFlop: ms, eager: -1}, cores: 2, slice: osSlice}
 	for _, tt := range []struct {
 		n    string
 		ends []float64 // ms
@@ -306,28 +329,34 @@ func TestSharedMakespan(t *testing.T) {
 		ranks int64
 		cores int
 		d     float64
+		slice float64 // 0: none (goroutine ranks)
 		want  float64 // 0: not worked out by hand
 	}{
-		{3, 2, 1e-3, 2e-3},
-		{16, 2, 0.5e-3, 4e-3},
-		{2, 2, 1, 1},
-		{4, 0, 1, 1},
-		{3, 2, 25e-3, 40e-3},
-		{5, 2, 35e-3, 0},
-		{16, 3, 0.123, 0},
-		{7, 4, 10e-3, 20e-3},
+		{3, 2, 1e-3, osSlice, 2e-3},
+		{16, 2, 0.5e-3, osSlice, 4e-3},
+		{2, 2, 1, osSlice, 1},
+		{4, 0, 1, osSlice, 1},
+		{3, 2, 25e-3, osSlice, 40e-3},
+		{5, 2, 35e-3, osSlice, 0},
+		{16, 3, 0.123, osSlice, 0},
+		{7, 4, 10e-3, osSlice, 20e-3},
+		// Without slices every rank runs to its end: ⌈P/C⌉ rounds.
+		{3, 2, 25e-3, 0, 50e-3},
+		{5, 2, 35e-3, 0, 105e-3},
+		{16, 3, 0.123, 0, 6 * 0.123},
 	} {
-		got := SharedMakespan(tt.d, tt.ranks, tt.cores)
+		p := sharedPricer{unitPricer: unitPricer{cpu: tt.d, eager: -1}, cores: tt.cores, slice: tt.slice}
+		got := SharedMakespan(tt.d, tt.ranks, tt.cores, p.TimeSlice())
 		if tt.want != 0 && !near(got, tt.want) {
-			t.Errorf("SharedMakespan(%g, %d, %d) = %g, want %g", tt.d, tt.ranks, tt.cores, got, tt.want)
+			t.Errorf("SharedMakespan(%g, %d, %d, %g) = %g, want %g", tt.d, tt.ranks, tt.cores, p.TimeSlice(), got, tt.want)
 		}
 		k := checkSource(t, "c.spmd", strings.Replace(src, "P = 3", fmt.Sprintf("P = %d", tt.ranks), 1))
-		em, err := Emulate(k, sharedPricer{unitPricer: unitPricer{cpu: tt.d, eager: -1}, cores: tt.cores}, EmulateOptions{})
+		em, err := Emulate(k, p, EmulateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !near(got, em.Total) {
-			t.Errorf("SharedMakespan(%g, %d, %d) = %g, the emulation %g", tt.d, tt.ranks, tt.cores, got, em.Total)
+			t.Errorf("SharedMakespan(%g, %d, %d, %g) = %g, the emulation %g", tt.d, tt.ranks, tt.cores, p.TimeSlice(), got, em.Total)
 		}
 	}
 }
