@@ -42,7 +42,9 @@ func TestTinyCalibrationLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the table does not load: %v\n%s", err, data)
 	}
-	_ = m
+	if m.LocalMessages() == nil {
+		t.Errorf("the table has no messages.local (the LOCAL pingpong's law)")
+	}
 	for _, key := range []string{"\nhost:", "\ncompute:", "  loop:", "  access:", "  ops:", "  latency:", "\nmemory:",
 		"compose: ecm", "main_bandwidth:", "write_allocate:", "\nmessages:", "\ncollectives:", "\nresults:", "TICK2", "RINF1", "IMH stride"} {
 		if !strings.Contains(string(data), key) {

@@ -271,7 +271,7 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[st
 		if msg.Kind == "recv" {
 			src, dst = peer, rank
 		}
-		unit, how := p.message(src, dst, bytes, msg.Elem)
+		unit, how := p.message(src, dst, bytes, msg.Elem, msg.Stmt)
 		half := msg.Kind == "recv" && hasSendAt(c.Messages, msg.Stmt)
 		if sum, ok := walked[walkKey(msg.Stmt, msg.Kind)]; ok {
 			unit = sum / n
@@ -353,14 +353,15 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 	sums := map[half]float64{}
 	err = s.Events(func(ev *analyze.Event) bool {
 		var send, recv float64
+		cs := ev.Stmt
 		switch ev.Kind {
 		case analyze.EvSend:
 			if ev.Peer >= 0 {
-				sums[half{ev.Stmt, true}] += p.Message(r, ev.Peer, ev.Bytes)
+				sums[half{ev.Stmt, true}] += p.messageOf(cs, r, ev.Peer, ev.Bytes)
 			}
 		case analyze.EvRecv:
 			if ev.Peer >= 0 {
-				sums[half{ev.Stmt, false}] += p.Message(ev.Peer, r, ev.Bytes)
+				sums[half{ev.Stmt, false}] += p.messageOf(cs, ev.Peer, r, ev.Bytes)
 			}
 		case analyze.EvSendRecv:
 			if t, _, ok := p.exchange(r, ev.Peer, ev.From, float64(max(ev.Bytes, ev.RecvBytes))); ok {
@@ -370,17 +371,17 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 					sums[half{ev.Stmt, true}] += t
 					sums[half{ev.Stmt, false}] += 0
 				} else {
-					sums[half{ev.Stmt, true}] += p.Message(r, ev.Peer, ev.Bytes)
-					sums[half{ev.Stmt, false}] += p.Message(ev.From, r, ev.RecvBytes)
+					sums[half{ev.Stmt, true}] += p.messageOf(cs, r, ev.Peer, ev.Bytes)
+					sums[half{ev.Stmt, false}] += p.messageOf(cs, ev.From, r, ev.RecvBytes)
 				}
 				break
 			}
 			if ev.Peer >= 0 {
-				send = p.Message(r, ev.Peer, ev.Bytes)
+				send = p.messageOf(cs, r, ev.Peer, ev.Bytes)
 				sums[half{ev.Stmt, true}] += send
 			}
 			if ev.From >= 0 {
-				recv = p.Message(ev.From, r, ev.RecvBytes)
+				recv = p.messageOf(cs, ev.From, r, ev.RecvBytes)
 				sums[half{ev.Stmt, false}] += max(0, recv-send)
 			}
 		}

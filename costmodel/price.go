@@ -60,6 +60,11 @@ type machinePricer struct {
 	// copiers is how many ranks send or receive point-to-point messages
 	// (copyingRanks), for messages.shared; 0: not known (every rank).
 	copiers int64
+	// localStmt and localPos are the statements whose payloads stay with
+	// their sender, by statement and by position (local.go); nil when the
+	// table has no messages.local.
+	localStmt map[*lang.CommStmt]bool
+	localPos  map[string]bool
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -72,6 +77,9 @@ func newMachinePricer(m *machines.Machine, k *lang.Checked) *machinePricer {
 	p := &machinePricer{m: m, k: k, ranks: k.NumRanks(), notes: map[string]bool{}}
 	if px, _, ok := k.Grid(); ok {
 		p.px = px
+	}
+	if m.LocalMessages() != nil {
+		p.localStmt, p.localPos = localStmts(k)
 	}
 	return p
 }
@@ -534,11 +542,28 @@ func (p *machinePricer) SendRecvMessage(src, dst, from, bytes, recvBytes int64, 
 	case isInPlace(s):
 		return t, true
 	}
-	return p.Message(src, dst, bytes) + p.Message(from, src, recvBytes), true
+	return p.messageOf(s, src, dst, bytes) + p.messageOf(s, from, src, recvBytes), true
 }
 
-// message prices one message and says how.
-func (p *machinePricer) message(src, dst int64, bytes float64, elem string) (float64, string) {
+// messageOf is Message for a message of statement s: by messages.local
+// when its payload stays with its sender (local.go).
+func (p *machinePricer) messageOf(s *lang.CommStmt, src, dst, bytes int64) float64 {
+	if t, ok := p.StmtMessage(s, src, dst, bytes); ok {
+		return t
+	}
+	return p.Message(src, dst, bytes)
+}
+
+// message prices one message of the statement at stmt (a position, as
+// analyze.Message.Stmt spells it) and says how.
+func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string) (float64, string) {
+	if p.isLocalAt(stmt) {
+		if lm := p.localLaw(src, dst); lm != nil {
+			level := lm.Levels(int(src), int(dst))
+			how := fmt.Sprintf("%s model, %d network level(s) (messages.local: the payload stays with its sender)", lm.Kind(), level)
+			return p.sharedCopies(lm, level, src, dst, bytes, lm.Time(bytes, level), how)
+		}
+	}
 	mm, level := p.route(src, dst, elem)
 	if mm == nil {
 		if p.m.Compute().Free() {

@@ -62,7 +62,7 @@ func (p *machinePricer) requestTerm(rank int64, msg analyze.Message) Term {
 		src, dst = peer, rank
 	}
 	send, recv, _ := p.MessageOverheads(src, dst, int64(bytes))
-	transfer, how := p.message(src, dst, bytes, msg.Elem)
+	transfer, how := p.message(src, dst, bytes, msg.Elem, msg.Stmt)
 	unit, side := send, "the sender's overhead o, paid at the post"
 	if msg.Kind == "irecv" {
 		unit, side = recv, "the receiver's overhead o, paid at the wait"

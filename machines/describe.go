@@ -33,6 +33,9 @@ func (m *Machine) Describe(w io.Writer) error {
 		if x := m.messages.sharing; x != nil {
 			d.messages("messages when the ranks outnumber the cores", x)
 		}
+		if x := m.messages.local; x != nil {
+			d.messages("messages whose payload stays with its sender (never received into)", x)
+		}
 		if w := m.messages.wakeup; w != nil {
 			d.section("wake-up of a rank that blocked")
 			d.number("time", w.Time)

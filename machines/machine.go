@@ -172,6 +172,20 @@ func (m *Machine) SharingMessages() *MessageModel {
 	return m.messages.sharing
 }
 
+// LocalMessages is the table's message law for payloads that stay with
+// their sender (messages.local, written by perfc calibrate from its LOCAL
+// pingpong, each rank sending its own buffer and receiving into
+// another), or nil when it has none. The goroutine runtime's copy reads
+// the payload where its sender left it: COMMS1, which returns what it
+// received, reads lines the other core has just written, the slowest
+// case; a payload its sender holds copies several times faster.
+func (m *Machine) LocalMessages() *MessageModel {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.local
+}
+
 // SharedCopies is the table's slowdown of concurrent copies
 // (messages.shared), or nil when it has none (then a message costs its law
 // whatever the ranks per core).
@@ -794,6 +808,10 @@ type MessageModel struct {
 	// table's cores (COMMS1 with more ranks than cores); nil when the
 	// table does not say.
 	sharing *MessageModel
+	// local prices a message whose payload stays with its sender (a sent
+	// array the kernel never receives into: COMMS1 with a send and a
+	// receive buffer on each rank); nil when the table does not say.
+	local *MessageModel
 	// wakeup is the cost of waking a rank that blocked long enough for
 	// its thread to sleep; nil when the table does not say.
 	wakeup *Wakeup

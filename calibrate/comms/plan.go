@@ -14,6 +14,12 @@ type Bench string
 // §3.3, shared/reference/benchmarks.md) and one per collective kind.
 const (
 	Comms1 Bench = "COMMS1" // pingpong between ranks 0 and 1; t = half the round trip
+	// Local is a pingpong whose payloads stay with their senders: each
+	// rank sends its own buffer and receives into another, so a message
+	// copies lines its sender holds, where COMMS1 returns what it
+	// received and every copy reads lines the other core wrote
+	// (messages.local; docs/calibrate-comms.md, "Payloads that stay").
+	Local  Bench = "LOCAL"
 	Comms2 Bench = "COMMS2" // both ranks exchange at once; t = one exchange
 	Comms3 Bench = "COMMS3" // every rank sends to every other; t = the P(P−1) messages
 	Synch1 Bench = "SYNCH1" // barrier; t = one barrier
@@ -125,8 +131,8 @@ func modeSizes(quick, tiny bool) sizes {
 	}
 }
 
-// plan lists the kernels of a mode: COMMS1 and COMMS2 need two ranks and
-// go into the two-rank kernel; COMMS1 runs again between ranks 0 and 1 of
+// plan lists the kernels of a mode: COMMS1, LOCAL and COMMS2 need two
+// ranks and go into the two-rank kernel; COMMS1 runs again between ranks 0 and 1 of
 // the sharingRanks kernel (messages.sharing); COMMS3, SYNCH1 and the
 // collectives go into every rank count's kernel.
 func plan(s sizes) []kernelPlan {
@@ -139,6 +145,9 @@ func plan(s sizes) []kernelPlan {
 			}
 		}
 		if p == 2 {
+			for _, n := range s.comms1 {
+				kp.add(Local, n, 2, s.target)
+			}
 			for _, n := range s.comms2 {
 				kp.add(Comms2, n, 1, s.target)
 			}
@@ -202,7 +211,7 @@ func estimate(kind Bench, n float64, p int, mpi bool) float64 {
 		wake, bw = 2e-6, 2e9
 	}
 	switch kind {
-	case Comms1:
+	case Comms1, Local:
 		return wake + n/bw
 	case Comms2:
 		return 1.5*wake + n/(0.6*bw)
@@ -226,7 +235,7 @@ func (kp kernelPlan) arrays() (buf, sr, x int64) {
 		switch b.kind {
 		case Comms1, Comms2:
 			buf = max(buf, e)
-		case Comms3:
+		case Comms3, Local:
 			sr = max(sr, e)
 		case Synch1:
 		default:
@@ -283,6 +292,16 @@ func (bn bench) body() []string {
 			"} else if rank == 1 {",
 			"  recv buf" + s + " from 0",
 			"  send buf" + s + " to 0",
+			"}",
+		}
+	case Local: // COMMS1 with a send and a receive buffer on each rank
+		return []string{
+			"if rank == 0 {",
+			"  send sb" + s + " to 1",
+			"  recv rb" + s + " from 1",
+			"} else if rank == 1 {",
+			"  recv rb" + s + " from 0",
+			"  send sb" + s + " to 0",
 			"}",
 		}
 	case Comms2: // COMMS2 ([001] L517): both send at once

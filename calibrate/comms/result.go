@@ -37,6 +37,7 @@ type Result struct {
 	messagesErr error         // no Hockney ranges at all: the points are the law
 	exchange    *fit.Piecewise
 	sharing     *fit.Piecewise      // COMMS1 in the sharingRanks kernel
+	local       *fit.Piecewise      // LOCAL: payloads that stay with their senders
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
 	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
@@ -76,6 +77,11 @@ func analyse(pts []Point, samples int, date string, tr Transport) (*Result, erro
 	if n, t := series(pts, Comms1, sharingRanks); len(n) >= 3 {
 		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0}); err == nil {
 			r.sharing = &p
+		}
+	}
+	if n, t := series(pts, Local, partition); len(n) >= 3 {
+		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0}); err == nil {
+			r.local = &p
 		}
 	}
 	if n, t := series(pts, Comms2, partition); len(n) >= 3 {
@@ -156,12 +162,22 @@ func (r *Result) knee(lengths []float64) float64 {
 func collectiveLengths(pts []Point) []float64 {
 	var out []float64
 	for _, p := range pts {
-		if p.Bench != Comms1 && p.Bench != Comms2 && p.Bench != Comms3 && p.Bench != Synch1 && !slices.Contains(out, p.Bytes) {
+		if !isPointToPoint(p.Bench) && p.Bench != Synch1 && !slices.Contains(out, p.Bytes) {
 			out = append(out, p.Bytes)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// isPointToPoint reports whether b is a benchmark of messages (or the
+// wake-up's gap), not of a collective.
+func isPointToPoint(b Bench) bool {
+	switch b {
+	case Comms1, Local, Comms2, Comms3, Gap, Wake:
+		return true
+	}
+	return false
 }
 
 // series returns one benchmark's points on P ranks as (bytes, seconds),
@@ -234,7 +250,7 @@ func (r *Result) Messages() any {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
 	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong", partition), Wakeup: r.wakeupSection(),
-		Shared: r.sharedSection(), Sharing: r.sharingSection()}
+		Shared: r.sharedSection(), Sharing: r.sharingSection(), Local: r.localSection()}
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange", partition),
@@ -261,6 +277,26 @@ func (r *Result) sharingSection() *messagesYAML {
 	return &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS1 pingpong", sharingRanks),
 		Source: fmt.Sprintf("%s COMMS1 pingpong between ranks 0 and 1 of %d on %d cores (half the round trip, median of %d measurements), %s..%s (%d lengths), %s",
 			r.transport.Command(), sharingRanks, r.cores, r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+}
+
+// localSection is messages.local: the LOCAL pingpong, whose payloads
+// stay with their senders; nil when it was not measured or did not fit.
+// The goroutine runtime copies a message on the core of whichever side
+// arrives second, so what it costs depends on where the payload's lines
+// are: COMMS1 returns what it received, and every copy reads lines the
+// other core has just written, the slowest case (on this host 8–12 GB/s
+// against 50 GB/s for a payload its sender holds, at 256 KiB). Kernels
+// whose sent arrays are never received into send such payloads
+// (docs/predict.md, "Payloads that stay with their sender").
+func (r *Result) localSection() *messagesYAML {
+	p := r.local
+	if p == nil {
+		return nil
+	}
+	n, _ := series(r.points, Local, partition)
+	return &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "LOCAL pingpong", partition),
+		Source: fmt.Sprintf("%s LOCAL pingpong %s (each rank sends its own buffer and receives into another; half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
+			r.transport.Command(), r.transport.Describe(partition), r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 }
 
 // ranges writes the Hockney ranges of a piecewise law of bench measured
@@ -515,6 +551,9 @@ type messagesYAML struct {
 	// Sharing is the COMMS1 law when ranks outnumber the cores, which
 	// the pricing reads as messages.sharing.
 	Sharing *messagesYAML `yaml:"sharing,omitempty"`
+	// Local is the LOCAL law, of payloads that stay with their senders,
+	// which the pricing reads as messages.local.
+	Local *messagesYAML `yaml:"local,omitempty"`
 	// Wakeup is the WAKE benchmark's wake-up cost (messages.wakeup).
 	Wakeup *wakeupYAML `yaml:"wakeup,omitempty"`
 	// Shared is the slowdown of concurrent copies (messages.shared).

@@ -235,6 +235,17 @@ type SerialSendRecv interface {
 	SendRecvMessage(src, dst, from, bytes, recvBytes int64, s *lang.CommStmt) (float64, bool)
 }
 
+// StmtMessager is optionally implemented by a Pricer whose message law
+// depends on the statement that sends: on the goroutine runtime a payload
+// that stays with its sender (an array the kernel never receives into)
+// copies faster than one a message brought (docs/predict.md, "Payloads
+// that stay with their sender"). The message of statement s from src to
+// dst then costs what StmtMessage returns, when it reports true, rather
+// than Message.
+type StmtMessager interface {
+	StmtMessage(s *lang.CommStmt, src, dst, bytes int64) (float64, bool)
+}
+
 // Waker is optionally implemented by a Pricer whose ranks' threads sleep
 // when they wait long (the goroutine runtime of the generated programs:
 // Go parks an idle thread on a futex after a few microseconds of
@@ -270,6 +281,7 @@ type emulator struct {
 	eager    int64
 	inject   Injector
 	serial   SerialSendRecv // nil when the halves of a sendrecv overlap
+	stmtMsg  StmtMessager   // nil when every statement's messages cost Message
 	opts     EmulateOptions
 	until    float64 // opts.Until when positive, +Inf otherwise: a rank stops once its clock passes it
 	observe  bool    // someone wants the intervals (a timeline or an observer)
@@ -415,6 +427,7 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	// embeds only Pricer's methods, and would hide them.
 	em.inject, _ = p.(Injector)
 	em.serial, _ = p.(SerialSendRecv)
+	em.stmtMsg, _ = p.(StmtMessager)
 	em.computer, _ = p.(RankComputer)
 	em.initRequests(k, p)
 	cores, err := newCoreState(k, p, opts.Limits)

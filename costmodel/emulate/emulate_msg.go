@@ -134,6 +134,11 @@ func (em *emulator) route(s int64, ss *rankState) {
 		e.bytes = ss.send.bytes
 	}
 	cost := e.cost
+	if em.stmtMsg != nil && ss.stmt != nil {
+		if c, ok := em.stmtMsg.StmtMessage(ss.stmt, s, ss.send.peer, ss.send.bytes); ok {
+			cost = c
+		}
+	}
 	if ss.kind == ActSendRecv && em.serial != nil {
 		if c, ok := em.serial.SendRecvMessage(s, ss.send.peer, ss.recv.peer, ss.send.bytes, ss.recv.bytes, ss.stmt); ok {
 			cost = c

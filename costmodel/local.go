@@ -1,0 +1,131 @@
+package costmodel
+
+import (
+	"perfc/lang"
+	"perfc/machines"
+)
+
+// Payloads that stay with their sender (docs/predict.md, "Payloads that
+// stay with their sender"). The goroutine runtime copies a message on the
+// core of whichever side arrives second, from where the payload's lines
+// are: COMMS1, the table's message law, returns what it received, so every
+// copy reads lines the other core has just written, the slowest case; a
+// payload its sender computed or never changed is read where the sender
+// holds it, several times faster (8–12 against 50 GB/s at 256 KiB on this
+// host). A table with messages.local (perfc calibrate's LOCAL pingpong,
+// each rank sending its own buffer and receiving into another) prices the
+// messages of such payloads by that law.
+//
+// Which payloads stay is decided from the kernel's text, by array: a sent
+// array that no statement of the kernel receives into (a recv, an irecv,
+// the buffer of a sendrecv or exchange, a collective's) holds only what its
+// rank wrote. A sent array that is also received into keeps the COMMS1 law
+// even where the sections differ (a halo exchange sends rows of u and
+// receives into other rows of u): the bound is conservative, never
+// optimistic about a payload a message brought.
+
+// localStmts finds the statements of k that send a payload that stays
+// with its sender: sends, isends and sendrecvs into another buffer whose
+// sent array the kernel never receives into (a `SIZE bytes` payload is
+// the runtime's own buffer, which nothing receives into); and, when every
+// send is one of them, the recvs and irecvs, whose messages they send.
+// Keyed by the statement and by its position as analyze.Message.Stmt
+// spells it.
+func localStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[string]bool) {
+	if k == nil || k.Kernel == nil {
+		return nil, nil
+	}
+	received := map[string]bool{}
+	var senders, receivers []*lang.CommStmt
+	lang.Inspect(k.Kernel, func(n lang.Node) bool {
+		s, ok := n.(*lang.CommStmt)
+		if !ok {
+			return true
+		}
+		switch {
+		case s.Kind == lang.Send || s.Kind == lang.ISend:
+			senders = append(senders, s)
+		case s.Kind == lang.SendRecv && s.Into != nil:
+			senders = append(senders, s)
+			markReceived(received, s.Into)
+		case s.Kind == lang.Recv || s.Kind == lang.IRecv:
+			receivers = append(receivers, s)
+			markReceived(received, s.Payload)
+		default: // every other kind receives into its payload (or has none)
+			markReceived(received, s.Payload)
+		}
+		return true
+	})
+	byStmt, byPos = map[*lang.CommStmt]bool{}, map[string]bool{}
+	mark := func(s *lang.CommStmt) {
+		byStmt[s] = true
+		byPos[k.File.Source.Position(s.Pos()).String()] = true
+	}
+	every := len(senders) > 0
+	for _, s := range senders {
+		if pl := s.Payload; pl != nil && (pl.Bytes != nil || pl.Name != nil && !received[pl.Name.Name]) {
+			mark(s)
+		} else {
+			every = false
+		}
+	}
+	if every {
+		// A receive's message was sent by some send of the kernel: when
+		// every send's payload stays, so does the one it receives.
+		for _, s := range receivers {
+			mark(s)
+		}
+	}
+	return byStmt, byPos
+}
+
+// markReceived records the array (or var) a payload receives into.
+func markReceived(received map[string]bool, pl *lang.Payload) {
+	if pl != nil && pl.Bytes == nil && pl.Name != nil {
+		received[pl.Name.Name] = true
+	}
+}
+
+// localLaw is the table's messages.local when it prices a message from
+// src to dst whose payload stays with its sender: not between the nodes
+// of a cluster (the law was measured inside one), and not where
+// messages.sharing prices the kernel's messages (ranks that outnumber the
+// cores and hand them over with the payload: that law was measured as it
+// is). nil otherwise.
+func (p *machinePricer) localLaw(src, dst int64) *machines.MessageModel {
+	lm := p.m.LocalMessages()
+	if lm == nil {
+		return nil
+	}
+	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() && p.fewCopiers() {
+		return nil
+	}
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
+		return nil
+	}
+	return lm
+}
+
+// isLocalAt reports whether the statement at pos (as analyze.Message.Stmt
+// spells it) sends a payload that stays with its sender.
+func (p *machinePricer) isLocalAt(pos string) bool { return p.localPos[pos] }
+
+// StmtMessage implements emulate.StmtMessager: the time of a message of
+// statement s from src to dst by messages.local when its payload stays
+// with its sender and the table has that law; ok false otherwise (the
+// message costs Message's price).
+func (p *machinePricer) StmtMessage(s *lang.CommStmt, src, dst, bytes int64) (float64, bool) {
+	if !p.localStmt[s] {
+		return 0, false
+	}
+	lm := p.localLaw(src, dst)
+	if lm == nil {
+		return 0, false
+	}
+	level := lm.Levels(int(src), int(dst))
+	t := lm.Time(float64(bytes), level)
+	if f := p.sharedFactor(src, dst, float64(bytes)); f > 1 {
+		t = withShared(t, lm.Time(0, level), f)
+	}
+	return t, true
+}

@@ -1,0 +1,185 @@
+package costmodel
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"perfc/analyze"
+	"perfc/machines"
+)
+
+// TestLocalStmts checks which statements send a payload that stays with
+// its sender: a sent array the kernel never receives into, a `SIZE bytes`
+// payload, and the receives of a kernel whose every send is one; not an
+// array that comes back (COMMS1), nor one received into elsewhere (a halo
+// exchange's rows of u).
+func TestLocalStmts(t *testing.T) {
+	for _, tt := range []struct {
+		name, src string
+		want      []int // the lines of the local statements
+	}{
+		{"separate buffers", `kernel k() on P = 2 ranks {
+  array sb[8], rb[8]: f64
+  if rank == 0 {
+    send sb to 1
+    recv rb from 1
+  } else {
+    recv rb from 0
+    send sb to 0
+  }
+}`, []int{4, 5, 7, 8}},
+		{"the payload comes back", `kernel k() on P = 2 ranks {
+  array buf[8]: f64
+  if rank == 0 {
+    send buf to 1
+    recv buf from 1
+  } else {
+    recv buf from 0
+    send buf to 0
+  }
+}`, nil},
+		{"sendrecv into another array", `kernel k() on P = 4 ranks {
+  array sb[8], rb[8]: f64
+  sendrecv sb to (rank + 1) % P from (rank + 3) % P into rb
+}`, []int{3}},
+		{"sendrecv into the array it sends", `kernel k() on P = 4 ranks {
+  array u[4][8]: f64
+  sendrecv u[1][0:8] to (rank + 1) % P from (rank + 3) % P into u[3][0:8]
+}`, nil},
+		{"bytes", `kernel k() on P = 2 ranks {
+  sendrecv 64 bytes to (rank + 1) % P from (rank + 1) % P into 64 bytes
+}`, []int{2}},
+		{"a collective receives into it", `kernel k() on P = 2 ranks {
+  array x[8], y[8]: f64
+  send x to (rank + 1) % P
+  recv y from (rank + 1) % P
+  allreduce sum x
+}`, nil},
+		{"one send bounces: receives keep COMMS1", `kernel k() on P = 2 ranks {
+  array a[8], b[8]: f64
+  send a to (rank + 1) % P
+  recv b from (rank + 1) % P
+  send b to (rank + 1) % P
+  recv b from (rank + 1) % P
+}`, []int{3}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := checkSource(t, "k.spmd", tt.src)
+			byStmt, byPos := localStmts(k)
+			var got []int
+			for s := range byStmt {
+				got = append(got, k.File.Source.Position(s.Pos()).Line)
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("local statements' lines (-want +got):\n%s", diff)
+			}
+			if len(byPos) != len(byStmt) {
+				t.Errorf("%d positions for %d statements", len(byPos), len(byStmt))
+			}
+		})
+	}
+}
+
+// localTable is a table with a slow message law (COMMS1's, 1 GB/s) and a
+// fast messages.local (10 GB/s), 1 µs start-up each.
+const localTable = `name: local-test
+description: test table with messages.local
+source: test
+compute:
+  source: test compute
+  peak: {f64: 8Gflop/s}
+memory:
+  source: test memory
+  main_bandwidth: 10GB/s
+messages:
+  source: test messages
+  model: hockney
+  t0: 1us
+  rinf: 1GB/s
+  local:
+    source: test local
+    model: hockney
+    t0: 1us
+    rinf: 10GB/s
+`
+
+// TestLocalLawPrices checks the pricing: a message whose payload stays
+// with its sender costs messages.local's time, in the region table and
+// in the emulated total; one whose payload came back costs the message
+// law's; and a table without messages.local prices both alike.
+func TestLocalLawPrices(t *testing.T) {
+	m, err := machines.Parse("local.yaml", []byte(localTable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := machines.Parse("plain.yaml", []byte(localTable[:strings.Index(localTable, "  local:")]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const local = `kernel k() on P = 2 ranks {
+  array sb[1250], rb[1250]: f64
+  region "ring" {
+    sendrecv sb to (rank + 1) % P from (rank + 1) % P into rb
+  }
+}`
+	const back = `kernel k() on P = 2 ranks {
+  array buf[1250]: f64
+  region "ring" {
+    if rank == 0 {
+      send buf to 1
+      recv buf from 1
+    } else {
+      recv buf from 0
+      send buf to 0
+    }
+  }
+}`
+	// 10,000 B: 1 µs + 1 µs at 10 GB/s, 1 µs + 10 µs at 1 GB/s.
+	for _, tt := range []struct {
+		name, src string
+		m         *machines.Machine
+		message   float64 // the send term's unit cost
+		how       string
+	}{
+		{"local payload", local, m, 2e-6, "messages.local"},
+		{"payload that comes back", back, m, 11e-6, "hockney model"},
+		{"local payload, no messages.local", local, plain, 11e-6, "hockney model"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := checkSource(t, "k.spmd", tt.src)
+			rep, err := analyze.Analyze(k, analyze.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pred, err := Predict(k, rep, tt.m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, r := range pred.Regions {
+				for _, term := range r.Terms {
+					if term.Resource != "message" || !strings.HasPrefix(term.What, "send") {
+						continue
+					}
+					found = true
+					if !sameTime(term.UnitCost, tt.message) || !strings.Contains(term.How, tt.how) {
+						t.Errorf("%s: %g s (%s), want %g s (%s)", term.What, term.UnitCost, term.How, tt.message, tt.how)
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("no send term in %+v", pred.Regions)
+			}
+			// The emulated run takes at least one message and at most two
+			// (a sendrecv's halves in series, a round trip), each at the
+			// law's price.
+			if pred.Total < tt.message || pred.Total > 2*tt.message+1e-6 {
+				t.Errorf("predicted total %g s, want one or two messages of %g s", pred.Total, tt.message)
+			}
+		})
+	}
+}
