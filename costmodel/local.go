@@ -88,16 +88,16 @@ func markReceived(received map[string]bool, pl *lang.Payload) {
 
 // localLaw is the table's messages.local when it prices a message from
 // src to dst whose payload stays with its sender: not between the nodes
-// of a cluster (the law was measured inside one), and not where
-// messages.sharing prices the kernel's messages (ranks that outnumber the
-// cores and hand them over with the payload: that law was measured as it
-// is). nil otherwise.
+// of a cluster (the law was measured inside one), and not when the
+// kernel's ranks outnumber the table's cores. There a message hands a
+// core from one rank to another, a cost the LOCAL pingpong (two ranks,
+// each spinning on its own core) never saw: priced by it, comms3,
+// meshshift and wave at P = 4 on 2 cores fell to −64..−80 % in L1
+// (docs/accuracy.md), where the top-level law, slower per byte, stays
+// within 15–35 %. nil otherwise.
 func (p *machinePricer) localLaw(src, dst int64) *machines.MessageModel {
 	lm := p.m.LocalMessages()
-	if lm == nil {
-		return nil
-	}
-	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() && p.fewCopiers() {
+	if lm == nil || p.sharesCores() {
 		return nil
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {

@@ -110,13 +110,18 @@ messages:
 // TestLocalLawPrices checks the pricing: a message whose payload stays
 // with its sender costs messages.local's time, in the region table and
 // in the emulated total; one whose payload came back costs the message
-// law's; and a table without messages.local prices both alike.
+// law's; a table without messages.local prices both alike, and so does
+// one whose ranks outnumber its cores.
 func TestLocalLawPrices(t *testing.T) {
 	m, err := machines.Parse("local.yaml", []byte(localTable))
 	if err != nil {
 		t.Fatal(err)
 	}
 	plain, err := machines.Parse("plain.yaml", []byte(localTable[:strings.Index(localTable, "  local:")]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := machines.Parse("shared.yaml", []byte(localTable+"cores: 1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +153,7 @@ func TestLocalLawPrices(t *testing.T) {
 		{"local payload", local, m, 2e-6, "messages.local"},
 		{"payload that comes back", back, m, 11e-6, "hockney model"},
 		{"local payload, no messages.local", local, plain, 11e-6, "hockney model"},
+		{"local payload, ranks sharing a core", local, shared, 11e-6, "hockney model"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkSource(t, "k.spmd", tt.src)
