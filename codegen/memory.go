@@ -155,3 +155,47 @@ func bytesBound(k *lang.Checked, size lang.Expr) int64 {
 	}
 	return largest
 }
+
+// ScratchBytes is the memory of one rank's runtime buffers that its
+// messages copy through, beside its arrays: the copy of what an in-place
+// sendrecv or exchange sends (the largest such payload: the buffer is
+// reused), the send and receive sides of `SIZE bytes` payloads, and the
+// running result and the partner's part of a reduce, allreduce or scan
+// (codegen/spmd: rank.scratch). They are working memory like the arrays:
+// an exchange of 512 KiB in place touches 1 MiB per rank, which a 1 MiB
+// L2 holds or not depending on where the pages fall.
+func ScratchBytes(k *lang.Checked) int64 {
+	var replace, bytesOut, bytesIn, reduce int64
+	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
+		s, ok := n.(*lang.CommStmt)
+		if !ok || s.Payload == nil {
+			return true
+		}
+		b := payloadBound(k, s.Payload)
+		inPlace := s.Kind == lang.Exchange || s.Kind == lang.SendRecv && s.Into == nil
+		switch {
+		case inPlace:
+			replace = max(replace, b)
+		case s.Kind == lang.Reduce || s.Kind == lang.Allreduce || s.Kind == lang.Scan:
+			reduce = max(reduce, b)
+		}
+		if s.Payload.Bytes != nil && s.Kind != lang.Recv && s.Kind != lang.IRecv {
+			bytesOut = max(bytesOut, b)
+		}
+		if s.Into != nil && s.Into.Bytes != nil {
+			bytesIn = max(bytesIn, payloadBound(k, s.Into))
+		} else if s.Payload.Bytes != nil && (s.Kind == lang.Recv || s.Kind == lang.IRecv || inPlace) {
+			bytesIn = max(bytesIn, b)
+		}
+		return true
+	})
+	return satAdd(satAdd(replace, bytesOut), satAdd(bytesIn, satAdd(reduce, reduce)))
+}
+
+// satAdd adds two byte counts, saturating at the largest int64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

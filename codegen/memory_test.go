@@ -1,0 +1,28 @@
+package codegen
+
+import "testing"
+
+// TestScratchBytes checks the runtime buffers a rank's messages copy
+// through: an in-place exchange's copy (the largest, once), byte payloads
+// on each side, a reduction's two partial results; nothing for a
+// sendrecv into another array.
+func TestScratchBytes(t *testing.T) {
+	for _, tt := range []struct {
+		name, body string
+		want       int64
+	}{
+		{"sendrecv into another array", "sendrecv x to (rank + 1) % P from (rank + 1) % P into y", 0},
+		{"exchange in place", "exchange x with rank ^ 1", 8000},
+		{"two in place: the larger", "exchange x[0:10] with rank ^ 1\n  sendrecv x to (rank + 1) % P from (rank + 1) % P", 8000},
+		{"bytes", "sendrecv 64 bytes to (rank + 1) % P from (rank + 1) % P into 64 bytes", 128},
+		{"allreduce", "allreduce sum y", 16000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "kernel k() on P = 2 ranks {\n  array x[1000], y[1000]: f64\n  " + tt.body + "\n}\n"
+			k := checkSource(t, "k.spmd", []byte(src), "")
+			if got := ScratchBytes(k); got != tt.want {
+				t.Errorf("ScratchBytes = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
