@@ -172,7 +172,9 @@ func ScratchBytes(k *lang.Checked) int64 {
 			return true
 		}
 		b := payloadBound(k, s.Payload)
-		inPlace := s.Kind == lang.Exchange || s.Kind == lang.SendRecv && s.Into == nil
+		// A byte payload is never in place: the runtime sends from one
+		// of its buffers and receives into the other (sendrecv).
+		inPlace := (s.Kind == lang.Exchange || s.Kind == lang.SendRecv && s.Into == nil) && s.Payload.Bytes == nil
 		switch {
 		case inPlace:
 			replace = max(replace, b)
@@ -184,7 +186,7 @@ func ScratchBytes(k *lang.Checked) int64 {
 		}
 		if s.Into != nil && s.Into.Bytes != nil {
 			bytesIn = max(bytesIn, payloadBound(k, s.Into))
-		} else if s.Payload.Bytes != nil && (s.Kind == lang.Recv || s.Kind == lang.IRecv || inPlace) {
+		} else if s.Payload.Bytes != nil && (s.Kind == lang.Recv || s.Kind == lang.IRecv || s.Kind == lang.SendRecv || s.Kind == lang.Exchange) {
 			bytesIn = max(bytesIn, b)
 		}
 		return true

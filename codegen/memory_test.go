@@ -16,6 +16,7 @@ func TestScratchBytes(t *testing.T) {
 		{"two in place: the larger", "exchange x[0:10] with rank ^ 1\n  sendrecv x to (rank + 1) % P from (rank + 1) % P", 8000},
 		{"bytes", "sendrecv 64 bytes to (rank + 1) % P from (rank + 1) % P into 64 bytes", 128},
 		{"allreduce", "allreduce sum y", 16000},
+		{"bytes without into: two buffers, no copy", "sendrecv 64 bytes to (rank + 1) % P from (rank + 1) % P", 128},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			src := "kernel k() on P = 2 ranks {\n  array x[1000], y[1000]: f64\n  " + tt.body + "\n}\n"

@@ -48,6 +48,8 @@ func localStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[stri
 		case s.Kind == lang.SendRecv && s.Into != nil:
 			senders = append(senders, s)
 			markReceived(received, s.Into)
+		case (s.Kind == lang.SendRecv || s.Kind == lang.Exchange) && s.Payload != nil && s.Payload.Bytes != nil:
+			senders = append(senders, s) // byte payloads: two buffers of the runtime's, not in place
 		case s.Kind == lang.Recv || s.Kind == lang.IRecv:
 			receivers = append(receivers, s)
 			markReceived(received, s.Payload)

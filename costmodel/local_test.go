@@ -52,6 +52,9 @@ func TestLocalStmts(t *testing.T) {
 		{"bytes", `kernel k() on P = 2 ranks {
   sendrecv 64 bytes to (rank + 1) % P from (rank + 1) % P into 64 bytes
 }`, []int{2}},
+		{"bytes without into", `kernel k() on P = 2 ranks {
+  sendrecv 64 bytes to (rank + 1) % P from (rank + 1) % P
+}`, []int{2}},
 		{"a collective receives into it", `kernel k() on P = 2 ranks {
   array x[8], y[8]: f64
   send x to (rank + 1) % P

@@ -567,9 +567,12 @@ func hasSendAt(msgs []analyze.Message, pos string) bool {
 
 // isInPlace reports whether a sendrecv or exchange receives into the
 // buffer it sends (exchange, sendrecv without into): the runtime copies
-// what it sends to scratch first, as MPI_Sendrecv_replace.
+// what it sends to scratch first, as MPI_Sendrecv_replace. A `SIZE bytes`
+// payload has no data to keep in place: the runtime sends from one buffer
+// of its own and receives into another (codegen: generator.sendrecv), so
+// it is not in place.
 func isInPlace(s *lang.CommStmt) bool {
-	return s.Kind == lang.Exchange || s.Kind == lang.SendRecv && s.Into == nil
+	return (s.Kind == lang.Exchange || s.Kind == lang.SendRecv && s.Into == nil) && (s.Payload == nil || s.Payload.Bytes == nil)
 }
 
 // inPlaceStmts maps the position (file:line:col, as analyze.Message.Stmt
