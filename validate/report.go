@@ -40,9 +40,25 @@ type Report struct {
 	Groups  map[string]Summary `json:"groups"`
 	// Worst names the cases with the largest |error|, largest first, with
 	// the term that dominated their prediction.
-	Worst   []WorstCase `json:"worst"`
-	Cases   []Case      `json:"cases"`
-	Skipped []Skip      `json:"skipped"`
+	Worst []WorstCase `json:"worst"`
+	// Drift is the host's drift while the suite ran: its witnesses
+	// measured again at the end (Case.Again).
+	Drift   []Drift `json:"drift"`
+	Cases   []Case  `json:"cases"`
+	Skipped []Skip  `json:"skipped"`
+}
+
+// Drift is one witness of the host's drift: a case's total measured
+// during the suite and again after it.
+type Drift struct {
+	Case   string  `json:"case"`
+	Ranks  int64   `json:"ranks"`
+	First  float64 `json:"first_s"` // the median of the suite's measurement, s per run
+	Again  float64 `json:"again_s"` // the median measured after the suite
+	Change float64 `json:"change"`  // Again/First − 1
+	// Moved says that the change exceeds the spread of both
+	// measurements: the host's speed moved while the suite ran.
+	Moved bool `json:"moved"`
 }
 
 // Host says where the measurements were taken.
@@ -91,6 +107,16 @@ func NewReport(cases []Case, skipped []Skip, opts Options) *Report {
 			}
 		}
 		r.Groups[g] = Summarize(in)
+	}
+	r.Drift = []Drift{}
+	for _, c := range cases {
+		if c.Again == nil || c.Total == nil || !(c.Total.Measured > 0) {
+			continue
+		}
+		ch := c.Again.Measured/c.Total.Measured - 1
+		spread := max(value(c.Total.Spread), value(c.Again.Spread))
+		r.Drift = append(r.Drift, Drift{Case: c.Name, Ranks: c.Ranks, First: c.Total.Measured, Again: c.Again.Measured, Change: ch,
+			Moved: math.Abs(ch) > spread})
 	}
 	r.Worst = []WorstCase{}
 	for _, c := range Worst(cases, WorstCount) {
@@ -185,6 +211,7 @@ func (r *Report) writeSummary(w io.Writer) {
 	row(GroupTuning, r.Groups[GroupTuning])
 	row(GroupHeldOut, r.Groups[GroupHeldOut])
 	tw.Flush()
+	r.writeDrift(w)
 	if len(r.Worst) == 0 {
 		return
 	}
@@ -201,6 +228,39 @@ func (r *Report) writeSummary(w io.Writer) {
 		fmt.Fprintf(tw, "  %s\t%s\t%+.1f%%%s\t%s\n", c.Case, c.Group, c.Error*100, noisyMark(c.Noisy), term)
 	}
 	tw.Flush()
+}
+
+// writeDrift says how the witnesses measured after the suite compare
+// with their measurement during it.
+func (r *Report) writeDrift(w io.Writer) {
+	if len(r.Drift) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nhost drift (the same cases measured again after the suite):\n")
+	for _, d := range r.Drift {
+		verdict := "within the spreads of the two measurements"
+		if d.Moved {
+			verdict = "beyond their spreads: the host's speed moved while the suite ran, and the errors include it"
+		}
+		fmt.Fprintf(w, "  %s (%d rank%s): %s, then %s (%+.1f%%), %s\n", d.Case, d.Ranks, plural(d.Ranks),
+			units.Time(d.First), units.Time(d.Again), d.Change*100, verdict)
+	}
+}
+
+// plural is "s" unless n is 1.
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// value is *x, or 0 for none.
+func value(x *float64) float64 {
+	if x == nil || math.IsNaN(*x) {
+		return 0
+	}
+	return *x
 }
 
 // percent writes a fraction as a percentage ("-" for none); signed

@@ -24,6 +24,7 @@ func syntheticReport() *Report {
 		{Name: "triad N=1024", Kernel: "triad", File: "examples/triad.spmd", Group: GroupTuning, Level: "L1", Ranks: 1,
 			Params: []Param{{"N", "1024"}}, Footprint: 24576, Runs: 1000, Samples: 5,
 			Total:    total(cmpOf("", 3.6e-7, 4.0e-7, 3.9e-7, 4.2e-7)),
+			Again:    total(cmpOf("", 3.6e-7, 4.1e-7, 4.0e-7, 4.2e-7)),
 			Regions:  []Comparison{cmpOf("triad", 3.6e-7, 3.9e-7, 3.8e-7, 4.1e-7)},
 			Dominant: &Dominant{Resource: "compute", What: "loop iterations", Region: "triad", Time: 2.5e-7, Share: 0.69}},
 		{Name: "triad N=5946036", Kernel: "triad", File: "examples/triad.spmd", Group: GroupTuning, Level: "memory", Ranks: 1,
@@ -34,6 +35,7 @@ func syntheticReport() *Report {
 		{Name: "pingpong P=2 n=2896", Kernel: "pingpong", File: "examples/pingpong.spmd", Group: GroupHeldOut, Level: "L1", Ranks: 2,
 			Params: []Param{{"P", "2"}, {"n", "2896"}}, Footprint: 23168, Runs: 200, Samples: 5,
 			Total:    total(cmpOf("", 30e-6, 40e-6, 35e-6, 41e-6)),
+			Again:    total(cmpOf("", 30e-6, 52e-6, 50e-6, 53e-6)),
 			Regions:  []Comparison{cmpOf("round \x1b[31mtrips", 30e-6, 40e-6, 35e-6, 41e-6)},
 			Dominant: &Dominant{Resource: "waiting", What: "emulated critical path beyond the slowest rank's own costs", Time: 1.6e-5, Share: 0.53}},
 		{Name: "dot n=1562", Kernel: "dot", File: "validate/kernels/dot.spmd", Group: GroupHeldOut, Level: "L1", Ranks: 1,
@@ -70,6 +72,26 @@ func TestReportGolden(t *testing.T) {
 	var back Report
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Schema != Schema || len(back.Cases) != 5 {
 		t.Errorf("the JSON does not load back: %v", err)
+	}
+}
+
+// TestDrift checks the drift of the witnesses measured again: a change
+// within the spreads of both measurements has not moved, one beyond them
+// has.
+func TestDrift(t *testing.T) {
+	rep := syntheticReport()
+	if len(rep.Drift) != 2 {
+		t.Fatalf("%d drift witnesses, want 2 (the cases measured again): %+v", len(rep.Drift), rep.Drift)
+	}
+	for _, tt := range []struct {
+		i      int
+		change float64
+		moved  bool
+	}{{0, 0.025, false}, {1, 0.3, true}} {
+		d := rep.Drift[tt.i]
+		if !near(d.Change, tt.change) || d.Moved != tt.moved {
+			t.Errorf("%s: change %+.3f moved %v, want %+.3f %v", d.Case, d.Change, d.Moved, tt.change, tt.moved)
+		}
 	}
 }
 
@@ -136,3 +158,6 @@ func syntheticReportTable(t *testing.T) string {
 	}
 	return b.String()
 }
+
+// near reports whether two fractions agree to 1e-9.
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }

@@ -60,6 +60,11 @@ type Case struct {
 	// (compute.core) and Total is the prediction from the binary's machine
 	// code: the two side by side on one measurement.
 	ByCounts *Comparison `json:"by_counts,omitempty"`
+	// Again is the total measured a second time, the same way, after the
+	// whole suite (for the first compared case of one rank and of several
+	// ranks: Run's drift check), so that a report shows how much the
+	// host's speed moved while it ran; nil for the other cases.
+	Again *Comparison `json:"again,omitempty"`
 
 	checked    *lang.Checked         // the kernel with the case's parameters
 	pred       *costmodel.Prediction // its prediction, made when the case was planned

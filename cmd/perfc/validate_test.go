@@ -92,6 +92,11 @@ func TestValidateQuick(t *testing.T) {
 		s.Within15 == nil || s.Within20 == nil || len(rep.Worst) != 2 || rep.Worst[0].Dominant == nil {
 		t.Errorf("report header or summary incomplete: %+v", rep)
 	}
+	// Both cases have one rank: the first is the drift witness, measured
+	// again after the suite.
+	if len(rep.Drift) != 1 || rep.Drift[0].Case != rep.Cases[0].Name || !(rep.Drift[0].Again > 0) || rep.Cases[0].Again == nil || rep.Cases[1].Again != nil {
+		t.Errorf("drift: %+v, want the first case measured again", rep.Drift)
+	}
 	plot, err := os.ReadFile(plotFile)
 	if err != nil || !strings.Contains(string(plot), "<svg") {
 		t.Errorf("--plot: %v, %d bytes", err, len(plot))
