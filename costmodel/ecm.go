@@ -312,6 +312,40 @@ func (p *machinePricer) applyWarm(w *workload) {
 	}
 }
 
+// applyRefill adds to w, on a table of the host the generated programs
+// run on (a table with cores: perfc calibrate writes it), the write-backs
+// of the harness's refill: before every timed run the program rewrites
+// its arrays (docs/codegen.md, "Data"), so every cache level the rank's
+// working set overflows starts the run full of dirty lines, which the run
+// evicts and writes back, once. A rank's part of a level is the level
+// over the ranks that share it: the last level (taken to be shared, as on
+// this host) over the kernel's ranks, a private level over the ranks of
+// one core. charged records the levels already charged in this run (the
+// first region with lines at a level pays it). Without it, a single pass
+// from memory missed an eighth to a quarter of its time (triad −29 %,
+// stride −31 %: 8 MiB of the refill's dirty lines against 12 MiB of the
+// triad's own traffic; docs/predict.md, "The harness's refill").
+func (p *machinePricer) applyRefill(w *workload, charged map[string]bool) {
+	if _, ok := p.m.Cores(); !ok || !w.hasCache || w.writeBacks == nil || w.footprint <= 0 {
+		return
+	}
+	caches := p.m.Memory().Caches()
+	for i, c := range caches {
+		if int64(c.Size) >= w.footprint || charged[c.Name] || w.lines[c.Name] == 0 || c.Line <= 0 {
+			continue
+		}
+		sharing := int64(1)
+		switch {
+		case i == len(caches)-1:
+			sharing = max(p.ranks, 1)
+		case p.sharesCores():
+			sharing = (p.ranks + int64(p.Cores()) - 1) / int64(p.Cores())
+		}
+		charged[c.Name] = true
+		w.writeBacks[c.Name] += float64(int64(c.Size)/sharing) / float64(c.Line)
+	}
+}
+
 // ecmKeysNote says that the table's loop, access and latency costs price
 // nothing because it does not compose with ecm (a -M compose=max, or a
 // table written so): a key that is read and never charged would be a trap,

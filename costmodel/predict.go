@@ -210,9 +210,11 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []RegionPrediction {
 	var out []RegionPrediction
 	walked := p.walkMessages(cl)
+	refilled := map[string]bool{}
 	for _, r := range cl.Regions {
 		w := fromCounts(r.Counts, rep.Footprint.Bytes, p.isECM())
 		p.applyWarm(w)
+		p.applyRefill(w, refilled)
 		rp := RegionPrediction{Name: r.Name}
 		compute := p.vectorTerms(w, r.Counts.Vectors)
 		compute = append(compute, p.computeTerms(w)...)
