@@ -9,6 +9,7 @@ import (
 
 	"perfc/calibrate/fit"
 	"perfc/codegen"
+	"perfc/codegen/spmd"
 	"perfc/lang"
 	"perfc/machines"
 	"perfc/parser"
@@ -459,5 +460,33 @@ func TestAnalyseRejectsTooFewPoints(t *testing.T) {
 	_, err := Analyse([]Point{{Bench: Comms1, Bytes: 8, Ranks: 2, Time: 1e-7}, {Bench: Comms1, Bytes: 64, Ranks: 2, Time: 1.1e-7}}, 3, "2026-11-25")
 	if err == nil || !strings.Contains(err.Error(), "2 COMMS1 pingpong lengths; the message law needs 3 or more") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestFasterOfTwoRuns checks the choice between the two runs of the
+// two-rank kernel: the one whose shortest COMMS1 message was faster is
+// kept, and both times per message are reported.
+func TestFasterOfTwoRuns(t *testing.T) {
+	kp := kernelPlan{ranks: 2}
+	kp.benches = []bench{
+		{kind: Comms1, bytes: 8, reps: 100, per: 2, name: "COMMS1 8B"},
+		{kind: Comms1, bytes: 0, reps: 100, per: 2, name: "COMMS1 0B"},
+		{kind: Comms2, bytes: 0, reps: 10, per: 1, name: "COMMS2 0B"},
+	}
+	run := func(us float64) *spmd.Measurement {
+		return &spmd.Measurement{Regions: []spmd.Timing{{Name: "COMMS1 8B", MedianUs: 2 * us}, {Name: "COMMS1 0B", MedianUs: us}}}
+	}
+	slow, fast := run(88), run(22) // 440 and 110 ns a message
+	for _, tt := range []struct {
+		name string
+		a, b *spmd.Measurement
+	}{{"slow first", slow, fast}, {"fast first", fast, slow}} {
+		m, twin := faster(kp, tt.a, tt.b)
+		if m != fast || twin == nil || twin.bytes != 0 || math.Abs(twin.kept-110e-9) > 1e-15 || math.Abs(twin.dropped-440e-9) > 1e-15 {
+			t.Errorf("%s: kept %p (fast %p), %+v; want the fast run, 0 B, 110 ns kept, 440 ns dropped", tt.name, m, fast, twin)
+		}
+	}
+	if m, twin := faster(kernelPlan{ranks: 2}, slow, fast); m != slow || twin != nil {
+		t.Errorf("without COMMS1: kept %p, %+v; want the first run, no twin", m, twin)
 	}
 }

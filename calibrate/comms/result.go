@@ -42,6 +42,7 @@ type Result struct {
 	colls       map[string]collFit  // by kind, barrier included
 	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
 	cores       int                 // the host's cores the goroutine ranks share (Run sets it); 0: unknown (shared.go)
+	twin        *twinRuns           // the two runs of the two-rank kernel (Run sets it); nil: one run
 	transport   Transport           // what carried the messages (Run sets it)
 }
 
@@ -248,6 +249,10 @@ func (r *Result) Messages() any {
 	}
 	if !r.messagesOK {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
+	}
+	if t := r.twin; t != nil {
+		src += fmt.Sprintf("; the two-rank kernel ran twice, in two processes, and the one whose %s message took %s (the other %s) is kept",
+			fmtBytes(float64(t.bytes)), fmtTime(t.kept), fmtTime(t.dropped))
 	}
 	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong", partition), Wakeup: r.wakeupSection(),
 		Shared: r.sharedSection(), Sharing: r.sharingSection(), Local: r.localSection()}

@@ -79,6 +79,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	total := 0.0
 	for _, kp := range kernels {
 		total += buildSeconds + kp.seconds(s.samples)
+		if twice(kp, o) {
+			total += kp.seconds(s.samples)
+		}
 	}
 	done := 0.0
 	progress := func(name string) {
@@ -89,6 +92,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	var pts []Point
+	var twin *twinRuns
 	for _, kp := range kernels {
 		name := fmt.Sprintf("comms: building %d-rank benchmarks", kp.ranks)
 		progress(name)
@@ -100,6 +104,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", kp.ranks, err)
 		}
 		done += kp.seconds(s.samples)
+		if twice(kp, o) {
+			progress(fmt.Sprintf("comms: running %d-rank benchmarks again", kp.ranks))
+			m2, err := measure(ctx, kp, s.samples, o.CacheDir, o.Launch, &tr, func() {})
+			if err != nil {
+				return nil, fmt.Errorf("calibrate comms on %d ranks: %w", kp.ranks, err)
+			}
+			done += kp.seconds(s.samples)
+			m, twin = faster(kp, m, m2)
+		}
 		got, err := kp.points(m)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", kp.ranks, err)
@@ -112,12 +125,68 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		now = o.Now
 	}
 	res, err := analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
+	if err == nil {
+		res.twin = twin
+	}
 	if err == nil && !o.mpi() {
 		// Goroutine ranks share this host's cores (messages.shared); an
 		// MPI launch may span nodes, and its copies are its library's.
 		res.cores = runtime.NumCPU()
 	}
 	return res, err
+}
+
+// twice reports whether a kernel runs in two processes, of which the
+// faster is kept: the two-rank kernel of goroutine ranks, whose COMMS1,
+// LOCAL and COMMS2 give the message laws. This host's two cores (a VM's)
+// sometimes exchange cache lines four times slower than usual for the
+// whole life of a process: COMMS1's short messages took 435–440 ns
+// instead of 104–118 ns in two calibrations of ten (2026-11-26), and
+// the table priced every message of the validation four times too long.
+func twice(kp kernelPlan, o Options) bool { return kp.ranks == partition && !o.mpi() }
+
+// twinRuns are the COMMS1 times of the shortest message in the two runs
+// of the two-rank kernel, the one kept first.
+type twinRuns struct {
+	bytes         int64
+	kept, dropped float64 // seconds, half the round trip
+}
+
+// faster returns the measurement of the two whose shortest COMMS1 message
+// was faster, and both times; the first when the kernel has no COMMS1.
+func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns) {
+	var name string
+	var bytes int64 = -1
+	for _, bn := range kp.benches {
+		if bn.kind == Comms1 && (bytes < 0 || bn.bytes < bytes) {
+			name, bytes = bn.name, bn.bytes
+		}
+	}
+	ta, tb := regionMedian(a, name), regionMedian(b, name)
+	if name == "" || !(ta > 0) || !(tb > 0) {
+		return a, nil
+	}
+	var per float64
+	for _, bn := range kp.benches {
+		if bn.name == name {
+			per = float64(bn.reps * bn.per)
+		}
+	}
+	if tb < ta {
+		return b, &twinRuns{bytes: bytes, kept: tb * 1e-6 / per, dropped: ta * 1e-6 / per}
+	}
+	return a, &twinRuns{bytes: bytes, kept: ta * 1e-6 / per, dropped: tb * 1e-6 / per}
+}
+
+// regionMedian is the median time of a region of a measurement, in µs;
+// 0 when it has none.
+func regionMedian(m *spmd.Measurement, name string) float64 {
+	for _, t := range m.Regions {
+		if t.Name == name {
+			return t.MedianUs
+		}
+	}
+	return 0
 }
 
 // rankCounts are the rank counts of a calibration up to max ranks: the
