@@ -67,6 +67,7 @@ type Result struct {
 	Memory    *memoryFit
 	Comms     *comms.Result // nil with NoComms
 	Noise     *noiseFit     // the NOISE benchmark; nil with NoComms or --mpi
+	MemShared *memShared    // the SHARED benchmark; nil on one core
 	Elapsed   time.Duration
 	sz        sizes
 }
@@ -203,6 +204,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	if res.Memory, err = fitMemory(mem, res.Caches); err != nil {
+		return nil, err
+	}
+	report("streaming on every core: building", 0)
+	caches := res.Caches
+	if caches == nil {
+		caches = info.Caches
+	}
+	if res.MemShared, err = runMemShared(ctx, o.Mode, info.Cores, int64(caches[len(caches)-1].Size), o.CacheDir,
+		func() { report("streaming on every core: running", 0) }); err != nil {
 		return nil, err
 	}
 	if !o.NoComms {

@@ -95,6 +95,9 @@ type memoryYAML struct {
 	Caches        []cacheYAML `yaml:"caches"`
 	MainBandwidth *numberYAML `yaml:"main_bandwidth,omitempty"`
 	WriteAllocate *bool       `yaml:"write_allocate,omitempty"`
+	// Shared is the slowdown of a rank's stream from memory when every
+	// core streams at once (the SHARED benchmark).
+	Shared *sharedYAML `yaml:"shared,omitempty"`
 }
 
 type cacheYAML struct {
@@ -342,6 +345,7 @@ func (r *Result) memorySection() memoryYAML {
 		wa := *mf.writeAllocate >= 0.5
 		m.WriteAllocate = &wa
 	}
+	m.Shared = r.MemShared.section(r.Date)
 	return m
 }
 

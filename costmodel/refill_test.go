@@ -89,3 +89,61 @@ func TestRefillWriteBacks(t *testing.T) {
 		t.Errorf("a table without cores charged the refill: %v, want %v", got["L3"], base["L3"])
 	}
 }
+
+// TestMemoryShared checks memory.shared: the last level's lines from
+// memory cost its factor more when two or more ranks stream at once (the
+// kernel's ranks, at most the table's cores), and nothing more on one
+// rank.
+func TestMemoryShared(t *testing.T) {
+	src, err := os.ReadFile("testdata/ecm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), "  write_allocate: true\n", "  write_allocate: true\n  shared: {factor: 1.5, source: test}\n", 1)
+	if text == string(src) {
+		t.Fatal("testdata/ecm.yaml no longer has the write_allocate line this test extends")
+	}
+	m, err := machines.Parse("ecm-shared.yaml", []byte(text+"cores: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const kernel = `kernel k() on P = RANKS ranks {
+  array a[4194304]: f64
+  var s: f64 = 0
+  region "sum" {
+    for i in 0..4194304 {
+      s = s + a[i]
+    }
+  }
+}`
+	unit := func(ranks string) (float64, string) {
+		k := checkSource(t, "k.spmd", strings.Replace(kernel, "RANKS", ranks, 1))
+		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := Predict(k, rep, m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range pred.Regions {
+			for _, term := range r.Terms {
+				if strings.HasSuffix(term.What, "lines from and to memory") {
+					return term.UnitCost, term.How
+				}
+			}
+		}
+		t.Fatalf("P = %s: no term from memory", ranks)
+		return 0, ""
+	}
+	one, how1 := unit("1")
+	for _, ranks := range []string{"2", "4"} {
+		got, how := unit(ranks)
+		if !sameTime(got, 1.5*one) || !strings.Contains(how, "memory.shared: 2 ranks") {
+			t.Errorf("P = %s: %g s a line (%s), want 1.5 × %g s with memory.shared's note", ranks, got, how, one)
+		}
+	}
+	if strings.Contains(how1, "memory.shared") {
+		t.Errorf("one rank: %s; want no memory.shared", how1)
+	}
+}

@@ -211,6 +211,9 @@ func (d *describer) memory(m *Memory) {
 		d.optional("cache "+c.Name+" line cost", c.LineCost)
 	}
 	d.optional("main bandwidth", m.main)
+	if s := m.shared; s != nil {
+		d.number("shared (slowdown from memory when every core streams)", s.Factor)
+	}
 	if m.writeAllocateGiven {
 		d.row("write allocate", fmt.Sprint(m.writeAllocate), m.source)
 	}

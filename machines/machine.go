@@ -642,9 +642,12 @@ type Memory struct {
 	// misses brings its line in first; writeAllocateGiven says the table
 	// gave it.
 	writeAllocate, writeAllocateGiven bool
-	bottlenecks                       []Bottleneck
-	cost                              *Cost
-	global                            *Cost
+	// shared is the slowdown of a rank's transfers from memory when
+	// every core streams at once (memory.shared); nil when not given.
+	shared      *SharedCopies
+	bottlenecks []Bottleneck
+	cost        *Cost
+	global      *Cost
 }
 
 // Cache is one level of the cache hierarchy, L1 first. Its geometry is the
@@ -693,6 +696,11 @@ func (m *Memory) Caches() []Cache {
 	}
 	return slices.Clone(m.caches)
 }
+
+// Shared is the table's slowdown of a rank's transfers between the last
+// cache level and memory when every core of the host streams at once
+// (memory.shared, perfc calibrate's SHARED benchmark), or nil.
+func (m *Memory) Shared() *SharedCopies { return m.shared }
 
 // MainBandwidth is the main-memory bandwidth.
 func (m *Memory) MainBandwidth() (Number, bool) {

@@ -68,7 +68,7 @@ func computeKeys() []string {
 }
 
 func memoryKeys() []string {
-	return []string{"source", "compose", "caches", "main_bandwidth", "write_allocate", "bottleneck", "cost", "global"}
+	return []string{"source", "compose", "caches", "main_bandwidth", "write_allocate", "shared", "bottleneck", "cost", "global"}
 }
 
 // host reads the host: mapping, where the numbers were measured: any keys,
@@ -503,6 +503,13 @@ func (d *decoder) memory(n *yaml.Node) *Memory {
 	m.compose, _ = composeNamed(f.choice("compose", "sum", "sum", "max", "ecm"))
 	m.caches = d.caches(f.get("caches"), src)
 	m.main = d.optNumber(f, "main_bandwidth", Bandwidth, positive, src)
+	if f.has("shared") {
+		sf, ssrc := d.ownSourceSection(f.get("shared"), "memory.shared", "how streaming on every core was measured", "factor")
+		m.shared = &SharedCopies{Factor: d.reqNumber(sf, "factor", Dimensionless, positive, ssrc), Source: ssrc}
+		if m.shared.Factor.Value < 1 && sf.has("factor") {
+			d.errorf(sf.get("factor"), "memory.shared factor %g is below 1: ranks streaming at once are at most as fast as one alone; write 1 or leave the section out", m.shared.Factor.Value)
+		}
+	}
 	if f.has("write_allocate") {
 		m.writeAllocate = f.choice("write_allocate", "true", "true", "false") == "true"
 		m.writeAllocateGiven = true
