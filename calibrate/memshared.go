@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"perfc/codegen"
 	"perfc/codegen/spmd"
 )
 
@@ -78,26 +77,9 @@ func runMemShared(ctx context.Context, mode Mode, cores int, llc int64, cacheDir
 	case Tiny:
 		n, reps, samples = 1<<14, 1, 2
 	}
-	k, err := checkText(kernelSpec{name: "calibrate_memshared", text: memSharedKernel(cores, n, reps)})
+	m, err := measureBenchmark(ctx, "SHARED", kernelSpec{name: "calibrate_memshared", text: memSharedKernel(cores, n, reps)}, samples, cacheDir, built)
 	if err != nil {
 		return nil, err
-	}
-	p, err := codegen.Generate(k, codegen.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("calibrate: generating the SHARED benchmark: %w", err)
-	}
-	dir, err := p.Prepare(cacheDir)
-	if err != nil {
-		return nil, err
-	}
-	var m *spmd.Measurement
-	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
-		built()
-		m, err = codegen.Measure(ctx, bin, "-reps", "1", "-samples", fmt.Sprint(samples))
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("calibrate: running the SHARED benchmark: %w", err)
 	}
 	s := &memShared{ranks: cores, bytes: 24 * n, samples: samples}
 	for _, t := range m.Regions {

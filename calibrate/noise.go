@@ -98,13 +98,24 @@ type noiseFit struct {
 // check uses, and fits its law.
 func runNoise(ctx context.Context, mode Mode, cacheDir string, built func()) (*noiseFit, error) {
 	passes, samples := noiseSizes(mode)
-	k, err := checkText(kernelSpec{name: "calibrate_noise", text: noiseKernel(passes)})
+	m, err := measureBenchmark(ctx, "NOISE", kernelSpec{name: "calibrate_noise", text: noiseKernel(passes)}, samples, cacheDir, built)
+	if err != nil {
+		return nil, err
+	}
+	return fitNoise(m, passes)
+}
+
+// measureBenchmark builds a benchmark kernel of several ranks (one the
+// analyzer need not count) with the runtime perfc check uses and measures
+// it samples times, one run each; bench names it in errors.
+func measureBenchmark(ctx context.Context, bench string, spec kernelSpec, samples int, cacheDir string, built func()) (*spmd.Measurement, error) {
+	k, err := checkText(spec)
 	if err != nil {
 		return nil, err
 	}
 	p, err := codegen.Generate(k, codegen.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("calibrate: generating the NOISE benchmark: %w", err)
+		return nil, fmt.Errorf("calibrate: generating the %s benchmark: %w", bench, err)
 	}
 	dir, err := p.Prepare(cacheDir)
 	if err != nil {
@@ -117,9 +128,9 @@ func runNoise(ctx context.Context, mode Mode, cacheDir string, built func()) (*n
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("calibrate: running the NOISE benchmark: %w", err)
+		return nil, fmt.Errorf("calibrate: running the %s benchmark: %w", bench, err)
 	}
-	return fitNoise(m, passes)
+	return m, nil
 }
 
 // fitNoise turns the measurement into points and fits the law.
