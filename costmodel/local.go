@@ -124,10 +124,5 @@ func (p *machinePricer) StmtMessage(s *lang.CommStmt, src, dst, bytes int64) (fl
 	if lm == nil {
 		return 0, false
 	}
-	level := lm.Levels(int(src), int(dst))
-	t := lm.Time(float64(bytes), level)
-	if f := p.sharedFactor(src, dst, float64(bytes)); f > 1 {
-		t = withShared(t, lm.Time(0, level), f)
-	}
-	return t, true
+	return p.lawTime(lm, lm.Levels(int(src), int(dst)), src, dst, bytes), true
 }

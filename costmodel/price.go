@@ -490,6 +490,12 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 		}
 		return 0
 	}
+	return p.lawTime(mm, level, src, dst, bytes)
+}
+
+// lawTime is a message's time under law mm at level, its bytes' part
+// scaled by the slowdown of concurrent copies (messages.shared).
+func (p *machinePricer) lawTime(mm *machines.MessageModel, level int, src, dst, bytes int64) float64 {
 	t := mm.Time(float64(bytes), level)
 	if f := p.sharedFactor(src, dst, float64(bytes)); f > 1 {
 		t = withShared(t, mm.Time(0, level), f)

@@ -69,8 +69,8 @@ type idler struct {
 	cs    *coreSet
 }
 
-// newCoreSet returns the cores of a world whose ranks share n cores; its
-// idlers run between start and stop.
+// newCoreSet returns the cores of a world whose ranks outnumber its Ps;
+// its idlers run between start and stop.
 func newCoreSet() *coreSet { return &coreSet{epoch: time.Now()} }
 
 // now is the time on the set's clock, in ns.
