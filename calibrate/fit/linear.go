@@ -274,7 +274,7 @@ func FitRinf(n, t []float64) (*Rinf, error) {
 		return nil, err
 	}
 	if l.Coef[1] <= 0 {
-		return nil, errors.New("fit: the time does not grow with the loop length; r∞ is unbounded")
+		return nil, errors.New("fit: the time does not grow with the loop length, so r∞ is unbounded; the host was probably busy while the loop was timed: rerun on a quiet machine")
 	}
 	return &Rinf{Rinf: 1 / l.Coef[1], NHalf: l.Coef[0] / l.Coef[1], Startup: l.Coef[0], Line: l}, nil
 }
