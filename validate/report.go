@@ -30,6 +30,10 @@ type Report struct {
 	Description string `json:"description,omitempty"` // the table's
 	Host        Host   `json:"host"`
 	Quick       bool   `json:"quick"`
+	// Replay names the earlier report whose measurements this one
+	// compares with new predictions (perfc validate --replay); empty for
+	// a report that measured its cases.
+	Replay string `json:"replay,omitempty"`
 	// Backend is what ran the cases: "goroutine" (the generated program's
 	// own runtime) or "mpi" (perfc validate --mpi: the communicating
 	// cases, each rank an MPI process; every case says its launch).
@@ -138,6 +142,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "validation of perfc's predictions on %s against this host (%s, %d cores, %s)\n", r.Machine, r.Host.Arch, r.Host.Cores, r.Host.Go)
 	if r.Backend == "mpi" {
 		fmt.Fprintf(w, "through MPI: the communicating cases, each rank an MPI process%s\n", r.launchLine())
+	}
+	if r.Replay != "" {
+		fmt.Fprintf(w, "replayed: the predictions are new, the measurements are those of %s (nothing ran)\n", r.Replay)
 	}
 	fmt.Fprintln(w, "error = (predicted - measured)/measured; spread = (max - min)/median of the measurements; noisy: spread > |error|")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

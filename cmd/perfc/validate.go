@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"time"
 
@@ -30,6 +32,7 @@ type validateCmd struct {
 	MPI      bool          `name:"mpi" help:"Run the communicating cases through MPI (mpirun, or the launcher --mpirun names), each on its own rank count: validates a table of perfc calibrate --mpi (docs/mpi.md)."`
 	Hostfile string        `type:"existingfile" placeholder:"FILE" help:"With --mpi: mpirun's hostfile (the nodes and their slots)."`
 	Mpirun   string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
+	Replay   string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure nothing: predict the cases of an earlier --json report again (with -m's table and this perfc's model) and compare with its measurements."`
 	Files    []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
 	outputArg
 }
@@ -58,25 +61,17 @@ func (c *validateCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	bar := progress.New(e.stderr, "validate: planning", 0)
 	opts := validate.Options{Machine: m, MachineName: c.Machine, Model: validate.ModelOptions(), Quick: c.Quick, Samples: c.Samples,
 		CaseTime: c.CaseTime, MaxRun: c.MaxRun, Timeout: c.Timeout, CacheDir: c.CacheDir, Launch: launch}
-	cases, skipped, err := validate.Plan(kernels, opts)
-	bar.Finish()
+	var rep *validate.Report
+	if c.Replay != "" {
+		rep, err = c.replay(e, kernels, opts)
+	} else {
+		rep, err = c.measure(e, kernels, opts)
+	}
 	if err != nil {
 		return err
 	}
-	bar = progress.New(e.stderr, "validate", int64(len(cases)))
-	opts.Progress = func(name string, done, total int) {
-		bar.Describe(strings.TrimSpace("validate " + name)) // the bar shows the count, the share and the time left
-		bar.Set(int64(done))
-	}
-	err = validate.Run(context.Background(), cases, opts)
-	bar.Finish()
-	if err != nil {
-		return err
-	}
-	rep := validate.NewReport(cases, skipped, opts)
 	if c.JSON != "" {
 		if err := safefile.Write(c.JSON, 0o644, rep.WriteJSON); err != nil {
 			return err
@@ -92,6 +87,65 @@ func (c *validateCmd) Run(e env) error {
 	}
 	return rep.WriteTable(e.stdout)
 }
+
+// measure plans the suite and measures it.
+func (c *validateCmd) measure(e env, kernels []validate.Kernel, opts validate.Options) (*validate.Report, error) {
+	bar := progress.New(e.stderr, "validate: planning", 0)
+	cases, skipped, err := validate.Plan(kernels, opts)
+	bar.Finish()
+	if err != nil {
+		return nil, err
+	}
+	bar = progress.New(e.stderr, "validate", int64(len(cases)))
+	opts.Progress = func(name string, done, total int) {
+		bar.Describe(strings.TrimSpace("validate " + name)) // the bar shows the count, the share and the time left
+		bar.Set(int64(done))
+	}
+	err = validate.Run(context.Background(), cases, opts)
+	bar.Finish()
+	if err != nil {
+		return nil, err
+	}
+	return validate.NewReport(cases, skipped, opts), nil
+}
+
+// replay predicts the cases of an earlier report again and compares them
+// with its measurements (--replay): the report keeps the earlier one's
+// host, backend and skipped cases, and names it.
+func (c *validateCmd) replay(e env, kernels []validate.Kernel, opts validate.Options) (*validate.Report, error) {
+	if c.Quick {
+		return nil, errors.New("validate: --replay takes its cases from the report; leave out --quick")
+	}
+	f, err := os.Open(c.Replay)
+	if err != nil {
+		return nil, fmt.Errorf("validate --replay: %w", err)
+	}
+	prev, err := validate.ReadReport(io.LimitReader(f, maxReportBytes))
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("validate --replay %s: %w", c.Replay, err)
+	}
+	if (prev.Backend == "mpi") != c.MPI {
+		return nil, fmt.Errorf("validate --replay %s: the report's cases ran on the %s backend; replay them with%s --mpi", c.Replay, prev.Backend, map[bool]string{true: "out", false: ""}[c.MPI])
+	}
+	bar := progress.New(e.stderr, "validate --replay", int64(len(prev.Cases)))
+	opts.Progress = func(name string, done, total int) {
+		bar.Describe(strings.TrimSpace("replay " + name))
+		bar.Set(int64(done))
+	}
+	cases, err := validate.Replay(context.Background(), prev, kernels, opts)
+	bar.Finish()
+	if err != nil {
+		return nil, err
+	}
+	rep := validate.NewReport(cases, prev.Skipped, opts)
+	rep.Replay, rep.Host, rep.Backend, rep.Quick = c.Replay, prev.Host, prev.Backend, prev.Quick
+	return rep, nil
+}
+
+// maxReportBytes bounds a report that --replay reads (the full suite's
+// is about 1 MB).
+const maxReportBytes = 64 << 20
 
 // mpiTable reports whether a machine table says it was calibrated
 // through MPI (host: backend: mpi, as perfc calibrate --mpi writes).

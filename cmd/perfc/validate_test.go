@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,6 +113,41 @@ func TestValidateQuick(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("table lacks %q:\n%s", w, out)
 		}
+	}
+	// The report (of the second run, which wrote the file again) replayed
+	// on the same table: nothing runs, and every prediction and
+	// measurement comes back as it was.
+	saved, err = os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep = validate.Report{}
+	if err := json.Unmarshal(saved, &rep); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "", "validate", "--replay", jsonFile, "-m", hostTable, "--tuning", "sum", "-o", "json",
+		"../../validate/kernels/sum.spmd", "../../validate/kernels/scale.spmd")
+	if code != 0 {
+		t.Fatalf("validate --replay: exit %d: %s", code, errOut)
+	}
+	var again validate.Report
+	if err := json.Unmarshal([]byte(out), &again); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if again.Replay != jsonFile || len(again.Cases) != len(rep.Cases) {
+		t.Fatalf("replay names %q with %d cases, want %q and %d", again.Replay, len(again.Cases), jsonFile, len(rep.Cases))
+	}
+	for i, c := range again.Cases {
+		was := rep.Cases[i]
+		// The measurement goes through µs and back: equal within rounding.
+		same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Abs(b) }
+		if c.Total == nil || c.Total.Predicted != was.Total.Predicted || !same(c.Total.Measured, was.Total.Measured) || !same(*c.Total.Error, *was.Total.Error) {
+			t.Errorf("replayed %s: %+v, want %+v", c.Name, c.Total, was.Total)
+		}
+	}
+	code, _, errOut = runCLI(t, "", "validate", "--replay", jsonFile, "--quick", "-m", hostTable)
+	if code != 1 || !strings.Contains(errOut, "leave out --quick") {
+		t.Errorf("validate --replay --quick: exit %d, %q", code, errOut)
 	}
 }
 
