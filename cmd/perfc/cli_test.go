@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -146,6 +147,41 @@ func TestMachinesYAMLLoadsBack(t *testing.T) {
 	}
 }
 
+// TestMachinesCompare sets a built-in table beside itself with one value
+// changed: every quantity agrees but that one, which the table names with
+// both values and the change; bad tolerances and -o yaml are refused.
+func TestMachinesCompare(t *testing.T) {
+	code, out, errOut := runCLI(t, "", "machines", "sp2", "--compare", "sp2", "-M", "bw=20MB/s")
+	if code != 0 || !strings.Contains(out, "sp2 (A) against sp2 (B): ") {
+		t.Fatalf("machines --compare: status %d, stderr %q:\n%s", code, errOut, out)
+	}
+	// -M applies to both: nothing differs.
+	if strings.Contains(out, "beyond 5%") {
+		t.Errorf("a table against itself has values beyond the tolerance:\n%s", out)
+	}
+	path := filepath.Join(t.TempDir(), "sp2.yaml")
+	code, table, _ := runCLI(t, "", "machines", "sp2", "-o", "yaml", "-M", "bw=20MB/s")
+	if code != 0 || os.WriteFile(path, []byte(table), 0o644) != nil {
+		t.Fatal("writing the changed table")
+	}
+	code, out, errOut = runCLI(t, "", "machines", "sp2", "--compare", path, "--tolerance", "1")
+	if code != 0 || !strings.Contains(out, "quantities beyond 1%:") || !strings.Contains(out, "20MB/s") {
+		t.Errorf("machines --compare a changed table: status %d, stderr %q:\n%s", code, errOut, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tolerance=-1"}, "--tolerance -1: give a per cent of 0 or more"},
+		{[]string{"-o", "yaml"}, "--compare prints a table or -o json"},
+	} {
+		code, _, errOut := runCLI(t, "", append([]string{"machines", "sp2", "--compare", "sp2"}, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("machines --compare %v: status %d, stderr %q; want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
 // TestJSONSchemas checks that every JSON document perfc prints is an object
 // whose "schema" names its format (perfc check's is tested in TestCheck).
 func TestJSONSchemas(t *testing.T) {
@@ -162,6 +198,7 @@ func TestJSONSchemas(t *testing.T) {
 		{[]string{"machines", "-o", "json"}, "perfc.machines/v1"},
 		{[]string{"machines", "sp2", "-o", "json"}, "perfc.machine/v1"},
 		{[]string{"examples", "-o", "json"}, "perfc.examples/v1"},
+		{[]string{"machines", "sp2", "--compare", "t3e", "-o", "json"}, CompareSchema},
 	}
 	for _, tt := range tests {
 		code, out, errOut := runCLI(t, "", tt.args...)
