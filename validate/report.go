@@ -45,6 +45,9 @@ type Report struct {
 	// Worst names the cases with the largest |error|, largest first, with
 	// the term that dominated their prediction.
 	Worst []WorstCase `json:"worst"`
+	// Misses are every compared case beyond MissBound (15 %), grouped by
+	// the term that dominated its prediction.
+	Misses []TermMisses `json:"misses"`
 	// Drift is the host's drift while the suite ran: its witnesses
 	// measured again at the end (Case.Again).
 	Drift   []Drift `json:"drift"`
@@ -122,6 +125,7 @@ func NewReport(cases []Case, skipped []Skip, opts Options) *Report {
 		r.Drift = append(r.Drift, Drift{Case: c.Name, Ranks: c.Ranks, First: c.Total.Measured, Again: c.Again.Measured, Change: ch,
 			Moved: math.Abs(ch) > spread})
 	}
+	r.Misses = Misses(cases)
 	r.Worst = []WorstCase{}
 	for _, c := range Worst(cases, WorstCount) {
 		r.Worst = append(r.Worst, WorstCase{Case: c.Name, Group: c.Group, Error: *c.Total.Error, Noisy: c.Total.Noisy, Dominant: c.Dominant})
@@ -233,6 +237,28 @@ func (r *Report) writeSummary(w io.Writer) {
 			}
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%+.1f%%%s\t%s\n", c.Case, c.Group, c.Error*100, noisyMark(c.Noisy), term)
+	}
+	tw.Flush()
+	r.writeMisses(w)
+}
+
+// writeMisses lists every case beyond MissBound under the term that
+// dominated its prediction.
+func (r *Report) writeMisses(w io.Writer) {
+	if len(r.Misses) == 0 {
+		return
+	}
+	n := 0
+	for _, g := range r.Misses {
+		n += len(g.Cases)
+	}
+	fmt.Fprintf(w, "\n%d case%s beyond %.0f%%, by the term that dominated the prediction:\n", n, plural(int64(n)), MissBound*100)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, g := range r.Misses {
+		fmt.Fprintf(tw, "  %s: %d, median error %+.1f%%\n", lang.Printable(g.Term), len(g.Cases), g.MedianError*100)
+		for _, m := range g.Cases {
+			fmt.Fprintf(tw, "    %s\t%s\t%d rank%s\t%+.1f%%%s\n", m.Case, m.Level, m.Ranks, plural(m.Ranks), m.Error*100, noisyMark(m.Noisy))
+		}
 	}
 	tw.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Error is the relative error of a prediction, (predicted − measured) /
@@ -135,6 +136,82 @@ func Worst(cases []Case, n int) []Case {
 		return math.Abs(*out[i].Total.Error) > math.Abs(*out[j].Total.Error)
 	})
 	return out[:min(n, len(out))]
+}
+
+// MissBound is the |error| beyond which a case misses issue 14's target
+// (90 % of the cases within 15 %): Misses groups such cases by the term
+// that dominated their prediction.
+const MissBound = 0.15
+
+// TermMisses is the cases beyond MissBound whose predictions one term
+// dominated: the term to suspect for all of them.
+type TermMisses struct {
+	// Term is the dominant term's resource (compute, message, cores,
+	// waiting …), with a memory term's transfer ("memory: L3 lines from and
+	// to memory") and a collective's kind ("collective: bcast").
+	Term        string  `json:"term"`
+	MedianError float64 `json:"median_error"`
+	Cases       []Miss  `json:"cases"` // largest |error| first
+}
+
+// Miss is one case beyond MissBound.
+type Miss struct {
+	Case  string  `json:"case"`
+	Level string  `json:"level"`
+	Ranks int64   `json:"ranks"`
+	Error float64 `json:"error"`
+	Noisy bool    `json:"noisy"`
+}
+
+// Misses groups the compared cases beyond MissBound by the term that
+// dominated their prediction, the largest groups first (ties by term),
+// each group's cases by |error|: every miss with what to suspect, beyond
+// the summary's ten worst.
+func Misses(cases []Case) []TermMisses {
+	byTerm := map[string]*TermMisses{}
+	var errs = map[string][]float64{}
+	for _, c := range Worst(cases, len(cases)) {
+		e := *c.Total.Error
+		if math.Abs(e) <= MissBound {
+			continue
+		}
+		t := missTerm(c.Dominant)
+		g := byTerm[t]
+		if g == nil {
+			g = &TermMisses{Term: t, Cases: []Miss{}}
+			byTerm[t] = g
+		}
+		g.Cases = append(g.Cases, Miss{Case: c.Name, Level: c.Level, Ranks: c.Ranks, Error: e, Noisy: c.Total.Noisy})
+		errs[t] = append(errs[t], e)
+	}
+	out := make([]TermMisses, 0, len(byTerm))
+	for t, g := range byTerm {
+		g.MedianError = Median(errs[t])
+		out = append(out, *g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if len(out[i].Cases) != len(out[j].Cases) {
+			return len(out[i].Cases) > len(out[j].Cases)
+		}
+		return out[i].Term < out[j].Term
+	})
+	return out
+}
+
+// missTerm names a dominant term for Misses: its resource, with a memory
+// term's transfer and a collective's kind (the first word of its What).
+func missTerm(d *Dominant) string {
+	if d == nil {
+		return "none"
+	}
+	switch d.Resource {
+	case "memory":
+		return "memory: " + d.What
+	case "collective":
+		kind, _, _ := strings.Cut(d.What, " ")
+		return "collective: " + kind
+	}
+	return d.Resource
 }
 
 // ptr returns a pointer to x, for the optional figures of the report.

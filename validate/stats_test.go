@@ -161,3 +161,30 @@ func TestRepsFor(t *testing.T) {
 		}
 	}
 }
+
+// TestMisses groups the cases beyond 15 % by their dominant term: memory
+// terms by their transfer, collectives by their kind, the largest group
+// first and each group's cases by |error|; cases within 15 %, failed ones
+// and ones without a comparison are left out.
+func TestMisses(t *testing.T) {
+	mk := func(name string, e float64, d *Dominant) Case {
+		return Case{Name: name, Level: "L1", Ranks: 2, Total: &Comparison{Error: ptr(e)}, Dominant: d}
+	}
+	msg := &Dominant{Resource: "message", What: "send 1"}
+	l3 := &Dominant{Resource: "memory", What: "L3 lines from and to memory"}
+	bcast := &Dominant{Resource: "collective", What: "bcast (k.spmd:3:5)"}
+	cases := []Case{
+		mk("a", 0.20, msg), mk("b", -0.50, msg), mk("c", 0.10, msg), mk("d", 0.30, l3),
+		mk("e", -0.16, bcast), mk("f", 0.9, nil), {Name: "g", Failure: "build"},
+	}
+	got := Misses(cases)
+	want := []TermMisses{
+		{Term: "message", MedianError: -0.15, Cases: []Miss{{"b", "L1", 2, -0.50, false}, {"a", "L1", 2, 0.20, false}}},
+		{Term: "collective: bcast", MedianError: -0.16, Cases: []Miss{{"e", "L1", 2, -0.16, false}}},
+		{Term: "memory: L3 lines from and to memory", MedianError: 0.30, Cases: []Miss{{"d", "L1", 2, 0.30, false}}},
+		{Term: "none", MedianError: 0.9, Cases: []Miss{{"f", "L1", 2, 0.9, false}}},
+	}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(x, y float64) bool { return math.Abs(x-y) < 1e-12 })); diff != "" {
+		t.Errorf("Misses (-want +got):\n%s", diff)
+	}
+}
