@@ -42,6 +42,10 @@ func Replay(ctx context.Context, prev *Report, kernels []Kernel, opts Options) (
 		byFile[k.File] = k
 	}
 	checkers := map[string]*checker{}
+	predicted, err := replayWitnesses(ctx, prev, opts)
+	if err != nil {
+		return nil, err
+	}
 	cases := make([]Case, 0, len(prev.Cases))
 	for i, old := range prev.Cases {
 		if opts.Progress != nil {
@@ -63,12 +67,38 @@ func Replay(ctx context.Context, prev *Report, kernels []Kernel, opts Options) (
 			c.Failure = "replay: " + err.Error()
 			c.Total, c.Regions, c.ByCounts, c.Again, c.Dominant = nil, nil, nil, nil, nil
 		}
+		if c.Witness != nil && predicted != nil {
+			w := *c.Witness
+			w.CorePredicted, w.CopyPredicted = predicted["core"], predicted["copy"]
+			c.Witness = &w
+		}
 		cases = append(cases, c)
 	}
 	if opts.Progress != nil {
 		opts.Progress("", len(prev.Cases), len(prev.Cases))
 	}
 	return cases, nil
+}
+
+// replayWitnesses predicts the witness kernels on opts' table when some
+// case of prev has witness times (their measurements are kept, their
+// predictions made again); nil otherwise.
+func replayWitnesses(ctx context.Context, prev *Report, opts Options) (map[string]float64, error) {
+	for _, c := range prev.Cases {
+		if c.Witness == nil {
+			continue
+		}
+		ws, err := prepareWitnesses(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string]float64{}
+		for _, w := range ws {
+			out[w.name] = w.predicted
+		}
+		return out, nil
+	}
+	return nil, nil
 }
 
 // replayCase predicts one case of an earlier report again and compares

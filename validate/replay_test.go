@@ -73,6 +73,10 @@ func TestReplay(t *testing.T) {
 		if (old.Again == nil) != (c.Again == nil) || c.Again != nil && (!relNear(c.Again.Measured, old.Again.Measured) || c.Again.Predicted != want.Total) {
 			t.Errorf("%s: again %+v, want the report's second measurement against the new prediction", c.Name, c.Again)
 		}
+		if old.Witness != nil && (c.Witness == nil || c.Witness.Core != old.Witness.Core || c.Witness.Copy != old.Witness.Copy ||
+			!(c.Witness.CorePredicted > 0) || c.Witness.CorePredicted == old.Witness.CorePredicted) {
+			t.Errorf("%s: witness %+v, want the report's times with the table's predictions of the witnesses", c.Name, c.Witness)
+		}
 		if c.Runs != old.Runs || c.Samples != old.Samples || c.Dominant == nil {
 			t.Errorf("%s: runs %d samples %d dominant %v", c.Name, c.Runs, c.Samples, c.Dominant)
 		}

@@ -50,9 +50,12 @@ type Report struct {
 	Misses []TermMisses `json:"misses"`
 	// Drift is the host's drift while the suite ran: its witnesses
 	// measured again at the end (Case.Again).
-	Drift   []Drift `json:"drift"`
-	Cases   []Case  `json:"cases"`
-	Skipped []Skip  `json:"skipped"`
+	Drift []Drift `json:"drift"`
+	// Witness says how fast the host ran while the suite did, against the
+	// table (witness.go); absent when no case has witness times.
+	Witness *WitnessSummary `json:"witness,omitempty"`
+	Cases   []Case          `json:"cases"`
+	Skipped []Skip          `json:"skipped"`
 }
 
 // Drift is one witness of the host's drift: a case's total measured
@@ -126,6 +129,7 @@ func NewReport(cases []Case, skipped []Skip, opts Options) *Report {
 			Moved: math.Abs(ch) > spread})
 	}
 	r.Misses = Misses(cases)
+	r.Witness = summarizeWitnesses(cases)
 	r.Worst = []WorstCase{}
 	for _, c := range Worst(cases, WorstCount) {
 		r.Worst = append(r.Worst, WorstCase{Case: c.Name, Group: c.Group, Error: *c.Total.Error, Noisy: c.Total.Noisy, Dominant: c.Dominant})
@@ -222,6 +226,7 @@ func (r *Report) writeSummary(w io.Writer) {
 	row(GroupTuning, r.Groups[GroupTuning])
 	row(GroupHeldOut, r.Groups[GroupHeldOut])
 	tw.Flush()
+	r.writeWitness(w)
 	r.writeDrift(w)
 	if len(r.Worst) == 0 {
 		return
@@ -261,6 +266,24 @@ func (r *Report) writeMisses(w io.Writer) {
 		}
 	}
 	tw.Flush()
+}
+
+// writeWitness says how fast the host ran against the table, and how
+// the cases measured at the table's speed fared.
+func (r *Report) writeWitness(w io.Writer) {
+	ws := r.Witness
+	if ws == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nhost speed before each case (witnesses, measured/predicted): one core %.2f (%.2f to %.2f), a copy between cores %.2f (%.2f to %.2f)\n",
+		ws.Core.Median, ws.Core.Min, ws.Core.Max, ws.Copy.Median, ws.Copy.Min, ws.Copy.Max)
+	s := ws.AtSpeed
+	if s.Compared == 0 {
+		fmt.Fprintf(w, "no case was measured with both witnesses within %.0f%% of the table\n", WitnessBand*100)
+		return
+	}
+	fmt.Fprintf(w, "%d case%s measured with both witnesses within %.0f%% of the table: median |error| %s, within 15%% %s\n",
+		s.Compared, plural(int64(s.Compared)), WitnessBand*100, percent(s.MedianAbsError, false), share(s.Within15))
 }
 
 // writeDrift says how the witnesses measured after the suite compare

@@ -25,12 +25,24 @@ func Run(ctx context.Context, cases []Case, opts Options) error {
 		// Every case would fail alike: say it once.
 		return fmt.Errorf("validate builds each case's generated program with the Go toolchain: put the go command on PATH (https://go.dev/dl): %w", err)
 	}
+	var witnesses []*witness
+	if !opts.NoWitness && !opts.mpi() && len(cases) > 0 {
+		var err error
+		if witnesses, err = prepareWitnesses(ctx, opts); err != nil {
+			return err
+		}
+	}
 	for i := range cases {
 		if opts.Progress != nil {
 			opts.Progress(cases[i].Name, i, len(cases))
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if witnesses != nil {
+			// A witness that fails leaves the case without one: the case
+			// itself is what the suite measures.
+			cases[i].Witness, _ = measureWitnesses(ctx, witnesses)
 		}
 		if err := measureCase(ctx, &cases[i], opts); err != nil {
 			if ctx.Err() != nil {

@@ -188,3 +188,25 @@ func TestMisses(t *testing.T) {
 		t.Errorf("Misses (-want +got):\n%s", diff)
 	}
 }
+
+// TestSummarizeWitnesses: the witnesses' ratios over the cases that have
+// them, and the summary of the cases measured with both within 10 % of
+// the table.
+func TestSummarizeWitnesses(t *testing.T) {
+	mk := func(e, core, cp float64) Case {
+		return Case{Total: &Comparison{Error: ptr(e)}, Witness: &WitnessTimes{Core: core, Copy: cp, CorePredicted: 1, CopyPredicted: 2}}
+	}
+	cases := []Case{mk(0.02, 1.05, 2.1), mk(-0.3, 1.5, 2), mk(0.1, 1, 2.5), mk(-0.04, 0.95, 1.9), {Total: &Comparison{Error: ptr(0.5)}}}
+	got := summarizeWitnesses(cases)
+	want := &WitnessSummary{
+		Core:    RatioRange{Median: 1.025, Min: 0.95, Max: 1.5},
+		Copy:    RatioRange{Median: 1.025, Min: 0.95, Max: 1.25},
+		AtSpeed: Summarize([]Case{cases[0], cases[3]}),
+	}
+	if diff := cmp.Diff(want, got, approx); diff != "" {
+		t.Errorf("summarizeWitnesses (-want +got):\n%s", diff)
+	}
+	if summarizeWitnesses(cases[4:]) != nil {
+		t.Errorf("cases without witnesses have a witness summary")
+	}
+}

@@ -65,6 +65,10 @@ type Case struct {
 	// ranks: Run's drift check), so that a report shows how much the
 	// host's speed moved while it ran; nil for the other cases.
 	Again *Comparison `json:"again,omitempty"`
+	// Witness is the host's speed just before the case was measured: the
+	// witness kernels' times (witness.go); nil with Options.NoWitness and
+	// through MPI.
+	Witness *WitnessTimes `json:"witness,omitempty"`
 
 	checked    *lang.Checked         // the kernel with the case's parameters
 	pred       *costmodel.Prediction // its prediction, made when the case was planned
@@ -143,6 +147,9 @@ type Options struct {
 	// (Launch.WithRanks; Launch.Ranks is ignored), to validate a table of
 	// MPI's messages (perfc calibrate --mpi) against MPI.
 	Launch codegen.Launch
+	// NoWitness leaves out the witness kernels measured before every case
+	// (Case.Witness; witness.go).
+	NoWitness bool
 }
 
 // mpi reports whether the cases run through MPI.

@@ -64,7 +64,8 @@ func TestValidateQuick(t *testing.T) {
 			}
 		}
 		shapes = append(shapes, s)
-		if c.Failure != "" || c.Total == nil || c.Dominant == nil || c.Footprint <= 0 || c.Runs < 1 || c.Samples != 2 || len(c.Params) != 1 {
+		if c.Failure != "" || c.Total == nil || c.Dominant == nil || c.Footprint <= 0 || c.Runs < 1 || c.Samples != 2 || len(c.Params) != 1 ||
+			c.Witness == nil || !(c.Witness.Core > 0) || !(c.Witness.CopyPredicted > 0) {
 			t.Errorf("case %s incomplete: %+v", c.Name, c)
 			continue
 		}
@@ -90,7 +91,7 @@ func TestValidateQuick(t *testing.T) {
 	}
 	s := rep.Summary
 	if rep.Schema != validate.Schema || rep.Machine != "host-baseline" || !rep.Quick || s.MedianAbsError == nil || s.Within10 == nil ||
-		s.Within15 == nil || s.Within20 == nil || len(rep.Worst) != 2 || rep.Worst[0].Dominant == nil {
+		s.Within15 == nil || s.Within20 == nil || len(rep.Worst) != 2 || rep.Worst[0].Dominant == nil || rep.Witness == nil {
 		t.Errorf("report header or summary incomplete: %+v", rep)
 	}
 	// Both cases have one rank: the first is the drift witness, measured
@@ -103,8 +104,12 @@ func TestValidateQuick(t *testing.T) {
 		t.Errorf("--plot: %v, %d bytes", err, len(plot))
 	}
 
-	// The table for people, from the cached binaries.
-	code, out, errOut = runCLI(t, "", args...)
+	// The table for people, from the cached binaries, with the witnesses
+	// (above, with the JSON) and without them.
+	if !strings.Contains(out, `"witness"`) {
+		t.Errorf("the JSON report has no witness summary")
+	}
+	code, out, errOut = runCLI(t, "", append(args, "--no-witness")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -113,6 +118,9 @@ func TestValidateQuick(t *testing.T) {
 		if !strings.Contains(out, w) {
 			t.Errorf("table lacks %q:\n%s", w, out)
 		}
+	}
+	if strings.Contains(out, "host speed") {
+		t.Errorf("--no-witness: the table still says how fast the host ran:\n%s", out)
 	}
 	// The report (of the second run, which wrote the file again) replayed
 	// on the same table: nothing runs, and every prediction and
