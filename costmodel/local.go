@@ -23,6 +23,19 @@ import (
 // even where the sections differ (a halo exchange sends rows of u and
 // receives into other rows of u): the bound is conservative, never
 // optimistic about a payload a message brought.
+//
+// And the lines must not cross later: the side that arrives second copies
+// the message, and when that is the sender (a receive posted first, as a
+// ring or a pipeline posts it) the receive buffer's lines are left in the
+// sender's cache. A kernel that computes with what it received reads them
+// from there, one transfer between the cores per line, which is what
+// COMMS1's bounced copy costs beyond LOCAL's (7.0 against 7.5 ns a line
+// measured: the ring at P = 2 spent 21.8 µs more than predicted copying
+// 2,896 received lines, docs/predict.md). So a kernel that reads an array
+// it receives into (in an assignment, a condition or an abstract work
+// statement) keeps COMMS1's law for every message: the lines cross once,
+// in the copy or after it. Only kernels whose received data no computation
+// reads (comms3, meshshift, permutation) are priced by LOCAL.
 
 // localStmts finds the statements of k that send a payload that stays
 // with its sender: sends, isends and sendrecvs into another buffer whose
@@ -59,6 +72,9 @@ func localStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[stri
 		return true
 	})
 	byStmt, byPos = map[*lang.CommStmt]bool{}, map[string]bool{}
+	if readsAny(k, received) {
+		return byStmt, byPos
+	}
 	mark := func(s *lang.CommStmt) {
 		byStmt[s] = true
 		byPos[k.File.Source.Position(s.Pos()).String()] = true
@@ -79,6 +95,48 @@ func localStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[stri
 		}
 	}
 	return byStmt, byPos
+}
+
+// readsAny reports whether a computation of k reads one of the arrays:
+// an element on the right of an assignment, on its left when it is a
+// compound one (`+=`), in a condition, or the array of an abstract work
+// statement's load.
+func readsAny(k *lang.Checked, arrays map[string]bool) bool {
+	if len(arrays) == 0 {
+		return false
+	}
+	found := false
+	reads := func(e lang.Node) {
+		if e == nil {
+			return
+		}
+		lang.Inspect(e, func(n lang.Node) bool {
+			if ix, ok := n.(*lang.IndexExpr); ok && arrays[ix.Name.Name] {
+				found = true
+			}
+			return !found
+		})
+	}
+	lang.Inspect(k.Kernel, func(n lang.Node) bool {
+		switch s := n.(type) {
+		case *lang.CommStmt:
+			return false // a message's payload is not a computation's read
+		case *lang.AssignStmt:
+			reads(s.Rhs)
+			if s.Op != lang.Assign {
+				reads(s.Lhs)
+			}
+			return false // subscripts are static: they read no array
+		case *lang.IfStmt:
+			reads(s.Cond)
+		case *lang.WorkMem:
+			if !s.Store && s.Array != nil && arrays[s.Array.Name] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // markReceived records the array (or var) a payload receives into.

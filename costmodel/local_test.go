@@ -68,6 +68,33 @@ func TestLocalStmts(t *testing.T) {
   send b to (rank + 1) % P
   recv b from (rank + 1) % P
 }`, []int{3}},
+		{"the received data is read: COMMS1", `kernel k() on P = 2 ranks {
+  array sb[8], rb[8], c[8]: f64
+  sendrecv sb to (rank + 1) % P from (rank + 1) % P into rb
+  for i in 0..8 {
+    c[i] = rb[i]
+  }
+}`, nil},
+		{"read by a compound assignment", `kernel k() on P = 2 ranks {
+  array sb[8], rb[8]: f64
+  sendrecv sb to (rank + 1) % P from (rank + 1) % P into rb
+  for i in 0..8 {
+    rb[i] += 1.0
+  }
+}`, nil},
+		{"read by abstract work", `kernel k() on P = 2 ranks {
+  array sb[8], rb[8]: f64
+  sendrecv sb to (rank + 1) % P from (rank + 1) % P into rb
+  work 8 add f64, load 64 bytes from rb
+}`, nil},
+		{"the received data is only overwritten: LOCAL", `kernel k() on P = 2 ranks {
+  array sb[8], rb[8]: f64
+  sendrecv sb to (rank + 1) % P from (rank + 1) % P into rb
+  for i in 0..8 {
+    rb[i] = 0.0
+    sb[i] = sb[i] + 1.0
+  }
+}`, []int{3}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkSource(t, "k.spmd", tt.src)
