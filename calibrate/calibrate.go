@@ -60,6 +60,9 @@ type Result struct {
 	Date  string // YYYY-MM-DD (UTC), in every source
 	Core  *coreFit
 	Clock *clockFit // nil when the clock kernel was not run
+	// Start is the START benchmark (start.go); nil on one core and
+	// through MPI.
+	Start *startFit
 	// Caches is the hierarchy the table gives: sysfs's, with the sizes
 	// the sweep measured where they are smaller (Effective lists those).
 	Caches    cache.Hierarchy
@@ -189,6 +192,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if res.Clock, err = fitClock(clk); err != nil {
 		return nil, err
+	}
+	if o.Launch.Backend != codegen.BackendMPI {
+		report("the start of a run on shared cores: building", 0)
+		if res.Start, err = runStart(ctx, o.Mode, info.Cores, res.Clock, o.CacheDir,
+			func() { report("the start of a run on shared cores: running", 0) }); err != nil {
+			return nil, err
+		}
 	}
 	memSpec := memoryKernel(sz)
 	mem, err := run(memSpec, "working-set sweep and strides")

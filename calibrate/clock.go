@@ -53,15 +53,23 @@ func (r *Result) clockSection() *clockYAML {
 	if c == nil {
 		return nil
 	}
-	return &clockYAML{Region: ns(c.region), Run: ns(c.run), Source: fmt.Sprintf(
+	y := &clockYAML{Region: ns(c.region), Run: ns(c.run), Source: fmt.Sprintf(
 		"perfc calibrate clock: a kernel of one empty region, entered once per run; region: its time per run (spread %s), "+
 			"run: its time outside the region per run (spread %s), medians of %d measurements, %s",
 		pct(c.regionSpread), pct(c.runSpread), c.samples, r.Date)}
+	if st := r.Start; st != nil {
+		y.SharedStart = ns(st.excess)
+		y.Source += fmt.Sprintf("; shared_start: perfc calibrate START, %d ranks on %d cores, a run of one barrier then %d: "+
+			"%s a run (spread %s, median of %d measurements) less the clock and %d barriers of %s (the later ones' mean)",
+			st.ranks, st.cores, startLater, fmtUs(st.total*1e6), pct(st.spread), st.samples, startLater+1, fmtUs(st.barrier*1e6))
+	}
+	return y
 }
 
 // clockYAML is compute.clock.
 type clockYAML struct {
-	Region string `yaml:"region"`
-	Run    string `yaml:"run"`
-	Source string `yaml:"source"`
+	Region      string `yaml:"region"`
+	Run         string `yaml:"run"`
+	SharedStart string `yaml:"shared_start,omitempty"`
+	Source      string `yaml:"source"`
 }

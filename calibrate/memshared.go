@@ -77,7 +77,8 @@ func runMemShared(ctx context.Context, mode Mode, cores int, llc int64, cacheDir
 	case Tiny:
 		n, reps, samples = 1<<14, 1, 2
 	}
-	m, err := measureBenchmark(ctx, "SHARED", kernelSpec{name: "calibrate_memshared", text: memSharedKernel(cores, n, reps)}, samples, cacheDir, built)
+	m, err := measureBenchmark(ctx, "SHARED", kernelSpec{name: "calibrate_memshared", text: memSharedKernel(cores, n, reps)}, cacheDir, built,
+		"-reps", "1", "-samples", fmt.Sprint(samples))
 	if err != nil {
 		return nil, err
 	}

@@ -98,7 +98,8 @@ type noiseFit struct {
 // check uses, and fits its law.
 func runNoise(ctx context.Context, mode Mode, cacheDir string, built func()) (*noiseFit, error) {
 	passes, samples := noiseSizes(mode)
-	m, err := measureBenchmark(ctx, "NOISE", kernelSpec{name: "calibrate_noise", text: noiseKernel(passes)}, samples, cacheDir, built)
+	m, err := measureBenchmark(ctx, "NOISE", kernelSpec{name: "calibrate_noise", text: noiseKernel(passes)}, cacheDir, built,
+		"-reps", "1", "-samples", fmt.Sprint(samples))
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func runNoise(ctx context.Context, mode Mode, cacheDir string, built func()) (*n
 // measureBenchmark builds a benchmark kernel of several ranks (one the
 // analyzer need not count) with the runtime perfc check uses and measures
 // it samples times, one run each; bench names it in errors.
-func measureBenchmark(ctx context.Context, bench string, spec kernelSpec, samples int, cacheDir string, built func()) (*spmd.Measurement, error) {
+func measureBenchmark(ctx context.Context, bench string, spec kernelSpec, cacheDir string, built func(), args ...string) (*spmd.Measurement, error) {
 	k, err := checkText(spec)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func measureBenchmark(ctx context.Context, bench string, spec kernelSpec, sample
 	var m *spmd.Measurement
 	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
 		built()
-		m, err = codegen.Measure(ctx, bin, "-reps", "1", "-samples", fmt.Sprint(samples))
+		m, err = codegen.Measure(ctx, bin, args...)
 		return err
 	})
 	if err != nil {

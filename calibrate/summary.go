@@ -18,6 +18,10 @@ func (r *Result) Summary(w io.Writer) {
 		ns(it), ns(en), len(cf.tp), pct(cf.throughput.RelRMS), len(cf.lat), pct(cf.latency.RelRMS), ns(cf.tick2))
 	if c := r.Clock; c != nil {
 		fmt.Fprintf(w, "clock: %s per region entry, %s per run outside the regions (what the programs' timing adds)\n", ns(c.region), ns(c.run))
+		if st := r.Start; st != nil {
+			fmt.Fprintf(w, "start of a run of %d ranks on %d cores: %s beyond the clock and its barriers (%s a run, a barrier %s)\n",
+				st.ranks, st.cores, ns(st.excess), ns(st.total), ns(st.barrier))
+		}
 	}
 	for _, l := range mf.levels {
 		fmt.Fprintf(w, "memory: %s delivers %s (%s stream, rms %s)\n", l.level, gbs(l.bw), l.kind, pct(l.rms))

@@ -63,9 +63,20 @@ func (p *machinePricer) runClock() (Term, bool) {
 	if !ok || !clock.Run.Given || clock.Run.Value == 0 {
 		return Term{}, false
 	}
-	return Term{Resource: "clock", What: "clock reads of the run (the program's timing, outside every region)", Count: 1, Unit: "run",
+	t := Term{Resource: "clock", What: "clock reads of the run (the program's timing, outside every region)", Count: 1, Unit: "run",
 		UnitCost: clock.Run.Value, Time: clock.Run.Value,
-		How: fmt.Sprintf("one run × %s", units.Time(clock.Run.Value)), Source: clock.Run.Source}, true
+		How: fmt.Sprintf("one run × %s", units.Time(clock.Run.Value)), Source: clock.Run.Source}
+	if st := clock.SharedStart; st.Given && st.Value > 0 && p.sharesCores() {
+		// The harness wakes the ranks at its gate before every run, and
+		// more ranks than cores take the cores in turn before the run's
+		// first synchronisation completes (perfc calibrate's START).
+		t.What = "clock reads and start of the run (the program's timing and gate, outside every region)"
+		t.UnitCost += st.Value
+		t.Time = t.UnitCost
+		t.How = fmt.Sprintf("one run × (%s + %s to start %d ranks on %d cores: compute.clock.shared_start)",
+			units.Time(clock.Run.Value), units.Time(st.Value), p.ranks, p.Cores())
+	}
+	return t, true
 }
 
 // addRunClock adds the run's clock reads to the region outside every

@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
@@ -107,5 +108,50 @@ func TestClockReads(t *testing.T) {
 				t.Errorf("total: %g ns more than without the clock, want %g", d, tc.extra)
 			}
 		})
+	}
+}
+
+// TestSharedStart: a table with compute.clock.shared_start charges it
+// once per run, beside the run's clock reads, to a kernel whose ranks
+// outnumber the table's cores, and not to one whose ranks have a core each.
+func TestSharedStart(t *testing.T) {
+	src, err := os.ReadFile("testdata/ecm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), "  access: {load: 0.05ns, store: 0.1ns}\n",
+		"  access: {load: 0.05ns, store: 0.1ns}\n  clock: {region: 50ns, run: 80ns, shared_start: 10us, source: test clock}\n", 1)
+	m, err := machines.Parse("start.yaml", []byte("cores: 2\n"+text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernel := `kernel k(N = 64) on P = 2 ranks {
+  array a[N]: f64
+  region "ring" {
+    sendrecv a[0:N] to (rank + 1) % P from (rank + P - 1) % P
+  }
+}`
+	for _, tc := range []struct {
+		ranks int
+		want  float64 // ns, the run's clock
+	}{{2, 80}, {4, 10080}} {
+		p, err := predictSource(t, m, strings.Replace(kernel, "P = 2", fmt.Sprintf("P = %d", tc.ranks), 1), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got float64
+		for _, r := range p.Regions {
+			if r.Name == outsideRegions {
+				got = math.Round(r.Clock * 1e9)
+				for _, term := range r.Terms {
+					if term.Resource == "clock" && tc.ranks > 2 && !strings.Contains(term.How, "shared_start") {
+						t.Errorf("P=%d: the clock term does not say it includes the start: %q", tc.ranks, term.How)
+					}
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("P=%d: the run's clock is %g ns, want %g", tc.ranks, got, tc.want)
+		}
 	}
 }

@@ -156,6 +156,7 @@ func (d *describer) compute(c *Compute) {
 	d.optional("access per element stored", c.access.Store)
 	d.optional("clock per region entry", c.clock.Region)
 	d.optional("clock per run", c.clock.Run)
+	d.optional("start of a run whose ranks outnumber the cores", c.clock.SharedStart)
 	d.optional("core cycle", c.core.Cycle)
 	d.optional("core issue width (instructions per cycle)", c.core.Issue)
 	d.optional("core loads per cycle", c.core.LoadPorts)

@@ -376,6 +376,11 @@ type LoopCost struct {
 type ClockCost struct {
 	Region Number
 	Run    Number
+	// SharedStart is what a run costs beyond Run when its ranks outnumber
+	// the table's cores (perfc calibrate's START benchmark): the ranks
+	// that wait at the harness's gate between runs are woken, and take
+	// the cores in turn, before the run's first synchronisation completes.
+	SharedStart Number
 }
 
 // AccessCost is the in-core cost of one element loaded or stored with its

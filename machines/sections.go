@@ -297,9 +297,10 @@ func (d *decoder) compute(n *yaml.Node) *Compute {
 		d.requireOne(af, "load", "store")
 	}
 	if f.has("clock") {
-		cf := d.mapping(f.get("clock"), "clock", "region", "run", "source")
+		cf := d.mapping(f.get("clock"), "clock", "region", "run", "shared_start", "source")
 		csrc := cf.source(src)
-		c.clock = ClockCost{Region: d.optNumber(cf, "region", Time, nonNegative, csrc), Run: d.optNumber(cf, "run", Time, nonNegative, csrc)}
+		c.clock = ClockCost{Region: d.optNumber(cf, "region", Time, nonNegative, csrc), Run: d.optNumber(cf, "run", Time, nonNegative, csrc),
+			SharedStart: d.optNumber(cf, "shared_start", Time, nonNegative, csrc)}
 		d.requireOne(cf, "region", "run")
 	}
 	if f.has("peak") {
