@@ -277,6 +277,15 @@ func (r *Report) writeWitness(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nhost speed before each case (witnesses, measured/predicted): one core %.2f (%.2f to %.2f), a copy between cores %.2f (%.2f to %.2f)\n",
 		ws.Core.Median, ws.Core.Min, ws.Core.Max, ws.Copy.Median, ws.Copy.Min, ws.Copy.Max)
+	for _, x := range []struct {
+		what string
+		r    RatioRange
+	}{{"a core", ws.Core}, {"a copy between cores", ws.Copy}} {
+		if x.r.Median < 1/witnessWarn || x.r.Median > witnessWarn {
+			fmt.Fprintf(w, "warning: %s took %.2f × the table's time in the median: the host ran at another speed than when it was calibrated, "+
+				"and every error includes that; calibrate again (docs/accuracy.md, \"Witnesses\")\n", x.what, x.r.Median)
+		}
+	}
 	s := ws.AtSpeed
 	if s.Compared == 0 {
 		fmt.Fprintf(w, "no case was measured with both witnesses within %.0f%% of the table\n", WitnessBand*100)
@@ -285,6 +294,10 @@ func (r *Report) writeWitness(w io.Writer) {
 	fmt.Fprintf(w, "%d case%s measured with both witnesses within %.0f%% of the table: median |error| %s, within 15%% %s\n",
 		s.Compared, plural(int64(s.Compared)), WitnessBand*100, percent(s.MedianAbsError, false), share(s.Within15))
 }
+
+// witnessWarn is the median witness ratio (or its inverse) beyond which
+// the report warns that the host and its table disagree.
+const witnessWarn = 1.2
 
 // writeDrift says how the witnesses measured after the suite compare
 // with their measurement during it.
