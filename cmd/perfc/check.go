@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -200,9 +199,7 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	}
 	steps.finish()
 	if c.Output == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(e.stdout, res); err != nil {
 			return err
 		}
 	} else {

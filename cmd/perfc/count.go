@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,9 +54,7 @@ func (c *countCmd) Run(e env) error {
 		if err := checkCountsForJSON(rep); err != nil {
 			return err
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(e.stdout, rep); err != nil {
 			return err
 		}
 	} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -159,9 +158,7 @@ func (c *emulateCmd) Run(e env) error {
 		}
 	}
 	if c.Output == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(e.stdout, rep)
 	}
 	printEmulation(reportWriter(e, c.Timeline), rep)
 	return nil

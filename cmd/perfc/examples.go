@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -43,9 +42,7 @@ func (c *examplesCmd) Run(e env) error {
 		list = append(list, exampleEntry{name, summary})
 	}
 	if c.Output == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(e.stdout, struct {
 			Schema   string         `json:"schema"`
 			Examples []exampleEntry `json:"examples"`
 		}{ExamplesSchema, list})

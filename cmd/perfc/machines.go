@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -45,9 +44,7 @@ func (c *machinesCmd) Run(e env) error {
 		}
 		switch c.Output {
 		case "json":
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(struct {
+			return writeJSON(e.stdout, struct {
 				Schema   string           `json:"schema"`
 				Machines []machineSummary `json:"machines"`
 			}{MachinesSchema, list})
@@ -95,9 +92,7 @@ func (c *machinesCmd) compare(e env, m *machines.Machine) error {
 	within, numeric := cmp.Agree()
 	switch c.Output {
 	case "json":
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return writeJSON(e.stdout, struct {
 			Schema    string                `json:"schema"`
 			A         string                `json:"a"`
 			B         string                `json:"b"`

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -155,4 +156,11 @@ func runVerb(args []string, e env) int {
 		}
 	}()
 	return code
+}
+
+// writeJSON writes v as indented JSON, the form of every -o json.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -71,9 +70,7 @@ func (c *predictCmd) Run(e env) error {
 		return err
 	}
 	if c.Output == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(pred)
+		return writeJSON(e.stdout, pred)
 	}
 	printPrediction(e.stdout, pred, c.Terms)
 	return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"perfc/costmodel"
@@ -45,9 +44,7 @@ func (c *rooflineCmd) Run(e env) error {
 		}
 	}
 	if c.Output == "json" {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(e.stdout, r)
 	}
 	return r.WriteTable(e.stdout)
 }
