@@ -180,6 +180,9 @@ func TestMachinesCompare(t *testing.T) {
 			t.Errorf("machines --compare %v: status %d, stderr %q; want %q", tc.args, code, errOut, tc.want)
 		}
 	}
+	if code, _, errOut := runCLI(t, "", "machines", "--compare", "sp2"); code != 1 || !strings.Contains(errOut, "name the first, as in perfc machines host.yaml --compare sp2") {
+		t.Errorf("machines --compare without a first table: status %d, stderr %q", code, errOut)
+	}
 }
 
 // TestJSONSchemas checks that every JSON document perfc prints is an object

@@ -33,6 +33,9 @@ type machineSummary struct {
 
 // Run lists the tables or describes one.
 func (c *machinesCmd) Run(e env) error {
+	if c.Name == "" && c.Compare != "" {
+		return fmt.Errorf("machines: --compare sets a table beside another: name the first, as in perfc machines host.yaml --compare %s", c.Compare)
+	}
 	if c.Name == "" {
 		var list []machineSummary
 		for _, n := range machines.BuiltinNames() {
