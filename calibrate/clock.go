@@ -59,9 +59,9 @@ func (r *Result) clockSection() *clockYAML {
 		pct(c.regionSpread), pct(c.runSpread), c.samples, r.Date)}
 	if st := r.Start; st != nil {
 		y.SharedStart = ns(st.excess)
-		y.Source += fmt.Sprintf("; shared_start: perfc calibrate START, %d ranks on %d cores, a run of one barrier then %d: "+
-			"%s a run (spread %s, median of %d measurements) less the clock and %d barriers of %s (the later ones' mean)",
-			st.ranks, st.cores, startLater, fmtUs(st.total*1e6), pct(st.spread), st.samples, startLater+1, fmtUs(st.barrier*1e6))
+		y.Source += fmt.Sprintf("; shared_start: perfc calibrate START, %d ranks on %d cores: a run of one barrier %s "+
+			"(spread %s, median of %d measurements) less the clock and one barrier of %s (a run of %d more took %s)",
+			st.ranks, st.cores, fmtUs(st.one*1e6), pct(st.spread), st.samples, fmtUs(st.barrier*1e6), startLater, fmtUs(st.more*1e6))
 	}
 	return y
 }

@@ -19,44 +19,37 @@ import (
 // every run (broadcast, scatter and ddot at P = 4 in L1 measured 15–37 µs
 // a run against 3–5 µs predicted without it).
 //
-// START runs 2 × cores ranks; each run enters a region of one barrier and
-// then one of startLater barriers. The later barriers are the steady
-// cost of one; the excess is the run's time less its clock (compute.clock,
-// measured just before), less one steady barrier per barrier of the run.
+// START runs 2 × cores ranks in two programs: each run of the first is
+// one barrier, each run of the second that barrier and startLater more.
+// The runs' wall-clock times (not their regions': with ranks taking turns
+// on the cores, a rank's time inside a region is less than the run spends
+// on it) give a barrier between running ranks, (T_more − T_one)/startLater,
+// and the start's excess, T_one less its clock (a run, a region entry)
+// and one such barrier.
 
-// startLater is how many barriers START's second region repeats.
+// startLater is how many barriers follow the first in START's second
+// program.
 const startLater = 8
 
-// Region names of the START kernel.
-const (
-	startFirst = "first barrier"
-	startMore  = "later barriers"
-)
-
-// startKernel is START on ranks ranks.
-func startKernel(ranks int) kernelSpec {
-	text := fmt.Sprintf(`// perfc calibrate START: the start of a run whose ranks outnumber the cores.
-kernel calibrate_start() on P = %d ranks {
-  region %q {
-    barrier
-  }
-  region %q {
-    repeat %d {
-      barrier
-    }
-  }
-}
-`, ranks, startFirst, startMore, startLater)
-	return kernelSpec{name: "calibrate_start", text: text}
+// startKernel is START on ranks ranks, with later barriers after the
+// first.
+func startKernel(ranks, later int) kernelSpec {
+	more := ""
+	if later > 0 {
+		more = fmt.Sprintf("  region \"later barriers\" {\n    repeat %d {\n      barrier\n    }\n  }\n", later)
+	}
+	text := fmt.Sprintf("// perfc calibrate START: the start of a run whose ranks outnumber the cores.\n"+
+		"kernel calibrate_start_%d() on P = %d ranks {\n  region \"first barrier\" {\n    barrier\n  }\n%s}\n", later, ranks, more)
+	return kernelSpec{name: fmt.Sprintf("calibrate_start_%d", later), text: text}
 }
 
 // startFit is START's outcome.
 type startFit struct {
 	ranks, cores int
-	total        float64 // seconds per run, median
-	barrier      float64 // seconds per later barrier
-	excess       float64 // the run's start beyond its clock and barriers, ≥ 0
-	spread       float64 // of the total
+	one, more    float64 // seconds per run of each program, medians
+	barrier      float64 // seconds per barrier between running ranks
+	excess       float64 // the run's start beyond its clock and one barrier, ≥ 0
+	spread       float64 // of the one-barrier run
 	samples      int
 }
 
@@ -74,30 +67,29 @@ func runStart(ctx context.Context, mode Mode, cores int, clock *clockFit, cacheD
 	case Tiny:
 		samples, minTime = 3, "1ms"
 	}
-	m, err := measureBenchmark(ctx, "START", startKernel(2*cores), cacheDir, built, "-samples", fmt.Sprint(samples), "-min-time", minTime)
-	if err != nil {
-		return nil, err
+	var ms [2]*spmd.Measurement
+	for i, later := range []int{0, startLater} {
+		m, err := measureBenchmark(ctx, "START", startKernel(2*cores, later), cacheDir, built, "-samples", fmt.Sprint(samples), "-min-time", minTime)
+		if err != nil {
+			return nil, err
+		}
+		ms[i] = m
 	}
-	return fitStart(m, clock, cores, samples)
+	return fitStart(ms[0], ms[1], clock, cores, samples)
 }
 
-// fitStart reads START's measurement: the run's median time less its
-// clock (a run, two region entries) and its barriers at the later ones'
-// mean, at least 0.
-func fitStart(m *spmd.Measurement, clock *clockFit, cores, samples int) (*startFit, error) {
-	f := &startFit{ranks: 2 * cores, cores: cores, samples: samples}
-	var more float64
-	for _, t := range m.Regions {
-		if t.Name == startMore {
-			more = t.MedianUs * 1e-6
-		}
+// fitStart reads START's two measurements: a barrier is the second
+// program's run less the first's (less its second region's entry) over
+// startLater; the excess is the first's run less its clock and one
+// barrier, at least 0.
+func fitStart(one, more *spmd.Measurement, clock *clockFit, cores, samples int) (*startFit, error) {
+	f := &startFit{ranks: 2 * cores, cores: cores, samples: samples,
+		one: one.Total.MedianUs * 1e-6, more: more.Total.MedianUs * 1e-6}
+	if !(f.one > 0) || !(f.more > 0) {
+		return nil, fmt.Errorf("calibrate: the START benchmark measured %g s and %g s a run; both must be positive", f.one, f.more)
 	}
-	f.total = m.Total.MedianUs * 1e-6
-	if !(f.total > 0) || !(more > 0) {
-		return nil, fmt.Errorf("calibrate: the START benchmark measured %g s a run and %g s of later barriers; both must be positive", f.total, more)
-	}
-	f.spread = (m.Total.MaxUs - m.Total.MinUs) / m.Total.MedianUs
-	f.barrier = more / startLater
-	f.excess = math.Max(0, f.total-clock.run-2*clock.region-(startLater+1)*f.barrier)
+	f.spread = (one.Total.MaxUs - one.Total.MinUs) / one.Total.MedianUs
+	f.barrier = math.Max(0, (f.more-f.one-clock.region)/startLater)
+	f.excess = math.Max(0, f.one-clock.run-clock.region-f.barrier)
 	return f, nil
 }

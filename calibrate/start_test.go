@@ -8,29 +8,28 @@ import (
 	"perfc/codegen/spmd"
 )
 
-// TestFitStart works START's excess out by hand: a run of 30 µs with 8
-// later barriers of 16 µs (2 µs each) and a clock of 100 ns a run and
-// 50 ns a region entry leaves 30 − 0.1 − 0.1 − 9 × 2 = 11.8 µs; a run
-// faster than its barriers leaves 0, and a measurement without the later
-// barriers is an error.
+// TestFitStart works START's excess out by hand: runs of 25 µs (one
+// barrier) and 41.05 µs (nine) with a clock of 100 ns a run and 50 ns a
+// region entry give a barrier of (41.05 − 25 − 0.05)/8 = 2 µs and an
+// excess of 25 − 0.1 − 0.05 − 2 = 22.85 µs; a one-barrier run faster than
+// its clock and barrier leaves 0, and a run measured at 0 is an error.
 func TestFitStart(t *testing.T) {
 	clock := &clockFit{run: 100e-9, region: 50e-9}
-	meas := func(total, more float64) *spmd.Measurement {
-		return &spmd.Measurement{Total: spmd.Timing{MedianUs: total, MinUs: total * 0.9, MaxUs: total * 1.1},
-			Regions: []spmd.Timing{{Name: startFirst, MedianUs: 1}, {Name: startMore, MedianUs: more}}}
+	meas := func(us float64) *spmd.Measurement {
+		return &spmd.Measurement{Total: spmd.Timing{MedianUs: us, MinUs: us * 0.9, MaxUs: us * 1.1}}
 	}
 	for _, tc := range []struct {
-		total, more, excess float64 // µs
-	}{{30, 16, 11.8}, {10, 16, 0}} {
-		f, err := fitStart(meas(tc.total, tc.more), clock, 2, 9)
+		one, more, excess float64 // µs
+	}{{25, 41.05, 22.85}, {1, 17.05, 0}} {
+		f, err := fitStart(meas(tc.one), meas(tc.more), clock, 2, 9)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(f.excess*1e6-tc.excess) > 1e-9 || f.ranks != 4 || f.cores != 2 || math.Abs(f.barrier*1e6-2) > 1e-12 {
-			t.Errorf("run %g µs, later barriers %g µs: %+v, want an excess of %g µs", tc.total, tc.more, *f, tc.excess)
+		if math.Abs(f.excess*1e6-tc.excess) > 1e-9 || f.ranks != 4 || f.cores != 2 || math.Abs(f.barrier*1e6-2) > 1e-9 {
+			t.Errorf("runs of %g and %g µs: %+v, want a barrier of 2 µs and an excess of %g µs", tc.one, tc.more, *f, tc.excess)
 		}
 	}
-	if _, err := fitStart(&spmd.Measurement{Total: spmd.Timing{MedianUs: 30}}, clock, 2, 9); err == nil || !strings.Contains(err.Error(), "START") {
-		t.Errorf("no later barriers: %v", err)
+	if _, err := fitStart(meas(0), meas(30), clock, 2, 9); err == nil || !strings.Contains(err.Error(), "START") {
+		t.Errorf("a run measured at 0: %v", err)
 	}
 }

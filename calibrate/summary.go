@@ -19,8 +19,8 @@ func (r *Result) Summary(w io.Writer) {
 	if c := r.Clock; c != nil {
 		fmt.Fprintf(w, "clock: %s per region entry, %s per run outside the regions (what the programs' timing adds)\n", ns(c.region), ns(c.run))
 		if st := r.Start; st != nil {
-			fmt.Fprintf(w, "start of a run of %d ranks on %d cores: %s beyond the clock and its barriers (%s a run, a barrier %s)\n",
-				st.ranks, st.cores, ns(st.excess), ns(st.total), ns(st.barrier))
+			fmt.Fprintf(w, "start of a run of %d ranks on %d cores: %s beyond the clock and its barrier (a run of one barrier %s, a barrier %s)\n",
+				st.ranks, st.cores, ns(st.excess), ns(st.one), ns(st.barrier))
 		}
 	}
 	for _, l := range mf.levels {
