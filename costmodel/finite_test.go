@@ -9,6 +9,7 @@ import (
 	"perfc/analyze"
 	"perfc/costmodel/emulate"
 	"perfc/internal/jsonwalk"
+	"perfc/lang"
 	"perfc/machines"
 )
 
@@ -104,6 +105,21 @@ func predictSource(t *testing.T, m *machines.Machine, src string, opts Options, 
 		t.Fatal(err)
 	}
 	return Predict(k, rep, m, opts)
+}
+
+// predictCached counts k with m's cache hierarchy and predicts it, as
+// perfc predict -m does; an error ends the test.
+func predictCached(t *testing.T, k *lang.Checked, m *machines.Machine, opts Options) *Prediction {
+	t.Helper()
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := Predict(k, rep, m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pred
 }
 
 // TestPredictRefusesUnusableCosts checks that a negative cost, a count

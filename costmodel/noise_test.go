@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"perfc/analyze"
 	"perfc/lang"
 	"perfc/machines"
 	"perfc/parser"
@@ -45,14 +44,7 @@ func TestNoiseTerm(t *testing.T) {
 	}
 	predict := func(m *machines.Machine) *Prediction {
 		t.Helper()
-		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Predict(k, rep, m, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := predictCached(t, k, m, Options{})
 		return p
 	}
 	region := func(p *Prediction, name string) RegionPrediction {

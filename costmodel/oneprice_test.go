@@ -186,14 +186,7 @@ func TestWalkLimit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pred, err := Predict(k, rep, m, Options{NoEmulation: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		pred := predictCached(t, k, m, Options{NoEmulation: true})
 		noted := false
 		for _, n := range pred.Notes {
 			noted = noted || strings.Contains(n, "priced one by one")

@@ -118,14 +118,7 @@ func TestMemoryShared(t *testing.T) {
 }`
 	unit := func(ranks string) (float64, string) {
 		k := checkSource(t, "k.spmd", strings.Replace(kernel, "RANKS", ranks, 1))
-		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pred, err := Predict(k, rep, m, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		pred := predictCached(t, k, m, Options{})
 		for _, r := range pred.Regions {
 			for _, term := range r.Terms {
 				if strings.HasSuffix(term.What, "lines from and to memory") {

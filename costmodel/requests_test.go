@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"perfc/analyze"
 	"perfc/lang"
 	"perfc/machines"
 )
@@ -144,14 +143,7 @@ func TestJacobiOverlapGain(t *testing.T) {
 	blocking := loadKernel(t, "../examples/jacobi_blocking.spmd")
 	predict := func(k *lang.Checked, m *machines.Machine) *Prediction {
 		t.Helper()
-		rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := Predict(k, rep, m, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := predictCached(t, k, m, Options{})
 		if p.Emulation == nil {
 			t.Fatalf("%s on %s: not emulated", k.Kernel.Name.Name, m.Name())
 		}

@@ -143,14 +143,7 @@ func TestAbstractSweep3D(t *testing.T) {
 				t.Fatal(err)
 			}
 			predict := func(k *lang.Checked) float64 {
-				rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := Predict(k, rep, m, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
+				p := predictCached(t, k, m, Options{})
 				return p.Total
 			}
 			d, a := predict(detailed), predict(abstract)
