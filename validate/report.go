@@ -286,6 +286,14 @@ func (r *Report) writeWitness(w io.Writer) {
 				"and every error includes that; calibrate again (docs/accuracy.md, \"Witnesses\")\n", x.what, x.r.Median)
 		}
 	}
+	if st := ws.Settle; st != nil {
+		fmt.Fprintf(w, "settling: %d of %d case%s waited for the witnesses to come within %.0f%% (a core) and %.0f%% (a copy) of the table, %.0f s in all; %d measured again after the host slowed during the first measurement; %d measured out of the bands\n",
+			st.Waited, st.Cases, plural(int64(st.Cases)), SettleCoreBand*100, SettleCopyBand*100, st.Seconds, st.Remeasured, st.Unsettled)
+		if st.Settled.Compared > 0 {
+			fmt.Fprintf(w, "%d case%s measured with the witnesses within those bands before and after: median |error| %s, within 15%% %s\n",
+				st.Settled.Compared, plural(int64(st.Settled.Compared)), percent(st.Settled.MedianAbsError, false), share(st.Settled.Within15))
+		}
+	}
 	s := ws.AtSpeed
 	if s.Compared == 0 {
 		fmt.Fprintf(w, "no case was measured with both witnesses within %.0f%% of the table\n", WitnessBand*100)

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"perfc/codegen"
 	"perfc/codegen/spmd"
@@ -39,12 +40,11 @@ func Run(ctx context.Context, cases []Case, opts Options) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if witnesses != nil {
-			// A witness that fails leaves the case without one: the case
-			// itself is what the suite measures.
-			cases[i].Witness, _ = measureWitnesses(ctx, witnesses)
-		}
-		if err := measureCase(ctx, &cases[i], opts); err != nil {
+		if err := measureWithWitnesses(ctx, &cases[i], witnesses, opts, func(what string) {
+			if opts.Progress != nil {
+				opts.Progress(what+cases[i].Name, i, len(cases))
+			}
+		}); err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -58,6 +58,39 @@ func Run(ctx context.Context, cases []Case, opts Options) error {
 		opts.Progress("", len(cases), len(cases))
 	}
 	return nil
+}
+
+// measureWithWitnesses measures case c with the witnesses around it:
+// settled (settle.go) unless Options.NoSettle, or timed once before it;
+// without witnesses, alone. say tells the progress what it waits for.
+func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, opts Options, say func(string)) error {
+	if witnesses == nil {
+		return measureCase(ctx, c, opts)
+	}
+	measure := func(ctx context.Context) (*WitnessTimes, error) { return measureWitnesses(ctx, witnesses) }
+	if opts.NoSettle {
+		// A witness that fails leaves the case without one: the case
+		// itself is what the suite measures.
+		c.Witness, _ = measure(ctx)
+		return measureCase(ctx, c, opts)
+	}
+	sleep := func(ctx context.Context, d time.Duration) error {
+		say("waiting for the host to settle: ")
+		return sleepCtx(ctx, d)
+	}
+	s := settler{measure: measure, sleep: sleep, now: time.Now, budget: opts.Settle}
+	return s.measureSettled(ctx, c, func(first bool) error {
+		if first {
+			return measureCase(ctx, c, opts)
+		}
+		say("again (the host slowed while it ran): ")
+		m, err := measureAgain(ctx, c, opts)
+		if err != nil {
+			return err
+		}
+		compare(c, m)
+		return nil
+	})
 }
 
 // recheck measures again, after the suite, the first compared case of one

@@ -69,6 +69,9 @@ type Case struct {
 	// witness kernels' times (witness.go); nil with Options.NoWitness and
 	// through MPI.
 	Witness *WitnessTimes `json:"witness,omitempty"`
+	// Settle says how validate waited for the host around the case's
+	// measurement (settle.go); nil without settling.
+	Settle *SettleRecord `json:"settle,omitempty"`
 
 	checked    *lang.Checked         // the kernel with the case's parameters
 	pred       *costmodel.Prediction // its prediction, made when the case was planned
@@ -148,8 +151,13 @@ type Options struct {
 	// MPI's messages (perfc calibrate --mpi) against MPI.
 	Launch codegen.Launch
 	// NoWitness leaves out the witness kernels measured before every case
-	// (Case.Witness; witness.go).
+	// (Case.Witness; witness.go), and with them the settling.
 	NoWitness bool
+	// Settle is how long validate may wait, before each case, for the
+	// witnesses to come within their settle bands (settle.go; default
+	// 10 s); NoSettle times them once before each case and never waits.
+	Settle   time.Duration
+	NoSettle bool
 }
 
 // mpi reports whether the cases run through MPI.
@@ -171,6 +179,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxMemory <= 0 {
 		o.MaxMemory = 1 << 30
+	}
+	if o.Settle <= 0 {
+		o.Settle = defaultSettle
 	}
 	return o
 }

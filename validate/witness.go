@@ -84,6 +84,27 @@ type WitnessSummary struct {
 	// AtSpeed summarises the cases whose witnesses were both within
 	// WitnessBand of their predictions.
 	AtSpeed Summary `json:"at_table_speed"`
+	// Settle says what settling did over the suite; nil when no case was
+	// settled (Options.NoSettle, or a report from before settling).
+	Settle *SettleSummary `json:"settle,omitempty"`
+}
+
+// SettleSummary is what settling did over the suite (settle.go).
+type SettleSummary struct {
+	// Cases is how many cases were settled; Waited how many of them
+	// waited, and Seconds how long in all.
+	Cases   int     `json:"cases"`
+	Waited  int     `json:"waited"`
+	Seconds float64 `json:"waited_s"`
+	// Unsettled is how many cases were measured with the witnesses
+	// outside their bands before (the host did not settle within the
+	// budget) or after (it left them during the measurement kept);
+	// Remeasured how many were measured a second time.
+	Unsettled  int `json:"unsettled"`
+	Remeasured int `json:"remeasured"`
+	// Settled summarises the cases whose witnesses were within their
+	// bands both before and after the measurement kept.
+	Settled Summary `json:"settled"`
 }
 
 // RatioRange is the median and extremes of a witness's measured/predicted
@@ -189,7 +210,38 @@ func summarizeWitnesses(cases []Case) *WitnessSummary {
 	if len(core) == 0 {
 		return nil
 	}
-	return &WitnessSummary{Core: ratioRange(core), Copy: ratioRange(cp), AtSpeed: Summarize(atSpeed)}
+	return &WitnessSummary{Core: ratioRange(core), Copy: ratioRange(cp), AtSpeed: Summarize(atSpeed), Settle: summarizeSettle(cases)}
+}
+
+// summarizeSettle is the report's SettleSummary; nil when no case was
+// settled.
+func summarizeSettle(cases []Case) *SettleSummary {
+	var s SettleSummary
+	var settled []Case
+	for _, c := range cases {
+		r := c.Settle
+		if r == nil {
+			continue
+		}
+		s.Cases++
+		if r.Waited > 0 {
+			s.Waited++
+			s.Seconds += r.Waited
+		}
+		if r.Remeasured {
+			s.Remeasured++
+		}
+		if r.Settled && r.After {
+			settled = append(settled, c)
+		} else {
+			s.Unsettled++
+		}
+	}
+	if s.Cases == 0 {
+		return nil
+	}
+	s.Settled = Summarize(settled)
+	return &s
 }
 
 // ratioRange is the median and extremes of ratios.

@@ -33,6 +33,8 @@ type validateCmd struct {
 	Hostfile  string        `type:"existingfile" placeholder:"FILE" help:"With --mpi: mpirun's hostfile (the nodes and their slots)."`
 	Mpirun    string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
 	NoWitness bool          `help:"Do not time the two witness kernels (a core, a copy between cores) before every case; the report then cannot say how fast the host ran."`
+	Settle    time.Duration `help:"How long to wait, before each case, for the host's slow spell to end: for the witnesses to come within 15% (a core) and 30% (a copy between cores) of the table (docs/accuracy.md, \"Settling\")." default:"10s"`
+	NoSettle  bool          `help:"Time the witnesses once before each case and never wait for the host."`
 	Replay    string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure nothing: predict the cases of an earlier --json report again (with -m's table and this perfc's model) and compare with its measurements."`
 	Files     []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
 	outputArg
@@ -63,7 +65,8 @@ func (c *validateCmd) Run(e env) error {
 		return err
 	}
 	opts := validate.Options{Machine: m, MachineName: c.Machine, Model: validate.ModelOptions(), Quick: c.Quick, Samples: c.Samples,
-		CaseTime: c.CaseTime, MaxRun: c.MaxRun, Timeout: c.Timeout, CacheDir: c.CacheDir, Launch: launch, NoWitness: c.NoWitness}
+		CaseTime: c.CaseTime, MaxRun: c.MaxRun, Timeout: c.Timeout, CacheDir: c.CacheDir, Launch: launch, NoWitness: c.NoWitness,
+		Settle: c.Settle, NoSettle: c.NoSettle}
 	var rep *validate.Report
 	if c.Replay != "" {
 		rep, err = c.replay(e, kernels, opts)

@@ -32,7 +32,9 @@ func TestValidateQuick(t *testing.T) {
 	}
 	dir := t.TempDir()
 	jsonFile, plotFile := filepath.Join(dir, "report.json"), filepath.Join(dir, "accuracy.svg")
-	args := []string{"validate", "--quick", "-m", hostTable, "--tuning", "sum", "--samples", "2", "--case-time", "100ms",
+	// --settle 2s: this host may run at another speed than the table
+	// says, and a case then waits that long for it, not 10 s.
+	args := []string{"validate", "--quick", "-m", hostTable, "--tuning", "sum", "--samples", "2", "--case-time", "100ms", "--settle", "2s",
 		"--cache-dir", filepath.Join(dir, "cache"), "--json", jsonFile, "--plot", plotFile,
 		"../../validate/kernels/sum.spmd", "../../validate/kernels/scale.spmd"}
 	code, out, errOut := runCLI(t, "", append(args, "-o", "json")...)
@@ -65,7 +67,8 @@ func TestValidateQuick(t *testing.T) {
 		}
 		shapes = append(shapes, s)
 		if c.Failure != "" || c.Total == nil || c.Dominant == nil || c.Footprint <= 0 || c.Runs < 1 || c.Samples != 2 || len(c.Params) != 1 ||
-			c.Witness == nil || !(c.Witness.Core > 0) || !(c.Witness.CopyPredicted > 0) {
+			c.Witness == nil || !(c.Witness.Core > 0) || !(c.Witness.CopyPredicted > 0) ||
+			c.Settle == nil || c.Settle.WitnessAfter == nil || c.Settle.Waited > 2 {
 			t.Errorf("case %s incomplete: %+v", c.Name, c)
 			continue
 		}
@@ -91,7 +94,8 @@ func TestValidateQuick(t *testing.T) {
 	}
 	s := rep.Summary
 	if rep.Schema != validate.Schema || rep.Machine != "host-baseline" || !rep.Quick || s.MedianAbsError == nil || s.Within10 == nil ||
-		s.Within15 == nil || s.Within20 == nil || len(rep.Worst) != 2 || rep.Worst[0].Dominant == nil || rep.Witness == nil {
+		s.Within15 == nil || s.Within20 == nil || len(rep.Worst) != 2 || rep.Worst[0].Dominant == nil || rep.Witness == nil ||
+		rep.Witness.Settle == nil || rep.Witness.Settle.Cases != 2 {
 		t.Errorf("report header or summary incomplete: %+v", rep)
 	}
 	// Both cases have one rank: the first is the drift witness, measured

@@ -1,0 +1,145 @@
+package validate
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// Settling: the host's slow spells are spells, not noise. A copy of a
+// cache line between this VM's two cores takes about 55 ns there and
+// back for seconds at a time, then about 340 ns for one to twenty seconds
+// (the hypervisor moves the vCPUs), and the core itself slows by 1.5–2×
+// while a neighbour runs (docs/accuracy.md, "Host noise"). A case measured
+// in such a spell measures the spell. So, before every case, validate
+// waits until both witnesses are within their settle bands of the
+// table's predictions (for at most Options.Settle), measures the case,
+// times the witnesses again, and, when the host left the bands during
+// the measurement, measures the case once more after settling again. The
+// case keeps what happened (Case.Settle); nothing is scaled, and a case
+// whose host never settled is measured and reported all the same.
+
+// Settle bands: how far a witness's measured/predicted ratio may be from
+// 1 for validate to measure. The copy's band is wider: its runs in a
+// normal spell spread over 0.8–1.05 of the table's pingpong (the table
+// fits it on other lengths too), while a slow spell is ×3–4.
+const (
+	SettleCoreBand = 0.15
+	SettleCopyBand = 0.30
+)
+
+// settleStep is how long validate waits between two timings of the
+// witnesses while the host is out of its bands: the slow spells last
+// seconds.
+const settleStep = time.Second
+
+// defaultSettle is Options.Settle's default.
+const defaultSettle = 10 * time.Second
+
+// SettleRecord is what settling did for one case.
+type SettleRecord struct {
+	// Waited is how long validate waited before the measurement it kept,
+	// in seconds (both waits when the case was measured again).
+	Waited float64 `json:"waited_s"`
+	// Settled reports whether the witnesses were within their bands just
+	// before the measurement kept; After whether they were just after it.
+	Settled bool `json:"settled"`
+	After   bool `json:"after"`
+	// WitnessAfter is the witnesses' times just after the measurement
+	// kept.
+	WitnessAfter *WitnessTimes `json:"witness_after,omitempty"`
+	// Remeasured reports that the first measurement was dropped because
+	// the witnesses left their bands during it.
+	Remeasured bool `json:"remeasured,omitempty"`
+}
+
+// inSettleBands reports whether the host runs at the table's speed by
+// both witnesses; false for missing times.
+func inSettleBands(w *WitnessTimes) bool {
+	if w == nil || !(w.Core > 0) || !(w.Copy > 0) || !(w.CorePredicted > 0) || !(w.CopyPredicted > 0) {
+		return false
+	}
+	rc, rp := w.Ratios()
+	return math.Abs(rc-1) <= SettleCoreBand && math.Abs(rp-1) <= SettleCopyBand
+}
+
+// settler times the witnesses and waits; its functions are replaced in
+// tests.
+type settler struct {
+	measure func(context.Context) (*WitnessTimes, error)
+	sleep   func(context.Context, time.Duration) error
+	now     func() time.Time
+	budget  time.Duration
+}
+
+// settle times the witnesses until they are within their bands or the
+// budget is spent, waiting settleStep between timings. It returns the
+// last timing (nil when every timing failed), whether it was within the
+// bands, and how long it waited. Only a cancelled ctx is an error.
+func (s settler) settle(ctx context.Context) (*WitnessTimes, bool, time.Duration, error) {
+	start := s.now()
+	var waited time.Duration
+	for {
+		w, _ := s.measure(ctx) // a failed timing is one out of the bands
+		if err := ctx.Err(); err != nil {
+			return nil, false, waited, err
+		}
+		if inSettleBands(w) {
+			return w, true, waited, nil
+		}
+		if s.now().Sub(start)+settleStep > s.budget {
+			return w, false, waited, nil
+		}
+		if err := s.sleep(ctx, settleStep); err != nil {
+			return nil, false, waited, err
+		}
+		waited += settleStep
+	}
+}
+
+// sleepCtx waits for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// measureSettled measures case c between two settlings: the witnesses
+// within their bands before (waiting up to the budget), the case, the
+// witnesses after; when they left the bands during it, once more. The
+// case's Witness is the timing before the measurement kept, its Settle
+// what happened. measureOnce measures the case (its first call builds
+// and probes it; the second runs it again the same way).
+func (s settler) measureSettled(ctx context.Context, c *Case, measureOnce func(first bool) error) error {
+	var rec SettleRecord
+	for attempt := 0; ; attempt++ {
+		before, ok, waited, err := s.settle(ctx)
+		if err != nil {
+			return err
+		}
+		rec.Waited += waited.Seconds()
+		c.Witness, rec.Settled = before, ok
+		if err := measureOnce(attempt == 0); err != nil {
+			c.Settle = &rec
+			return err
+		}
+		after, _ := s.measure(ctx)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec.WitnessAfter, rec.After = after, inSettleBands(after)
+		// Measure again only when the host was in its bands before and
+		// left them during the measurement: a host that never settled
+		// would only be measured twice in the same spell.
+		if rec.After || !rec.Settled || attempt == 1 {
+			c.Settle = &rec
+			return nil
+		}
+		rec.Remeasured = true
+	}
+}
