@@ -483,7 +483,7 @@ func (p *machinePricer) Compute(x *analyze.Work) float64 {
 // Message implements Pricer. It is on the emulator's hot path, so it
 // builds no explanation.
 func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
-	mm, level := p.route(src, dst, "")
+	mm, level := p.route(src, dst, "", float64(bytes))
 	if mm == nil {
 		if p.m.Compute().Free() {
 			return 1
@@ -570,7 +570,7 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string
 			return p.sharedCopies(lm, level, src, dst, bytes, lm.Time(bytes, level), how)
 		}
 	}
-	mm, level := p.route(src, dst, elem)
+	mm, level := p.route(src, dst, elem, bytes)
 	if mm == nil {
 		if p.m.Compute().Free() {
 			return 1, "one step"
@@ -585,14 +585,18 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string
 	return p.sharedCopies(mm, level, src, dst, bytes, mm.Time(bytes, level), how)
 }
 
-// route returns the message model that prices a message from src to dst
-// (messages.sharing when the kernel's ranks outnumber the table's cores
-// and no more of them than cores send or receive messages, the regime it
-// was measured in; the inter-node model between the nodes of a cluster)
-// and the network levels it crosses.
-func (p *machinePricer) route(src, dst int64, elem string) (*machines.MessageModel, int) {
+// route returns the message model that prices a message of bytes from
+// src to dst and the network levels it crosses: messages.sharing when the
+// kernel's ranks outnumber the table's cores and either no more of them
+// than cores send or receive messages (the regime it was measured in) or
+// the message fits a core's own caches (its partners take turns on one
+// core, whose caches hold the payload, however many ranks copy: comms3,
+// meshshift and permutation at P = 4 in L2 measured 2–4 × faster than the
+// top-level law; docs/predict.md, "Ranks sharing cores"); the inter-node
+// model between the nodes of a cluster.
+func (p *machinePricer) route(src, dst int64, elem string, bytes float64) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
-	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() && p.fewCopiers() {
+	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() && (p.fewCopiers() || bytes < p.privateCacheBytes()) {
 		mm = sm
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {

@@ -24,7 +24,7 @@ import (
 // dst (between the nodes of a cluster, the inter-node model's), or zeros
 // for a Hockney or expression law, which have no per-side overhead.
 func (p *machinePricer) MessageOverheads(src, dst, bytes int64) (send, recv, gap float64) {
-	mm, _ := p.route(src, dst, "")
+	mm, _ := p.route(src, dst, "", float64(bytes))
 	if mm == nil {
 		return 0, 0, 0
 	}
@@ -67,7 +67,7 @@ func (p *machinePricer) requestTerm(rank int64, msg analyze.Message) Term {
 	if msg.Kind == "irecv" {
 		unit, side = recv, "the receiver's overhead o, paid at the wait"
 	}
-	if mm, _ := p.route(src, dst, msg.Elem); mm != nil && mm.Kind() != machines.LogGPModel {
+	if mm, _ := p.route(src, dst, msg.Elem, bytes); mm != nil && mm.Kind() != machines.LogGPModel {
 		side = "no per-side overhead in a " + mm.Kind().String() + " law"
 	}
 	if how != "" {

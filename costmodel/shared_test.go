@@ -57,10 +57,15 @@ func TestSharedCopies(t *testing.T) {
 		{"two of four copy, sharing law, 64 KiB", sharing, 4, 8192, handoff(65536) + sw},
 		{"two of four copy, sharing and shared, 64 KiB", both, 4, 8192, handoff(65536) + sw},
 		{"sharing law, a core each", sharing, 2, 8192, law(65536)},
-		// Every rank copies: more copiers than cores, where the law
-		// was not measured; shared scales the top-level law.
+		// Every rank copies: more copiers than cores. A message beyond
+		// a core's own caches keeps the top-level law, which shared
+		// scales; one within them is copied on the core where its
+		// partners take turns, as the sharing law measured it.
 		{"sharing law, every rank copies", sharing, 4, 8192, law(65536) + sw},
 		{"sharing and shared, every rank copies", both, 4, 8192, slowed(65536) + sw},
+		{"sharing law, every rank copies, 8 KiB: in a core's own caches", sharing, 4, 1024, handoff(8192) + sw},
+		{"sharing and shared, every rank copies, 8 B", both, 4, 1, handoff(8) + sw},
+		{"sharing law, every rank copies, 32 KiB - 8 B", sharing, 4, 4095, handoff(32760) + sw},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := machines.Parse("cores.yaml", []byte(tt.table))
@@ -97,7 +102,9 @@ func TestSharedCopies(t *testing.T) {
 			if !sameTime(send.UnitCost, tt.want) {
 				t.Errorf("%s copying: a message costs %g s (%s), want %g s", peers, send.UnitCost, send.How, tt.want)
 			}
-			if says := strings.Contains(send.How, "messages.sharing"); says != (strings.HasPrefix(tt.name, "two of four copy, sharing") && tt.p > 2) {
+			wantSharing := tt.p > 2 && (strings.HasPrefix(tt.name, "two of four copy, sharing") ||
+				strings.HasPrefix(tt.name, "sharing") && tt.n*8 < 32<<10)
+			if says := strings.Contains(send.How, "messages.sharing"); says != wantSharing {
 				t.Errorf("the message's how %q names messages.sharing: %v", send.How, says)
 			}
 			if got := PricerFor(k, rep, m, Options{}).Message(0, 1, tt.n*8); !sameTime(got+sharesSwitch(tt.p), tt.want) {
