@@ -143,3 +143,31 @@ func (s settler) measureSettled(ctx context.Context, c *Case, measureOnce func(f
 		rec.Remeasured = true
 	}
 }
+
+// HostSettler measures something else than a validation case between
+// two settlings, as validate measures a case: perfc check --settle.
+type HostSettler struct {
+	s settler
+}
+
+// NewHostSettler builds the witness kernels and predicts them on opts'
+// table (Machine, CacheDir and Model are used); budget is how long it may
+// wait for the host before a measurement (as Options.Settle).
+func NewHostSettler(ctx context.Context, opts Options, budget time.Duration) (*HostSettler, error) {
+	opts = opts.withDefaults()
+	ws, err := prepareWitnesses(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	measure := func(ctx context.Context) (*WitnessTimes, error) { return measureWitnesses(ctx, ws) }
+	return &HostSettler{s: settler{measure: measure, sleep: sleepCtx, now: time.Now, budget: budget}}, nil
+}
+
+// Measure calls measure between two settlings, and once more (with first
+// false) when the host slowed during the first call. It returns what
+// settling did and the witnesses' times before the measurement kept.
+func (h *HostSettler) Measure(ctx context.Context, measure func(first bool) error) (*SettleRecord, *WitnessTimes, error) {
+	var c Case
+	err := h.s.measureSettled(ctx, &c, measure)
+	return c.Settle, c.Witness, err
+}

@@ -15,6 +15,7 @@ import (
 	"perfc/costmodel"
 	"perfc/lang"
 	"perfc/machinecode"
+	"perfc/validate"
 )
 
 // checkCmd is `perfc check`: generate the kernel's program, build it, run
@@ -33,6 +34,7 @@ type checkCmd struct {
 	Timeout  time.Duration `default:"10m" help:"Stop the program if it runs longer than this."`
 	CacheDir string        `type:"path" placeholder:"DIR" help:"Where generated programs are built (default: the user cache directory, perfc/)."`
 	MemLimit int64         `placeholder:"BYTES" help:"Refuse a kernel that needs more memory than this (default: 80% of the memory available)."`
+	Settle   time.Duration `help:"Before measuring, wait up to this long for a slow spell of the host to end: two witness kernels timed against -m's table, within 15% (a core) and 30% (a copy between cores), as perfc validate does (docs/accuracy.md, \"Settling\"); 0, the default, measures at once."`
 }
 
 // Predictor is the predicted column of perfc check: it prices a checked
@@ -100,6 +102,25 @@ type checkResult struct {
 	Launch []string `json:"launch,omitempty"`
 	// Ranks names the parameters -n set, as "P = 4".
 	Ranks []string `json:"ranks_set,omitempty"`
+	// Settle and Witness are what --settle did and the witnesses' times
+	// just before the measurement kept; absent without --settle.
+	Settle  *validate.SettleRecord `json:"settle,omitempty"`
+	Witness *validate.WitnessTimes `json:"witness,omitempty"`
+}
+
+// hostSettler builds the witness kernels of --settle and predicts them on
+// -m's table.
+func (c *checkCmd) hostSettler(ctx context.Context) (*validate.HostSettler, error) {
+	m, err := c.machineArgs.load()
+	if err != nil {
+		return nil, err
+	}
+	opts := validate.Options{Machine: m, MachineName: c.Machine, Model: validate.ModelOptions(), CacheDir: c.CacheDir}
+	h, err := validate.NewHostSettler(ctx, opts, c.Settle)
+	if err != nil {
+		return nil, fmt.Errorf("--settle: %w", err)
+	}
+	return h, nil
 }
 
 // Run checks the kernel against the prediction for -m's machine.
@@ -109,6 +130,9 @@ func (c *checkCmd) Run(e env) error {
 
 // check generates, builds and runs the kernel's program, and compares.
 func (c *checkCmd) check(e env, pred Predictor) error {
+	if c.MPI && c.Settle > 0 {
+		return fmt.Errorf("--settle times witness kernels of goroutine ranks, not MPI processes: leave it out with --mpi")
+	}
 	k, err := loadKernel(e, c.kernelArgs)
 	if err != nil {
 		return err
@@ -127,10 +151,20 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 	if c.Counts {
 		nsteps++
 	}
+	if c.Settle > 0 {
+		nsteps++
+	}
 	steps := newStepLine(e.stderr, nsteps)
 	defer steps.finish()
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
+	var settler *validate.HostSettler
+	if c.Settle > 0 {
+		steps.step("check: building the witness kernels")
+		if settler, err = c.hostSettler(ctx); err != nil {
+			return err
+		}
+	}
 	args := []string{"-samples", fmt.Sprint(c.Samples), "-min-time", c.MinTime.String()}
 	if c.Reps > 0 {
 		args = append(args, "-reps", fmt.Sprint(c.Reps))
@@ -151,10 +185,12 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 		args = append(args, stall...)
 	}
 	var (
-		p   *codegen.Program
-		dir string
-		m   *spmd.Measurement
-		bin string
+		p       *codegen.Program
+		dir     string
+		m       *spmd.Measurement
+		bin     string
+		settle  *validate.SettleRecord
+		witness *validate.WitnessTimes
 	)
 	step := func(s string) { steps.step("check: " + s) }
 	var argv []string
@@ -165,14 +201,21 @@ func (c *checkCmd) check(e env, pred Predictor) error {
 				return err
 			}
 		}
-		m, err = codegen.MeasureWith(ctx, launch, bin, args...)
+		measure := func(bool) (err error) {
+			m, err = codegen.MeasureWith(ctx, launch, bin, args...)
+			return err
+		}
+		if settler == nil {
+			return measure(true)
+		}
+		settle, witness, err = settler.Measure(ctx, measure)
 		return err
 	})
 	if err != nil {
 		return c.timedOut(err)
 	}
 	res := checkResult{Schema: CheckSchema, Kernel: p.Kernel, File: k.File.Source.Name, Measurement: m, Note: noPrediction,
-		Backend: launch.Backend.String(), Launch: argv, Ranks: set}
+		Backend: launch.Backend.String(), Launch: argv, Ranks: set, Settle: settle, Witness: witness}
 	if mp, ok := pred.(machinePredictor); ok {
 		// The prediction prices the binary that ran: its machine code.
 		code, err := machinecode.Read(ctx, dir, bin)
@@ -249,6 +292,7 @@ func printCheck(w io.Writer, res checkResult) {
 	}
 	fmt.Fprintf(w, "measured: wall clock per run of the slowest rank; %d measurements of %d runs each (TICK1 %.3f us)\n",
 		m.Samples, m.Runs, m.Tick1Us)
+	printSettle(w, res)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := "region\tmin us\tmedian us\tmax us\tspread\t"
 	if res.Predicted != nil {
@@ -332,4 +376,31 @@ func (c *checkCmd) timedOut(err error) error {
 		return fmt.Errorf("%w: check stops building and running after --timeout %s; raise it to let the program finish", err, c.Timeout)
 	}
 	return err
+}
+
+// printSettle says what --settle found: the host's speed by the
+// witnesses before and after the measurement, against the table, and a
+// warning when it was out of the settle bands.
+func printSettle(w io.Writer, res checkResult) {
+	st := res.Settle
+	if st == nil {
+		return
+	}
+	ratios := func(t *validate.WitnessTimes) string {
+		if t == nil || !(t.CorePredicted > 0) || !(t.CopyPredicted > 0) {
+			return "not timed"
+		}
+		core, cp := t.Ratios()
+		return fmt.Sprintf("a core x%.2f, a copy between cores x%.2f", core, cp)
+	}
+	fmt.Fprintf(w, "host (witnesses, measured/predicted on %s): before the measurement %s, after it %s; waited %.0f s",
+		res.Machine, ratios(res.Witness), ratios(st.WitnessAfter), st.Waited)
+	if st.Remeasured {
+		fmt.Fprint(w, "; measured again, the host having slowed during the first measurement")
+	}
+	fmt.Fprintln(w)
+	if !st.Settled || !st.After {
+		fmt.Fprintf(w, "warning: the host was outside the settle bands (%.0f%% a core, %.0f%% a copy) before or after the measurement: "+
+			"the errors include its slow spell; check again, or give --settle longer\n", validate.SettleCoreBand*100, validate.SettleCopyBand*100)
+	}
 }

@@ -65,6 +65,42 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckSettle runs check with --settle on a table of this project's
+// host: the witnesses are timed around the measurement and reported, as
+// text and as JSON. Whether the host settles belongs to the machine, so
+// only the record is checked, not its verdict.
+func TestCheckSettle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs three programs")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip(err)
+	}
+	cache := t.TempDir()
+	args := []string{"check", "../../examples/pingpong.spmd", "-D", "n=16", "-D", "reps=3", "--reps", "1", "--samples", "2",
+		"--cache-dir", cache, "-m", hostTable, "--settle", "1s"}
+	code, out, errOut := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "host (witnesses, measured/predicted on "+hostTable+"): before the measurement a core x") || !strings.Contains(out, "after it a core x") {
+		t.Errorf("output lacks the witnesses' line:\n%s", out)
+	}
+	code, out, errOut = runCLI(t, "", append(args, "-o", "json")...)
+	var res checkResult
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s %s", code, err, out, errOut)
+	}
+	if res.Settle == nil || res.Witness == nil || !(res.Witness.CorePredicted > 0) || !(res.Witness.Copy > 0) ||
+		res.Settle.WitnessAfter == nil || res.Settle.Waited > 1 {
+		t.Errorf("JSON settle %+v, witness %+v", res.Settle, res.Witness)
+	}
+	code, _, errOut = runCLI(t, "", "check", "../../examples/pingpong.spmd", "--mpi", "--settle", "1s", "-m", hostTable, "--cache-dir", cache)
+	if code == 0 || !strings.Contains(errOut, "--settle times witness kernels of goroutine ranks") {
+		t.Errorf("check --mpi --settle: exit %d, %s", code, errOut)
+	}
+}
+
 // TestCheckTimeout checks that a build stopped by --timeout says so and
 // names the flag, and leaves no partial binary in the cache.
 func TestCheckTimeout(t *testing.T) {
