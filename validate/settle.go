@@ -8,10 +8,10 @@ import (
 
 // Settling: the host's slow spells are spells, not noise. A copy of a
 // cache line between this VM's two cores takes about 55 ns there and
-// back for seconds at a time, then about 340 ns for one to twenty seconds
-// (the hypervisor moves the vCPUs), and the core itself slows by 1.5–2×
-// while a neighbour runs (docs/accuracy.md, "Host noise"). A case measured
-// in such a spell measures the spell. So, before every case, validate
+// back for seconds at a time, then about 340 ns for seconds to tens of
+// seconds (the hypervisor moves the vCPUs), and the core itself slows by
+// 1.5–2× while a neighbour runs (docs/accuracy.md, "The host's slow
+// spells"). A case measured in such a spell measures the spell. So, before every case, validate
 // waits until both witnesses are within their settle bands of the
 // table's predictions (for at most Options.Settle), measures the case,
 // times the witnesses again, and, when the host left the bands during
