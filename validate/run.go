@@ -79,7 +79,8 @@ func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, op
 		return sleepCtx(ctx, d)
 	}
 	s := settler{measure: measure, sleep: sleep, now: time.Now, budget: opts.Settle}
-	return s.measureSettled(ctx, c, func(first bool) error {
+	var err error
+	c.Settle, c.Witness, err = s.measureSettled(ctx, func(first bool) error {
 		if first {
 			return measureCase(ctx, c, opts)
 		}
@@ -91,6 +92,7 @@ func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, op
 		compare(c, m)
 		return nil
 	})
+	return err
 }
 
 // recheck measures again, after the suite, the first compared case of one

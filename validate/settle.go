@@ -56,7 +56,7 @@ type SettleRecord struct {
 // inSettleBands reports whether the host runs at the table's speed by
 // both witnesses; false for missing times.
 func inSettleBands(w *WitnessTimes) bool {
-	if w == nil || !(w.Core > 0) || !(w.Copy > 0) || !(w.CorePredicted > 0) || !(w.CopyPredicted > 0) {
+	if !w.complete() {
 		return false
 	}
 	rc, rp := w.Ratios()
@@ -109,36 +109,35 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// measureSettled measures case c between two settlings: the witnesses
-// within their bands before (waiting up to the budget), the case, the
-// witnesses after; when they left the bands during it, once more. The
-// case's Witness is the timing before the measurement kept, its Settle
-// what happened. measureOnce measures the case (its first call builds
-// and probes it; the second runs it again the same way).
-func (s settler) measureSettled(ctx context.Context, c *Case, measureOnce func(first bool) error) error {
+// measureSettled calls measureOnce between two settlings: the witnesses
+// within their bands before (waiting up to the budget), the measurement,
+// the witnesses after; when they left the bands during it, once more
+// (measureOnce's first call builds and probes; the second runs again the
+// same way). It returns what happened (nil when ctx was cancelled first)
+// and the witnesses' times before the measurement kept.
+func (s settler) measureSettled(ctx context.Context, measureOnce func(first bool) error) (*SettleRecord, *WitnessTimes, error) {
 	var rec SettleRecord
+	var before *WitnessTimes
 	for attempt := 0; ; attempt++ {
-		before, ok, waited, err := s.settle(ctx)
+		w, ok, waited, err := s.settle(ctx)
 		if err != nil {
-			return err
+			return nil, before, err
 		}
 		rec.Waited += waited.Seconds()
-		c.Witness, rec.Settled = before, ok
+		before, rec.Settled = w, ok
 		if err := measureOnce(attempt == 0); err != nil {
-			c.Settle = &rec
-			return err
+			return &rec, before, err
 		}
 		after, _ := s.measure(ctx)
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, before, err
 		}
 		rec.WitnessAfter, rec.After = after, inSettleBands(after)
 		// Measure again only when the host was in its bands before and
 		// left them during the measurement: a host that never settled
 		// would only be measured twice in the same spell.
 		if rec.After || !rec.Settled || attempt == 1 {
-			c.Settle = &rec
-			return nil
+			return &rec, before, nil
 		}
 		rec.Remeasured = true
 	}
@@ -167,7 +166,5 @@ func NewHostSettler(ctx context.Context, opts Options, budget time.Duration) (*H
 // false) when the host slowed during the first call. It returns what
 // settling did and the witnesses' times before the measurement kept.
 func (h *HostSettler) Measure(ctx context.Context, measure func(first bool) error) (*SettleRecord, *WitnessTimes, error) {
-	var c Case
-	err := h.s.measureSettled(ctx, &c, measure)
-	return c.Settle, c.Witness, err
+	return h.s.measureSettled(ctx, measure)
 }

@@ -149,7 +149,8 @@ func TestMeasureSettled(t *testing.T) {
 			h := &fakeHost{ratios: tc.ratios}
 			var c Case
 			var got []bool
-			err := h.settler(2500*time.Millisecond).measureSettled(context.Background(), &c, func(first bool) error {
+			var err error
+			c.Settle, c.Witness, err = h.settler(2500*time.Millisecond).measureSettled(context.Background(), func(first bool) error {
 				got = append(got, first)
 				return nil
 			})
@@ -180,7 +181,8 @@ func TestMeasureSettled(t *testing.T) {
 func TestMeasureSettledFailure(t *testing.T) {
 	h := &fakeHost{ratios: [][2]float64{{1, 1}}}
 	var c Case
-	err := h.settler(time.Second).measureSettled(context.Background(), &c, func(bool) error { return errors.New("build failed") })
+	var err error
+	c.Settle, c.Witness, err = h.settler(time.Second).measureSettled(context.Background(), func(bool) error { return errors.New("build failed") })
 	if err == nil || err.Error() != "build failed" {
 		t.Fatalf("measureSettled: %v, want the measurement's error", err)
 	}

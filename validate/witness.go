@@ -68,6 +68,12 @@ type WitnessTimes struct {
 	CopyPredicted float64 `json:"copy_predicted_s"`
 }
 
+// complete reports whether w has both times and both predictions (a
+// witness that failed leaves its time 0); false for nil.
+func (w *WitnessTimes) complete() bool {
+	return w != nil && w.Core > 0 && w.Copy > 0 && w.CorePredicted > 0 && w.CopyPredicted > 0
+}
+
 // Ratios are the witnesses' measured/predicted ratios: 1 when the host
 // ran at the table's speed.
 func (w WitnessTimes) Ratios() (core, copy float64) {
@@ -198,7 +204,7 @@ func summarizeWitnesses(cases []Case) *WitnessSummary {
 	var atSpeed []Case
 	for _, c := range cases {
 		w := c.Witness
-		if w == nil || !(w.Core > 0) || !(w.Copy > 0) || !(w.CorePredicted > 0) || !(w.CopyPredicted > 0) {
+		if !w.complete() {
 			continue
 		}
 		rc, rp := w.Ratios()
