@@ -403,19 +403,22 @@ func TestManyRanks(t *testing.T) {
 	t.Logf("%d ranks, %d messages each: %v", p, rounds*2+2, time.Since(start))
 }
 
-// TestBytesPayloadIsMemory checks that the send side of a `SIZE bytes`
-// payload is written when it grows: a buffer that was never written reads
-// as the shared zero page, and a send of it would cost less than a copy.
+// TestBytesPayloadIsMemory checks that both sides of a `SIZE bytes`
+// payload are written when they grow: a buffer that was never written
+// reads as the shared zero page, and a send of it would cost less than a
+// copy (a bcast's root sends from the receive side).
 func TestBytesPayloadIsMemory(t *testing.T) {
 	run := testWorld(t, 1, 1, func(*rank) {})
 	r := run.w.ranks[0]
-	for _, n := range []int{64, 1 << 20} {
-		b := r.bytesBuf(false, n)
-		if len(b) != n {
-			t.Fatalf("bytesBuf(out, %d) has %d bytes", n, len(b))
-		}
-		if zeros := bytes.Count(b, []byte{0}); zeros > n/64 {
-			t.Errorf("bytesBuf(out, %d) has %d zero bytes: not filled", n, zeros)
+	for _, in := range []bool{false, true} {
+		for _, n := range []int{64, 1 << 20} {
+			b := r.bytesBuf(in, n)
+			if len(b) != n {
+				t.Fatalf("bytesBuf(in %v, %d) has %d bytes", in, n, len(b))
+			}
+			if zeros := bytes.Count(b, []byte{0}); zeros > n/64 {
+				t.Errorf("bytesBuf(in %v, %d) has %d zero bytes: not filled", in, n, zeros)
+			}
 		}
 	}
 }
