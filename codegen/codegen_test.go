@@ -200,6 +200,7 @@ func TestMemoryIsChecked(t *testing.T) {
 // sum wrapped to a negative or a small number before).
 func TestMemoryNeed(t *testing.T) {
 	const rankBytes = "kernel rb() on P = 4 ranks {\n  sendrecv 1000 * rank bytes to (rank + 1) % P from (rank + P - 1) % P\n}\n"
+	const slices = "kernel sl(n = 100) on P = 4 ranks {\n  array x[100]: f64\n  bcast x[0:10] from 0\n  alltoall x[2:100:4]\n  bcast x[0:n] from 0\n  bcast x[90:100] from 0\n}\n"
 	const huge = "kernel huge(N = 536870912) on P = 4 ranks {\n  array a[N][N]: f64\n  for i in 0..2 {\n    a[i][0] = 1.0\n  }\n}\n"
 	tests := []struct {
 		name, src, spec string
@@ -211,6 +212,12 @@ func TestMemoryNeed(t *testing.T) {
 		{name: "concat", spec: "l=64,P=4", want: 4*4*64 + 2*16*8},
 		// scatter from a constant root: the root's 5 blocks, 25 tree blocks.
 		{name: "scatter", spec: "m=10,P=5,root=1", want: 5*10 + 25*10 + 2*25*8},
+		// slices with constant bounds count what they select: x[0:10]
+		// 80 B, x[2:100:4] 25 elements, x[0:n] the whole array (n is a
+		// parameter, folded), x[90:100] 10 elements.
+		// The strided payload is packed into a kernel array of its 25
+		// elements on every rank (4·200).
+		{name: "slices", src: slices, want: 4*800 + 2*4*80 + 2*4*4*200 + 4*200 + 2*4*800 + 2*4*80 + 2*16*8},
 		// rank 3 sends the most, 3000 bytes: 2 buffers × 4 ranks × 3000.
 		{name: "rank-varying bytes", src: rankBytes, want: 2*4*3000 + 2*16*8},
 		// 2^61 bytes per rank × 4 ranks = 2^63, one more than an int64 holds.
@@ -431,7 +438,7 @@ func TestTimedProgram(t *testing.T) {
 		wantErr string
 	}{
 		{[]string{"-count"}, "this build does not count; build it with the counting code"},
-		{[]string{"-mem-limit", "100"}, "needs 9.5 KiB of memory for its arrays and message buffers, more than the limit of 100 B"},
+		{[]string{"-mem-limit", "100"}, "needs 3.4 KiB of memory for its arrays and message buffers, more than the limit of 100 B"},
 		{[]string{"-samples", "0"}, "-samples 0: give at least 1 measurement"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
