@@ -781,22 +781,72 @@ func (p *program) eval(v *Vars) float64 {
 // ---------------------------------------------------------------------------
 // Measured tables
 
+// measured is a measured cost: a table over one variable or a grid over
+// two. The variables come by value: a pointer through an interface would
+// make every Cost.Eval allocate.
+type measured interface {
+	eval(v Vars) float64
+}
+
 // table is a measured cost: points (x, y) over one variable, interpolated
 // piecewise linearly. The segment is chosen by x (never by the smallest y);
 // below the first point and above the last the end segments are extended
-// linearly, so a table of two points is the straight line through them.
+// linearly, so a table of two points is the straight line through them. A
+// table of one point (a row of a grid) is constant.
 type table struct {
 	x      varID
-	xs, ys []float64 // SI units; xs strictly increasing, at least two points
+	xs, ys []float64 // SI units; xs strictly increasing
 }
 
 // eval interpolates the table at the variable's value.
-func (t *table) eval(v *Vars) float64 {
-	x := v.get(t.x)
-	i, _ := slices.BinarySearch(t.xs, x) // first point with xs[i] >= x
-	i = min(max(i, 1), len(t.xs)-1)      // the segment [i-1, i], end segments extended
-	x0, x1, y0, y1 := t.xs[i-1], t.xs[i], t.ys[i-1], t.ys[i]
-	return y0 + (y1-y0)*(x-x0)/(x1-x0)
+func (t *table) eval(v Vars) float64 {
+	if len(t.xs) == 1 {
+		return t.ys[0]
+	}
+	i, w := segment(t.xs, v.get(t.x))
+	return t.ys[i-1] + w*(t.ys[i]-t.ys[i-1])
+}
+
+// segment finds where x falls among the increasing xs (two or more): the
+// value there is y[i-1] + w·(y[i] − y[i-1]), the segment chosen by x and the
+// end segments extended (w below 0 or above 1).
+func segment(xs []float64, x float64) (i int, w float64) {
+	i, _ = slices.BinarySearch(xs, x) // first point with xs[i] >= x
+	i = min(max(i, 1), len(xs)-1)     // the segment [i-1, i], end segments extended
+	return i, (x - xs[i-1]) / (xs[i] - xs[i-1])
+}
+
+// grid is a measured cost over two variables: a table over x for each
+// measured value of by (its rows), interpolated linearly in by between the
+// two rows around it and extended beyond the first and last rows as a table
+// extends its end segments, except that beyond the last row it never falls
+// below that row. A collective measured over bytes on 2, 4 and 8
+// ranks is one: no formula over bytes and P may fit it, and a table over
+// bytes alone would price every rank count as the one it was measured on.
+type grid struct {
+	by   varID
+	at   []float64 // the rows' values of by, strictly increasing, at least two
+	rows []table
+}
+
+// eval interpolates between the rows around by's value.
+func (g *grid) eval(v Vars) float64 {
+	i, w := segment(g.at, v.get(g.by))
+	switch w {
+	case 0: // on a row: the other may extend its end segment below zero
+		return g.rows[i-1].eval(v)
+	case 1:
+		return g.rows[i].eval(v)
+	}
+	y0, y1 := g.rows[i-1].eval(v), g.rows[i].eval(v)
+	if w > 1 {
+		// Beyond the last row, never below it: its rows, each extended
+		// over x with its own end segment, may cross there (2 ranks
+		// measured to 32 MiB, 8 to 2 MiB), and a line through crossed
+		// rows would fall below zero at many ranks.
+		return max(y1, y0+w*(y1-y0))
+	}
+	return y0 + w*(y1-y0)
 }
 
 // ---------------------------------------------------------------------------
@@ -810,7 +860,7 @@ type Cost struct {
 	text   string // as written; for a table, a summary
 	dim    Dim
 	prog   program
-	table  *table
+	table  measured // nil for an expression
 	source string
 	// key, where and vars name the entry for errors at pricing time (Check):
 	// its key ('time'), file:line:col in the table, and the variables it
@@ -824,7 +874,7 @@ type Cost struct {
 // (seconds for a time).
 func (c *Cost) Eval(v Vars) float64 {
 	if c.table != nil {
-		return c.table.eval(&v)
+		return c.table.eval(v)
 	}
 	return c.prog.eval(&v)
 }

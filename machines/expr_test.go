@@ -180,6 +180,39 @@ func TestTableInterpolation(t *testing.T) {
 	}
 }
 
+// TestGridInterpolation checks a table over bytes and P: linear in bytes
+// within a row, linear in P between the two rows around it, rows of one
+// point constant, both extended beyond their ends.
+func TestGridInterpolation(t *testing.T) {
+	g := &grid{by: varP, at: []float64{1, 2, 4}, rows: []table{
+		{x: varBytes, xs: []float64{0}, ys: []float64{0}},
+		{x: varBytes, xs: []float64{0, 100}, ys: []float64{1e-6, 3e-6}},
+		{x: varBytes, xs: []float64{0, 100, 200}, ys: []float64{2e-6, 4e-6, 10e-6}},
+	}}
+	c := &Cost{dim: Time, table: g}
+	tests := []struct{ p, bytes, want float64 }{
+		{1, 1e9, 0},          // a row of one point is constant
+		{2, 50, 2e-6},        // on a row, within it
+		{2, 300, 7e-6},       // on a row, extended beyond its last point
+		{4, 150, 7e-6},       // the last row's second segment
+		{3, 100, 3.5e-6},     // between rows 2 and 4: (3 + 4)/2
+		{3, 200, 7.5e-6},     // row 2 extended to 5us, row 4 10us
+		{8, 0, 4e-6},         // beyond the last row: extended in P from 2 to 4
+		{1.5, 0, 0.5e-6},     // between the rows 1 and 2
+		{2, -100, -1e-6},     // extensions are linear, even below zero
+		{4, 100, 4e-6},       // a point of the table
+		{1, 100, 0},          // the first row exactly
+		{2, 100, 3e-6},       // a row's last point
+		{16, 100, 10e-6},     // 3 + (4 - 3)·(16 - 2)/2: the last segment is rows 2..4
+		{4.5, 200, 11.25e-6}, // 5 + (10 - 5)·(4.5 - 2)/2
+	}
+	for _, tt := range tests {
+		if got := c.Eval(Vars{P: tt.p, Bytes: tt.bytes}); math.Abs(got-tt.want) > 1e-15 {
+			t.Errorf("grid at P=%g, %g B = %g, want %g", tt.p, tt.bytes, got, tt.want)
+		}
+	}
+}
+
 // TestEvalDoesNotAllocate checks the promise that evaluating a cost, an
 // expression with functions or a measured table, allocates nothing.
 func TestEvalDoesNotAllocate(t *testing.T) {
@@ -188,8 +221,10 @@ func TestEvalDoesNotAllocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab := &Cost{dim: Time, table: &table{x: varBytes, xs: []float64{0, 100, 300}, ys: []float64{1, 2, 3}}}
+	grd := &Cost{dim: Time, table: &grid{by: varP, at: []float64{2, 128}, rows: []table{
+		{x: varBytes, xs: []float64{0, 100}, ys: []float64{1, 2}}, {x: varBytes, xs: []float64{0, 100}, ys: []float64{3, 4}}}}}
 	v := Vars{Bytes: 1000, P: 64, Level: 2, N: 10}
-	for _, c := range []*Cost{expr, tab} {
+	for _, c := range []*Cost{expr, tab, grd} {
 		if n := testing.AllocsPerRun(100, func() { c.Eval(v) }); n != 0 {
 			t.Errorf("%s: %v allocations per evaluation, want 0", c, n)
 		}

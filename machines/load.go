@@ -701,9 +701,10 @@ func firstNonEmpty(s ...string) string {
 }
 
 // table reads a measured table: points (x, y) over one variable, x strictly
-// increasing, y times.
+// increasing, y times; or, with by:, a grid of points (by, x, y) over two,
+// grouped in rows of increasing by (docs/machines.md, "Measured tables").
 func (d *decoder) table(n *yaml.Node, key string, vars varSet, inherited string) *Cost {
-	f := d.mapping(n, fmt.Sprintf("the table '%s'", key), "x", "points", "source")
+	f := d.mapping(n, fmt.Sprintf("the table '%s'", key), "x", "by", "points", "source")
 	src := f.source(inherited)
 	if src == "" {
 		d.errorf(n, "the table '%s' has no source: add source: (benchmark and date, or paper, figure and line)", key)
@@ -711,25 +712,52 @@ func (d *decoder) table(n *yaml.Node, key string, vars varSet, inherited string)
 	if !f.require("x") || !f.require("points") {
 		return nil
 	}
-	xName := f.str("x")
-	id, ok := varNamed(xName)
-	if !ok || !vars.has(id) {
-		d.errorf(f.get("x"), "the table '%s' must be over one of the variables %s, got '%s'", key, vars, xName)
+	id, ok := d.tableVar(f, "x", key, vars)
+	if !ok {
 		return nil
 	}
-	t := &table{x: id}
 	items := d.list(f.get("points"), fmt.Sprintf("points of '%s'", key))
+	var c *Cost
+	if f.has("by") {
+		c = d.grid(f, key, id, vars, items)
+	} else {
+		c = d.table1(f, key, id, items)
+	}
+	if c == nil {
+		return nil
+	}
+	c.source, c.key, c.where = src, key, d.position(n)
+	if !d.checkSamples(n, c) {
+		return nil
+	}
+	return c
+}
+
+// tableVar reads the variable a table is over (its x: or by:).
+func (d *decoder) tableVar(f *fields, field, key string, vars varSet) (varID, bool) {
+	name := f.str(field)
+	id, ok := varNamed(name)
+	if !ok || !vars.has(id) {
+		d.errorf(f.get(field), "the table '%s' must be over one of the variables %s, got '%s'", key, vars, name)
+		return 0, false
+	}
+	return id, true
+}
+
+// table1 reads the points [x, y] of a table over one variable.
+func (d *decoder) table1(f *fields, key string, id varID, items []*yaml.Node) *Cost {
 	if len(items) < 2 {
 		d.errorf(f.get("points"), "the table '%s' needs at least two points", key)
 		return nil
 	}
+	t := &table{x: id}
 	for _, p := range items {
 		x, y, ok := d.point(p, id)
 		if !ok {
 			continue
 		}
 		if len(t.xs) > 0 && x <= t.xs[len(t.xs)-1] {
-			d.errorf(p, "points of '%s' must have strictly increasing %s", key, xName)
+			d.errorf(p, "points of '%s' must have strictly increasing %s", key, id.name())
 			continue
 		}
 		t.xs, t.ys = append(t.xs, x), append(t.ys, y)
@@ -737,12 +765,73 @@ func (d *decoder) table(n *yaml.Node, key string, vars varSet, inherited string)
 	if len(t.xs) < len(items) {
 		return nil // reported
 	}
-	c := &Cost{text: fmt.Sprintf("table over %s (%d points)", xName, len(t.xs)), dim: Time, table: t, source: src,
-		key: key, where: d.position(n), vars: setOf(id)}
-	if !d.checkSamples(n, c) {
+	return &Cost{text: fmt.Sprintf("table over %s (%d points)", id.name(), len(t.xs)), dim: Time, table: t, vars: setOf(id)}
+}
+
+// grid reads the points [by, x, y] of a table over two variables: rows of
+// one value of by, by strictly increasing from row to row and x strictly
+// increasing within a row; at least two rows, a row of one point being
+// constant over x.
+func (d *decoder) grid(f *fields, key string, x varID, vars varSet, items []*yaml.Node) *Cost {
+	by, ok := d.tableVar(f, "by", key, vars)
+	if !ok {
 		return nil
 	}
-	return c
+	if by == x {
+		d.errorf(f.get("by"), "the table '%s' is over %s twice: by: must name another variable than x:", key, x.name())
+		return nil
+	}
+	g := &grid{by: by}
+	bad := false
+	for _, p := range items {
+		b, xv, y, ok := d.point3(p, by, x)
+		if !ok {
+			bad = true
+			continue
+		}
+		last := len(g.at) - 1
+		switch {
+		case last >= 0 && b == g.at[last]:
+			if row := &g.rows[last]; xv <= row.xs[len(row.xs)-1] {
+				d.errorf(p, "points of '%s' must have strictly increasing %s within one %s", key, x.name(), by.name())
+				bad = true
+				continue
+			}
+		case last >= 0 && b < g.at[last]:
+			d.errorf(p, "points of '%s' must come in rows of increasing %s (this %s=%g follows %g)", key, by.name(), by.name(), b, g.at[last])
+			bad = true
+			continue
+		default:
+			g.at, g.rows = append(g.at, b), append(g.rows, table{x: x})
+		}
+		row := &g.rows[len(g.rows)-1]
+		row.xs, row.ys = append(row.xs, xv), append(row.ys, y)
+	}
+	if bad {
+		return nil
+	}
+	if len(g.at) < 2 {
+		d.errorf(f.get("points"), "the table '%s' over %s and %s needs rows of at least two values of %s; with one, leave out by:", key, x.name(), by.name(), by.name())
+		return nil
+	}
+	return &Cost{text: fmt.Sprintf("table over %s and %s (%d rows, %d points)", x.name(), by.name(), len(g.at), len(items)),
+		dim: Time, table: g, vars: setOf(x, by)}
+}
+
+// point3 reads one [by, x, y] point of a grid.
+func (d *decoder) point3(n *yaml.Node, by, x varID) (float64, float64, float64, bool) {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode || len(n.Content) != 3 {
+		d.errorf(n, "a point of a table with by: must be [%s, %s, time], such as [4, 1KiB, 204.5us]", by.name(), x.name())
+		return 0, 0, 0, false
+	}
+	bq, _, _, okB := d.constant(deref(n.Content[0]), by.name(), by.dim())
+	xq, _, _, okX := d.constant(deref(n.Content[1]), x.name(), x.dim())
+	yq, _, _, okY := d.constant(deref(n.Content[2]), "time", Time)
+	if !okB || !okX || !okY || !d.checkRule(deref(n.Content[2]), "time", yq, nonNegative) {
+		return 0, 0, 0, false
+	}
+	return bq.Value, xq.Value, yq.Value, true
 }
 
 // point reads one [x, y] pair of a measured table.

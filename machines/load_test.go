@@ -167,6 +167,30 @@ messages:
 			`m.yaml:10:25: a point must be [x, y], such as [1KiB, 204.5us]`,
 			`m.yaml:10:42: 'bytes' needs a size in bytes, got a time (1us)`,
 		}},
+		{"grids of measured points out of order, short, over one variable twice", `
+collectives:
+  source: s
+  entries:
+    - kind: bcast
+      time: {x: bytes, by: P, points: [[2, 0B, 1us], [2, 0B, 2us], [4, 8B, 3us], [2, 8B, 1us], [4, 8B]]}
+    - kind: reduce
+      time: {x: bytes, by: P, points: [[2, 0B, 1us], [2, 8B, 2us]]}
+    - kind: scan
+      time: {x: bytes, by: bytes, points: [[2, 0B, 1us], [4, 8B, 2us]]}
+`, []string{
+			`m.yaml:9:54: points of 'time' must have strictly increasing bytes within one P`,
+			`m.yaml:9:82: points of 'time' must come in rows of increasing P (this P=2 follows 4)`,
+			`m.yaml:9:96: a point of a table with by: must be [P, bytes, time], such as [4, 1KiB, 204.5us]`,
+			`m.yaml:11:39: the table 'time' over bytes and P needs rows of at least two values of P; with one, leave out by:`,
+			`m.yaml:13:28: the table 'time' is over bytes twice: by: must name another variable than x:`,
+		}},
+		{"a grid whose rows extend below zero", `
+collectives:
+  source: s
+  entries:
+    - kind: bcast
+      time: {x: bytes, by: P, points: [[2, 0B, 1us], [2, 8B, 1us], [4, 0B, 8us]]}
+`, []string{`m.yaml:9:13: 'time' is a negative time (-2.5us) at bytes=0, P=1 (the measured table is extended linearly beyond its points)`}},
 		{"a measured table of one point over a wrong variable", `
 messages:
   source: s
