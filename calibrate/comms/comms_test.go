@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v4"
 
 	"perfc/calibrate/fit"
@@ -330,8 +331,9 @@ func TestSectionsLoad(t *testing.T) {
 
 // TestSectionsFallBackToPoints: a pingpong that no split fits within 10 %
 // keeps Hockney ranges with a source that says so; a collective that no
-// formula fits keeps its best formula, with its points in results; a
-// barrier that none fits becomes a measured table over P from one rank.
+// formula fits becomes a measured table over bytes by P, its points also in
+// results; a barrier that none fits becomes a measured table over P from
+// one rank.
 func TestSectionsFallBackToPoints(t *testing.T) {
 	var pts []Point
 	for i, n := range modeSizes(true, false).comms1 {
@@ -352,15 +354,30 @@ func TestSectionsFallBackToPoints(t *testing.T) {
 	if n := len(m.Messages("").HockneyRanges()); n < 2 || !strings.Contains(body, "no split into at most 5 Hockney ranges follows every point") {
 		t.Errorf("a sawtooth pingpong: %d ranges, want several and a source that says they miss\n%s", n, body)
 	}
-	if _, ok := m.Collective("alltoall", "", ""); !ok {
+	a, ok := m.Collective("alltoall", "", "")
+	if !ok {
 		t.Fatalf("no alltoall\n%s", body)
 	}
 	found := false
 	for _, res := range m.Results() {
 		found = found || res.Name == "COLL alltoall, 512B, P=4"
 	}
-	if !found || !strings.Contains(body, "no formula over bytes and P fits within 10 %; the measured points are in results") {
+	if !found || !strings.Contains(body, "measured points: no formula over bytes and P fits within 10 % (best ") {
 		t.Errorf("alltoall's points are not in results, or its source does not say the formula misses:\n%s", body)
+	}
+	// The grid gives the points back; one rank moves nothing, three are
+	// half way between two and four.
+	at := func(p, n float64) float64 { return a.Eval(machines.Vars{P: p, Bytes: n}) }
+	for _, tt := range []struct{ p, bytes, want float64 }{
+		{2, 8, 1e-6 + 8/1e9},
+		{4, 512, 1.5 * (1e-6 + 512/1e9)},
+		{4, 32 << 10, 1e-6 + 32768/1e9},
+		{1, 512, 0},
+		{3, 8, 1e-6 + 8/1e9},
+	} {
+		if got := at(tt.p, tt.bytes); math.Abs(got-tt.want) > 1e-3*tt.want+1e-15 {
+			t.Errorf("alltoall at P=%g, %g B: %g, want %g", tt.p, tt.bytes, got, tt.want)
+		}
 	}
 	b, ok := m.Collective("barrier", "", "")
 	if !ok {
@@ -368,6 +385,24 @@ func TestSectionsFallBackToPoints(t *testing.T) {
 	}
 	if got := b.Eval(machines.Vars{P: 1}); got != 0 {
 		t.Errorf("barrier on one rank %g, want 0", got)
+	}
+}
+
+// TestGridNeverFalls: a collective's point below the one of a shorter
+// length, or below the row of fewer ranks at its length, is raised to it,
+// and the count of raised points is kept.
+func TestGridNeverFalls(t *testing.T) {
+	pts := []Point{
+		{Bench: "gather", Ranks: 2, Bytes: 8, Time: 1e-6},
+		{Bench: "gather", Ranks: 2, Bytes: 1024, Time: 3e-6},
+		{Bench: "gather", Ranks: 2, Bytes: 4096, Time: 2e-6}, // below 1 KiB's
+		{Bench: "gather", Ranks: 4, Bytes: 8, Time: 0.5e-6},  // below 2 ranks'
+		{Bench: "gather", Ranks: 4, Bytes: 4096, Time: 9e-6},
+	}
+	g := grid(pts)
+	want := [][]any{{1, "0B", "0us"}, {2, "8B", "1us"}, {2, "1KiB", "3us"}, {2, "4KiB", "3us"}, {4, "8B", "1us"}, {4, "4KiB", "9us"}}
+	if diff := cmp.Diff(want, g.Points); diff != "" || g.raised != 2 {
+		t.Errorf("grid points (-want +got):\n%s\nraised %d, want 2", diff, g.raised)
 	}
 }
 

@@ -82,9 +82,10 @@ type sizes struct {
 // modeSizes chooses the lengths: the full run measures the pingpong at
 // every power of two from 8 B to 4 MiB and at 1.5 times the powers from
 // 1.5 KiB (the switches between cache regimes lie between them; host-
-// baseline.md: 16 KiB and 256 KiB), the collectives from 8 B to 256 KiB on
-// 2, 4 and 8 ranks; --quick keeps fewer lengths on 2 and 4 ranks. tiny is
-// for tests: a few lengths, short regions.
+// baseline.md: 16 KiB and 256 KiB), the collectives from 8 B to 32 MiB
+// (four times the last-level cache of the host, where no formula of the
+// small lengths reaches: collSizes) on 2, 4 and 8 ranks; --quick keeps fewer
+// lengths on 2 and 4 ranks. tiny is for tests: a few lengths, short regions.
 func modeSizes(quick, tiny bool) sizes {
 	switch {
 	case tiny:
@@ -125,10 +126,24 @@ func modeSizes(quick, tiny bool) sizes {
 		comms1: c1,
 		comms2: append(append([]int64{0}, c2...), 4<<20),
 		comms3: []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 1 << 20},
-		coll:   []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10},
+		coll:   collFull(),
 		gaps:   []int64{2, 4, 8, 16, 32, 64, 128},
 		ranks:  []int{2, 4, 8}, target: 20e-3, samples: 9,
 	}
+}
+
+// collFull are the full run's collective lengths: 8, 64 and 512 B, then
+// every power of two from 4 KiB to 32 MiB. The machine table interpolates
+// linearly between them, and the cost per byte changes where the blocks
+// leave a cache level (which depends on P): lengths eight times apart put
+// a 500 KB bcast 30 % above its measured time (interpolated from 256 KiB
+// and 2 MiB, 2026-11-26), twice apart within a few per cent.
+func collFull() []int64 {
+	out := []int64{8, 64, 512}
+	for n := int64(4 << 10); n <= 32<<20; n *= 2 {
+		out = append(out, n)
+	}
+	return out
 }
 
 // plan lists the kernels of a mode: COMMS1, LOCAL and COMMS2 need two
@@ -161,11 +176,32 @@ func plan(s sizes) []kernelPlan {
 		}
 		kp.add(Synch1, 0, 1, s.target)
 		for _, kind := range collectiveKinds {
-			for _, n := range s.coll {
+			for _, n := range collSizes(s.coll, p) {
 				kp.add(Bench(kind), n, 1, s.target)
 			}
 		}
 		out = append(out, kp)
+	}
+	return out
+}
+
+// collMemory bounds the bytes × P² of a collective's block: an alltoall
+// keeps P blocks to send and P to receive on each of P ranks, 2·P²·bytes
+// in all, every statement's apart (codegen/spmd keeps a site's P-block
+// buffers), and codegen refuses a kernel whose buffers exceed 80 % of the
+// memory. So 2 ranks go to 32 MiB, 4 to 16 MiB and 8 to 4 MiB, kernels of
+// 3.3, 4.6 and 3.4 GB by codegen's estimate; the machine table extends
+// each row linearly in bytes beyond its last length.
+const collMemory = 256 << 20
+
+// collSizes are the lengths of the collectives on p ranks: those whose
+// block times p² stays within collMemory.
+func collSizes(all []int64, p int) []int64 {
+	var out []int64
+	for _, n := range all {
+		if n*int64(p*p) <= collMemory || n == all[0] {
+			out = append(out, n)
+		}
 	}
 	return out
 }

@@ -379,12 +379,10 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 }
 
 // Collectives is the collectives: section: per kind the fitted formula
-// over bytes and P. The barrier's measured points over P stand in for its
-// formula when that misses by more than 10 % rms; a kind over bytes and P
-// keeps its best formula even then, and its source says so (its measured
-// points go to Results): a measured table has one variable, so points over
-// bytes would price every rank count as the one they were measured on,
-// three to ten times off on the others (docs/calibrate-comms.md).
+// over bytes and P, or, when that misses by more than 10 % rms, the
+// measured points: a table over P for the barrier, a table over bytes by P
+// (a row per rank count) for the others (docs/calibrate-comms.md), the best
+// formula named in the source.
 func (r *Result) Collectives() any {
 	c := collectivesYAML{Source: fmt.Sprintf("%s collectives and SYNCH1 %s, median of %d measurements, %s", r.transport.Command(), r.transport.Describe(0), r.samples, r.date)}
 	for _, kind := range CollectiveKinds() {
@@ -405,12 +403,73 @@ func (r *Result) Collectives() any {
 				e.Source += fmt.Sprintf("; %d point(s) below the one of fewer ranks raised to it (more ranks never synchronise sooner)", tab.raised)
 			}
 		default:
-			e.Source = fmt.Sprintf("%s, fit rms %s (max %s): no formula over bytes and P fits within 10 %%; the measured points are in results",
-				src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
+			tab := grid(cf.points)
+			e.Time = tab
+			e.Source = fmt.Sprintf("%s, measured points: no formula over bytes and P fits within 10 %% (best %s, rms %s, max %s)",
+				src, formulaText(cf.formula), percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
+			if tab.raised > 0 {
+				e.Source += fmt.Sprintf("; %d point(s) below a shorter length or fewer ranks raised to it (more bytes or ranks never cost less)", tab.raised)
+			}
 		}
 		c.Entries = append(c.Entries, e)
 	}
 	return c
+}
+
+// grid is the measured table over bytes by P of a collective's points: a
+// row per rank count, after a row of one rank that moves nothing (without
+// it the rows of 2 and 4 ranks, extended, would go below zero at P = 1,
+// which the table check refuses). A point below the one of a shorter length
+// in its row, or below the row of fewer ranks at its length, is that
+// one's noise and is raised to it, as the barrier's table is: rows and
+// their end segments are extended linearly, and a falling end would price
+// long messages or many ranks below zero.
+func grid(pts []Point) *tableYAML {
+	t := &tableYAML{X: "bytes", By: "P"}
+	sel := slices.Clone(pts)
+	slices.SortFunc(sel, func(a, b Point) int {
+		if a.Ranks != b.Ranks {
+			return a.Ranks - b.Ranks
+		}
+		return cmp.Compare(a.Bytes, b.Bytes)
+	})
+	if len(sel) > 0 && sel[0].Ranks > 1 {
+		t.Points = append(t.Points, []any{1, "0B", "0us"})
+	}
+	var prev, row []Point // the row of fewer ranks, raised; the row being built
+	for i, pt := range sel {
+		if i > 0 && pt.Ranks != sel[i-1].Ranks {
+			prev, row = row, nil
+		}
+		y := pt.Time
+		floor := rowAt(prev, pt.Bytes)
+		if len(row) > 0 {
+			floor = max(floor, row[len(row)-1].Time)
+		}
+		if y < floor {
+			y, t.raised = floor, t.raised+1
+		}
+		pt.Time = y
+		row = append(row, pt)
+		t.Points = append(t.Points, []any{pt.Ranks, fmtBytes(pt.Bytes), fmtTime(y)})
+	}
+	return t
+}
+
+// rowAt is a row's time at bytes, interpolated linearly and its end
+// segments extended as the machine table will; 0 for no row, a row of one
+// point its time.
+func rowAt(row []Point, bytes float64) float64 {
+	switch len(row) {
+	case 0:
+		return 0
+	case 1:
+		return row[0].Time
+	}
+	i, _ := slices.BinarySearchFunc(row, bytes, func(p Point, b float64) int { return cmp.Compare(p.Bytes, b) })
+	i = min(max(i, 1), len(row)-1)
+	a, b := row[i-1], row[i]
+	return a.Time + (b.Time-a.Time)*(bytes-a.Bytes)/(b.Bytes-a.Bytes)
 }
 
 // collSource names a collective's benchmark, lengths, rank counts and date.
@@ -575,6 +634,7 @@ type rangeYAML struct {
 
 type tableYAML struct {
 	X      string  `yaml:"x"`
+	By     string  `yaml:"by,omitempty"`
 	Points [][]any `yaml:"points,flow"`
 	raised int     // points over P raised to the one before (table)
 }
