@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"perfc/analyze"
+	"perfc/costmodel/emulate"
 	"perfc/internal/units"
 	"perfc/machines"
 )
@@ -11,7 +12,8 @@ import (
 // Non-blocking messages (isend, irecv) in the per-rank sum. A post costs
 // the rank only its own CPU overhead: the sender's o at the isend, the
 // receiver's o at the wait that completes the irecv (LogGP; a Hockney law
-// has no per-side overhead, so both are 0). The transfer (LogGP's
+// has no per-side overhead, so both are 0), and with messages.requests the
+// runtime's cost of a request, at its post and at its wait. The transfer (LogGP's
 // L + (n−1)G, the whole Hockney t0 + n/r∞) overlaps the rank's
 // computation until the wait, and what it does not hide is time the rank
 // waits: the sum of per-rank costs, which leaves waiting out, leaves it out
@@ -33,6 +35,20 @@ func (p *machinePricer) MessageOverheads(src, dst, bytes int64) (send, recv, gap
 	}
 	return 0, 0, 0
 }
+
+// RequestCosts implements emulate.RequestCoster: the table's
+// messages.requests, what a request costs its rank at its post and at the
+// wait that completes it beyond the message law's overheads, or ok false
+// when the table has none.
+func (p *machinePricer) RequestCosts() (post, wait float64, ok bool) {
+	q := p.m.Requests()
+	if q == nil {
+		return 0, 0, false
+	}
+	return q.Post.Value, q.Wait.Value, true
+}
+
+var _ emulate.RequestCoster = (*machinePricer)(nil)
 
 // CopiesMessages implements emulate.CopyingTransfers: a table with
 // `cores` describes a shared-memory host that runs the generated programs
@@ -69,6 +85,11 @@ func (p *machinePricer) requestTerm(rank int64, msg analyze.Message) Term {
 	}
 	if mm, _ := p.route(src, dst, msg.Elem, bytes); mm != nil && mm.Kind() != machines.LogGPModel {
 		side = "no per-side overhead in a " + mm.Kind().String() + " law"
+	}
+	if post, wait, ok := p.RequestCosts(); ok {
+		unit += post + wait
+		side += fmt.Sprintf(", and the runtime's %s at the post and %s at the wait that completes it (messages.requests)",
+			units.Time(post), units.Time(wait))
 	}
 	if how != "" {
 		how = fmt.Sprintf("%s; the transfer (%s of the message's %s, %s) overlaps computation until the wait, and the emulation charges what it does not hide",

@@ -36,6 +36,11 @@ func (m *Machine) Describe(w io.Writer) error {
 		if x := m.messages.local; x != nil {
 			d.messages("messages whose payload stays with its sender (never received into)", x)
 		}
+		if q := m.messages.requests; q != nil {
+			d.section("non-blocking requests (beyond the message's overheads, per request)")
+			d.number("post", q.Post)
+			d.number("wait", q.Wait)
+		}
 		if w := m.messages.wakeup; w != nil {
 			d.section("wake-up of a rank that blocked")
 			d.number("time", w.Time)

@@ -196,6 +196,16 @@ func (m *Machine) SharedCopies() *SharedCopies {
 	return m.messages.shared
 }
 
+// Requests is the table's cost of non-blocking requests
+// (messages.requests), or nil when it has none (then a request costs only
+// the message law's overheads).
+func (m *Machine) Requests() *Requests {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.requests
+}
+
 // Wakeup is the table's wake-up cost (messages.wakeup), or nil when it has
 // none (then waiting costs nothing beyond the wait).
 func (m *Machine) Wakeup() *Wakeup {
@@ -834,6 +844,22 @@ type MessageModel struct {
 	// shared is the slowdown of long messages that the cores copy at the
 	// same time when ranks share them; nil when the table does not say.
 	shared *SharedCopies
+	// requests is what a non-blocking request costs its rank beyond the
+	// message's overheads; nil when the table does not say.
+	requests *Requests
+}
+
+// Requests is what a non-blocking request costs its rank (messages.requests)
+// beyond the message law's overheads: Post at each isend or irecv, Wait at
+// the wait that completes it, per request. A Hockney law has no per-side
+// overhead, and the generated programs' runtime spends a tenth of a
+// microsecond or more on each request's bookkeeping (docs/emulate.md,
+// "Non-blocking messages"). Calibrated by perfc calibrate's REQ benchmark
+// (docs/calibrate-comms.md).
+type Requests struct {
+	Post   Number // per isend or irecv posted, s
+	Wait   Number // per request a wait completes, s
+	Source string
 }
 
 // Noise is the synchronisation noise of a host (messages.noise): two ranks

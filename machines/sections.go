@@ -621,7 +621,7 @@ func hockneyKeys() []string { return []string{"t0", "pi0", "rinf", "per_byte", "
 func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *MessageModel {
 	keys := append(hockneyKeys(), "source", "model", "ranges", "L", "o", "g", "G", "time", "network", "eager_limit", "startup")
 	if top {
-		keys = append(keys, "by_elem", "exchange", "sharing", "local", "wakeup", "noise", "shared")
+		keys = append(keys, "by_elem", "exchange", "sharing", "local", "wakeup", "noise", "shared", "requests")
 	}
 	f := d.mapping(n, what, keys...)
 	src := f.source(inherited)
@@ -676,7 +676,23 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	if top && f.has("shared") {
 		mm.shared = d.sharedCopies(f.get("shared"))
 	}
+	if top && f.has("requests") {
+		mm.requests = d.requests(f.get("requests"))
+	}
 	return mm
+}
+
+// requests reads messages.requests: the CPU time a non-blocking request
+// costs its rank beyond the message's overheads, at its post and at the
+// wait that completes it (docs/machines.md). It needs its own source: it
+// is measured apart from the message law.
+func (d *decoder) requests(n *yaml.Node) *Requests {
+	f, src := d.ownSourceSection(n, "messages.requests", "how the cost of a request was measured", "post", "wait")
+	return &Requests{
+		Post:   d.reqNumber(f, "post", Time, nonNegative, src),
+		Wait:   d.reqNumber(f, "wait", Time, nonNegative, src),
+		Source: src,
+	}
 }
 
 // sharedCopies reads messages.shared: how much longer a message's bytes

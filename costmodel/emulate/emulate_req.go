@@ -46,6 +46,14 @@ type Overheads interface {
 	MessageOverheads(src, dst, bytes int64) (send, recv, gap float64)
 }
 
+// RequestCoster is optionally implemented by a Pricer whose runtime spends
+// CPU time on every non-blocking request beyond the message's overheads
+// (machines' messages.requests): post at each isend and irecv, wait for
+// each request a wait completes. ok is false when it has no such cost.
+type RequestCoster interface {
+	RequestCosts() (post, wait float64, ok bool)
+}
+
 // CopyingTransfers is optionally implemented by a Pricer of a shared-memory
 // host, where no network moves a message while both CPUs compute: the
 // goroutine runtime of the generated programs copies the bytes in the post
@@ -103,6 +111,8 @@ type nbState struct {
 	flights map[uint64]*nbMessage // messages waiting for a link, by flightKey
 	over    Overheads             // nil: no overheads
 	copies  bool                  // the side ready last copies a message (CopyingTransfers)
+	post    float64               // what each post costs its rank (RequestCoster)
+	done    float64               // what each request a wait completes costs its rank (RequestCoster)
 	posted  int64                 // requests posted, all ranks
 	scratch []*request            // finishWait's list, kept between waits
 	ranks   []rankRequests
@@ -144,6 +154,11 @@ func (em *emulator) initRequests(k *lang.Checked, p Pricer) {
 	nb.over, _ = p.(Overheads)
 	if c, ok := p.(CopyingTransfers); ok {
 		nb.copies = c.CopiesMessages()
+	}
+	if c, ok := p.(RequestCoster); ok {
+		if post, wait, ok := c.RequestCosts(); ok && usable(post) && usable(wait) {
+			nb.post, nb.done = post, wait
+		}
 	}
 	em.nb = nb
 }
@@ -192,8 +207,9 @@ func (rq *rankRequests) slot(i int) *request {
 }
 
 // postRequest runs an isend or an irecv: the post takes the sender's
-// overhead (after the gap since the rank's last isend), then the message
-// is matched with the other side if it is there, or waits for it.
+// overhead (after the gap since the rank's last isend) and the runtime's
+// cost of a post (RequestCoster), then the message is matched with the
+// other side if it is there, or waits for it.
 func (em *emulator) postRequest(r int64, rs *rankState, ev *analyze.Event) error {
 	rq := em.rq(r)
 	req := rq.slot(ev.Req)
@@ -213,13 +229,13 @@ func (em *emulator) postRequest(r int64, rs *rankState, ev *analyze.Event) error
 		req.since = em.noise.ranks[r].since
 	}
 	posted := rs.clock
-	start, end := posted, posted
+	start, end := posted, posted+em.nb.post
 	kind := ActIRecv
 	if send {
 		kind = ActISend
 		o, _, gap := em.overheads(r, ev.Peer, ev.Bytes)
 		start = max(posted, rq.nextSend)
-		end = start + o
+		end = start + o + em.nb.post
 		rq.nextSend = start + gap
 		// Count the message on its pair and price it as a blocking send
 		// does (route), through the rank's send half, which no event
@@ -635,7 +651,8 @@ func (em *emulator) wait(r int64, rs *rankState, ev *analyze.Event) (blocked boo
 
 // finishWait ends rank r's wait once its requests are complete: it lasts
 // until the last of their messages has moved, and pays the receiver's
-// overhead of every irecv, in the order the messages arrived. The
+// overhead of every irecv and the runtime's cost of every request
+// (RequestCoster), in the order the messages arrived. The
 // critical path follows the message that arrived last after the wait
 // began, or the rank's own path when none did.
 func (em *emulator) finishWait(r int64, rs *rankState) {
@@ -659,8 +676,8 @@ func (em *emulator) finishWait(r int64, rs *rankState) {
 			t += q.oRecv
 			busy += q.oRecv
 		}
-		t += q.copy
-		busy += q.copy
+		t += q.copy + em.nb.done
+		busy += q.copy + em.nb.done
 		q.active, q.inWait, q.complete, q.matched = false, false, false, false
 	}
 	if bound != nil {

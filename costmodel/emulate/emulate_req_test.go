@@ -42,6 +42,13 @@ type copyingHost struct{ unitPricer }
 
 func (copyingHost) CopiesMessages() bool { return true }
 
+// requestHost is hockneyTable with the runtime's cost of a request
+// (RequestCoster): 0.5 s at each post, 0.25 s for each request a wait
+// completes.
+type requestHost struct{ unitPricer }
+
+func (requestHost) RequestCosts() (post, wait float64, ok bool) { return 0.5, 0.25, true }
+
 // eagerHockney is hockneyTable sending messages of up to 1 MiB eagerly.
 func eagerHockney() unitPricer { p := hockneyTable(); p.eager = 1 << 20; return p }
 
@@ -153,6 +160,19 @@ func TestRequestsByHand(t *testing.T) {
 		// 12.3 and pays o: 13.3.
 		{"LogGP, blocking and non-blocking on one pair", mixed, loggpTable(), 13.3,
 			[]rank{{12.3, 1.2, 1.2, 1 + 10.1}, {13.3, 1 + 1.2, 1.2, 10.1 + 1}}},
+		// Requests that cost their rank 0.5 s at the post and 0.25 s at
+		// the wait: both posts end at 0.5, the message moves [0.5, 10.5];
+		// the 64 s of compute hide it and each wait pays 0.25: 64.75.
+		{"request costs, compute hides the transfer", overlapKernel("64"), requestHost{hockneyTable()}, 64.75,
+			[]rank{{64.75, 0, 0, 0.75}, {64.75, 0, 0, 0.75}}},
+		// 8 s of compute end at 8.5: each rank waits 2 s, then pays 0.25.
+		{"request costs, the wait pays the rest", overlapKernel("8"), requestHost{hockneyTable()}, 10.75,
+			[]rank{{10.75, 2, 2, 0.75}, {10.75, 2, 2, 0.75}}},
+		// Two posts each side, [0, 0.5] and [0.5, 1]: the messages arrive
+		// at 10.5 and 11. The waitall waits 9.5 s for the first, pays
+		// 0.25 (10.75), waits 0.25 s for the second, pays 0.25: 11.25.
+		{"request costs, two posts and a waitall", twoPosts, requestHost{hockneyTable()}, 11.25,
+			[]rank{{11.25, 9.75, 9.75, 1.5}, {11.25, 9.75, 9.75, 1.5}}},
 	}
 	tests = append(tests, []struct {
 		name  string
