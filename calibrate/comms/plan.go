@@ -29,7 +29,19 @@ const (
 	// 8-byte pingpong round trip with rank 1 (Wake, t = gap + round trip).
 	Gap  Bench = "GAP"
 	Wake Bench = "WAKE"
+	// Req measures what a non-blocking request costs its rank
+	// (messages.requests; docs/calibrate-comms.md, "Requests"): each
+	// repetition posts an irecv and an isend of 8 B to the other rank in a
+	// region, enters an empty region (the clock reads, taken off), and
+	// waits for both in a third; it gives a ReqPost and a ReqWait point, per
+	// request.
+	Req     Bench = "REQ"
+	ReqPost Bench = "REQ post"
+	ReqWait Bench = "REQ wait"
 )
+
+// reqRegions are the regions of the Req benchmark, in the order they run.
+var reqRegions = [...]string{"REQ post", "REQ clock", "REQ wait"}
 
 // gapBlock is the elements of one block of a gap's compute loop (about
 // 1 µs of triad on the host).
@@ -147,7 +159,8 @@ func collFull() []int64 {
 }
 
 // plan lists the kernels of a mode: COMMS1, LOCAL and COMMS2 need two
-// ranks and go into the two-rank kernel; COMMS1 runs again between ranks 0 and 1 of
+// ranks and go into the two-rank kernel, REQ into a two-rank kernel of its
+// own; COMMS1 runs again between ranks 0 and 1 of
 // the sharingRanks kernel (messages.sharing); COMMS3, SYNCH1 and the
 // collectives go into every rank count's kernel.
 func plan(s sizes) []kernelPlan {
@@ -182,7 +195,13 @@ func plan(s sizes) []kernelPlan {
 		}
 		out = append(out, kp)
 	}
-	return out
+	// REQ has a kernel of its own: the goroutine runtime matches every
+	// message of a kernel with requests in mailboxes (codegen/spmd
+	// requests.go), and COMMS1's 8 B messages took 0.78 µs there against
+	// 0.11 µs in the rendezvous slots (2026-11-26).
+	req := kernelPlan{ranks: partition, mpi: s.mpi}
+	req.add(Req, 8, 1, s.target)
+	return append(out, req)
 }
 
 // collMemory bounds the bytes × P² of a collective's block: an alltoall
@@ -249,6 +268,8 @@ func estimate(kind Bench, n float64, p int, mpi bool) float64 {
 	switch kind {
 	case Comms1, Local:
 		return wake + n/bw
+	case Req: // two posts, a wait, three regions' clock reads
+		return 2*wake + 0.5e-6
 	case Comms2:
 		return 1.5*wake + n/(0.6*bw)
 	case Comms3:
@@ -305,6 +326,10 @@ func (kp kernelPlan) source() string {
 			// gap too much (docs/calibrate-comms.md, "Wake-up").
 			b.WriteString("  barrier\n")
 		}
+		if bn.kind == Req {
+			b.WriteString(bn.reqSource())
+			continue
+		}
 		fmt.Fprintf(&b, "  region %q {\n    repeat %d {\n", bn.name, bn.reps)
 		for _, line := range bn.body() {
 			fmt.Fprintf(&b, "      %s\n", line)
@@ -313,6 +338,23 @@ func (kp kernelPlan) source() string {
 	}
 	b.WriteString("}\n")
 	return b.String()
+}
+
+// reqSource is the Req benchmark: its three regions entered once per
+// repetition, the posts, an empty region and the wait.
+func (bn bench) reqSource() string {
+	return fmt.Sprintf(`  repeat %d {
+    region %q {
+      irecv rb[0:1] from rank ^ 1 as qa
+      isend sb[0:1] to rank ^ 1 as qb
+    }
+    region %q {
+    }
+    region %q {
+      wait qa, qb
+    }
+  }
+`, bn.reps, reqRegions[0], reqRegions[1], reqRegions[2])
 }
 
 // body is the statements of one repetition.

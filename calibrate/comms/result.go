@@ -41,6 +41,7 @@ type Result struct {
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
 	wake        *wakeFit            // from GAP and WAKE; nil when not measured or not seen
+	requests    *reqFit             // from REQ; nil when not measured
 	cores       int                 // the host's cores the goroutine ranks share (Run sets it); 0: unknown (shared.go)
 	twin        *twinRuns           // the two runs of the two-rank kernel (Run sets it); nil: one run
 	transport   Transport           // what carried the messages (Run sets it)
@@ -101,6 +102,13 @@ func analyse(pts []Point, samples int, date string, tr Transport) (*Result, erro
 		if x == 8 { // the tight-loop round trip of the wake-up benchmark's 8 B
 			if w, ok := fitWakeup(pts, 2*t[i]); ok {
 				r.wake = &w
+			}
+			copy8 := t[i] // the message the emulation copies at a wait: the law's, which prices it
+			if r.messagesErr == nil {
+				copy8 = r.messages.Time(8)
+			}
+			if q, ok := fitRequests(pts, copy8); ok {
+				r.requests = &q
 			}
 		}
 	}
@@ -240,11 +248,12 @@ func (r *Result) Messages() any {
 		r.transport.Command(), r.transport.Describe(partition), r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
 	if r.messagesErr != nil {
 		return messagesYAML{
-			Source: src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
-			Model:  "expr",
-			Time:   r.table(Comms1, partition, "bytes"),
-			Wakeup: r.wakeupSection(),
-			Shared: r.sharedSection(),
+			Source:   src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
+			Model:    "expr",
+			Time:     r.table(Comms1, partition, "bytes"),
+			Wakeup:   r.wakeupSection(),
+			Shared:   r.sharedSection(),
+			Requests: r.requestsSection(),
 		}
 	}
 	if !r.messagesOK {
@@ -255,7 +264,7 @@ func (r *Result) Messages() any {
 			fmtBytes(float64(t.bytes)), fmtTime(t.kept), fmtTime(t.dropped))
 	}
 	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong", partition), Wakeup: r.wakeupSection(),
-		Shared: r.sharedSection(), Sharing: r.sharingSection(), Local: r.localSection()}
+		Shared: r.sharedSection(), Sharing: r.sharingSection(), Local: r.localSection(), Requests: r.requestsSection()}
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange", partition),
@@ -622,6 +631,8 @@ type messagesYAML struct {
 	Wakeup *wakeupYAML `yaml:"wakeup,omitempty"`
 	// Shared is the slowdown of concurrent copies (messages.shared).
 	Shared *sharedYAML `yaml:"shared,omitempty"`
+	// Requests is the REQ benchmark's cost of a request (messages.requests).
+	Requests *requestsYAML `yaml:"requests,omitempty"`
 }
 
 type rangeYAML struct {

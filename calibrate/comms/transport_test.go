@@ -120,7 +120,7 @@ func TestPlanMPI(t *testing.T) {
 		maxWorkSecs float64 // estimated seconds of benchmarks, builds left out
 	}{
 		{"quick", true, false, 30},
-		{"full", false, false, 120},
+		{"full", false, false, 150}, // collectives to 32 MiB (session 14): 123 s
 	} {
 		s := modeSizes(mode.quick, mode.tiny)
 		gor := plan(s)
@@ -153,7 +153,7 @@ func TestPlanMPI(t *testing.T) {
 	for _, kp := range plan(s) {
 		got = append(got, kp.ranks)
 	}
-	if diff := cmp.Diff([]int{2, 4, 8}, got); diff != "" {
+	if diff := cmp.Diff([]int{2, 4, 8, 2}, got); diff != "" { // the last is REQ's
 		t.Errorf("kernels of -n 8 (-want +got):\n%s", diff)
 	}
 }
