@@ -43,6 +43,7 @@ const (
 	groupLoad    = "load"    // memory: a read-only stream
 	groupStore   = "store"   // memory: a store-only stream
 	groupRMW     = "rmw"     // memory: a read-modify-write stream
+	groupLines   = "lines"   // memory: one load per line, four lines per iteration (the level's own delivery rate)
 	groupStride  = "stride"  // memory: the IMH strided read
 )
 
@@ -263,14 +264,15 @@ func workingSets(max int64, steps int) []int64 {
 	return out
 }
 
-// memoryKernel generates the working-set sweep (load, store and
-// read-modify-write streams over prefixes of one array) and the IMH
+// memoryKernel generates the working-set sweep (load, store,
+// read-modify-write and one-load-per-line streams over prefixes of one
+// array) and the IMH
 // stride benchmark on the same array.
 func memoryKernel(sz sizes) kernelSpec {
 	var b strings.Builder
 	var benches []bench
 	elems := sz.memMax / 8
-	fmt.Fprintf(&b, "// perfc calibrate: working-set sweep (load, store, read-modify-write) and the IMH stride benchmark.\n")
+	fmt.Fprintf(&b, "// perfc calibrate: working-set sweep (load, store, read-modify-write, one load per line) and the IMH stride benchmark.\n")
 	fmt.Fprintf(&b, "kernel calib_memory(N = %d) {\n  array a[N]: f64\n", elems)
 	for j := 1; j <= 8; j++ {
 		fmt.Fprintf(&b, "  var s%d: f64 = a[%d]\n", j, j)
@@ -300,6 +302,16 @@ func memoryKernel(sz sizes) kernelSpec {
 		region(bench{name: name(groupLoad), group: groupLoad, n: m, reps: reps}, 8, load...)
 		region(bench{name: name(groupStore), group: groupStore, n: m, reps: reps}, 1, "a[i] = s1")
 		region(bench{name: name(groupRMW), group: groupRMW, n: m, reps: reps}, 1, "a[i] = a[i] + s2")
+		// One load per line: the load stream loads every element, and at
+		// two loads per cycle its eight loads per line bound it below what
+		// L2 and L3 deliver (host-baseline: the scalar stream costs alike in
+		// L1, L2 and L3). Four independent sums keep the adds' latency off
+		// the critical path. Lines are few per element, so the stream runs
+		// four times the load stream's passes.
+		if ml := m / 32 * 32; ml > 0 {
+			region(bench{name: name(groupLines), group: groupLines, n: ml, reps: max(1, 4*sz.memWork/m)}, 32,
+				"s1 = s1 + a[i]", "s2 = s2 + a[i+8]", "s3 = s3 + a[i+16]", "s4 = s4 + a[i+24]")
+		}
 	}
 	for _, s := range sz.strides {
 		acc := elems / s / 4 * 4

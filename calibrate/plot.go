@@ -62,7 +62,7 @@ func (r *Result) Plots(dir string) ([]string, error) {
 }
 
 // palette tells series apart.
-var palette = []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0x94, 0x67, 0xbd, 0xff}, {0xff, 0x7f, 0x0e, 0xff}}
+var palette = []color.RGBA{{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {0x2c, 0xa0, 0x2c, 0xff}, {0x94, 0x67, 0xbd, 0xff}, {0xff, 0x7f, 0x0e, 0xff}, {0x8c, 0x56, 0x4b, 0xff}}
 
 // scatter adds points in a colour with a legend entry.
 func scatter(p *plot.Plot, name string, xys plotter.XYs, i int) error {
@@ -227,7 +227,10 @@ func (r *Result) plotBandwidth() (*plot.Plot, error) {
 	p.X.Label.Text, p.Y.Label.Text = "working set (bytes)", "GB/s"
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	ymax := 0.0
-	for i, kind := range []string{groupLoad, groupStore, groupRMW} {
+	for i, kind := range []string{groupLoad, groupStore, groupRMW, groupLines} {
+		if i == 3 {
+			i = 5 // 3 and 4 draw the cache sizes and the rates
+		}
 		var xys plotter.XYs
 		for _, c := range r.Memory.curve {
 			if c.kind == kind {
