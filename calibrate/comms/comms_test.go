@@ -1,6 +1,7 @@
 package comms
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -351,7 +352,7 @@ func TestSectionsFallBackToPoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, body := tableOf(t, r)
-	if n := len(m.Messages("").HockneyRanges()); n < 2 || !strings.Contains(body, "no split into at most 5 Hockney ranges follows every point") {
+	if n := len(m.Messages("").HockneyRanges()); n < 2 || !strings.Contains(body, fmt.Sprintf("no split into at most %d Hockney ranges follows every point", maxRanges)) {
 		t.Errorf("a sawtooth pingpong: %d ranges, want several and a source that says they miss\n%s", n, body)
 	}
 	a, ok := m.Collective("alltoall", "", "")

@@ -20,7 +20,7 @@ const Tolerance = 0.10
 const minT0 = 1e-9
 
 // maxRanges is the most Hockney ranges of the message law.
-const maxRanges = 5
+const maxRanges = 6
 
 // partition is the rank count of the message law: COMMS1 runs between two
 // ranks (the table's ranks: key).
