@@ -72,7 +72,9 @@ type Result struct {
 	Noise     *noiseFit     // the NOISE benchmark; nil with NoComms or --mpi
 	MemShared *memShared    // the SHARED benchmark; nil on one core
 	Elapsed   time.Duration
-	sz        sizes
+	// Settle is what waiting for the host did (settle.go).
+	Settle settleRecord
+	sz     sizes
 }
 
 // modeSizes returns the sizes of a mode on a host whose last-level cache
@@ -153,6 +155,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	llc := min(int64(info.Caches[len(info.Caches)-1].Size), maxSweep/4)
 	sz := modeSizes(o.Mode, llc)
 	res := &Result{Host: info, Mode: o.Mode, Date: info.Date.Format("2006-01-02"), sz: sz}
+	st := newSettler(o.Mode)
 
 	mine := 3 * (buildSeconds + sz.runSeconds()) // in core, clock, memory
 	commsTotal := 0.0
@@ -167,7 +170,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	run := func(spec kernelSpec, what string) (*measuredKernel, error) {
 		report(what+": counting", 0)
-		mk, err := runKernel(ctx, spec, info.Caches, o.CacheDir, sz, func(step string) {
+		mk, err := runKernel(ctx, st, spec, info.Caches, o.CacheDir, sz, func(step string) {
 			if step == "running" {
 				done += buildSeconds
 			}
@@ -195,7 +198,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if o.Launch.Backend != codegen.BackendMPI {
 		report("the start of a run on shared cores: building", 0)
-		if res.Start, err = runStart(ctx, o.Mode, info.Cores, res.Clock, o.CacheDir,
+		if res.Start, err = runStart(ctx, st, o.Mode, info.Cores, res.Clock, o.CacheDir,
 			func() { report("the start of a run on shared cores: running", 0) }); err != nil {
 			return nil, err
 		}
@@ -224,7 +227,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if caches == nil {
 		caches = info.Caches
 	}
-	if res.MemShared, err = runMemShared(ctx, o.Mode, info.Cores, int64(caches[len(caches)-1].Size), o.CacheDir,
+	if res.MemShared, err = runMemShared(ctx, st, o.Mode, info.Cores, int64(caches[len(caches)-1].Size), o.CacheDir,
 		func() { report("streaming on every core: running", 0) }); err != nil {
 		return nil, err
 	}
@@ -232,6 +235,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		base := done
 		res.Comms, err = comms.Run(ctx, comms.Options{
 			Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, CacheDir: o.CacheDir, Now: o.Now, Launch: o.Launch, MaxRanks: o.MaxRanks,
+			Around: st.around,
 			Progress: func(name string, d, total float64) {
 				commsTotal, done = total, base+d
 				report(name, 0)
@@ -242,11 +246,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		if o.Launch.Backend != codegen.BackendMPI {
 			report("synchronisation noise: building", 0)
-			if res.Noise, err = runNoise(ctx, o.Mode, o.CacheDir, func() { report("synchronisation noise: running", 0) }); err != nil {
+			if res.Noise, err = runNoise(ctx, st, o.Mode, o.CacheDir, func() { report("synchronisation noise: running", 0) }); err != nil {
 				return nil, err
 			}
 		}
 	}
 	res.Elapsed = time.Since(start)
+	if st != nil {
+		res.Settle = st.rec
+	}
 	return res, nil
 }

@@ -66,7 +66,7 @@ kernel calibrate_memshared() on P = %d ranks {
 // runMemShared runs the SHARED benchmark on the host's cores with arrays
 // of 4 × llc bytes a rank (tiny: a small stream, to test the path); nil
 // when the host has one core.
-func runMemShared(ctx context.Context, mode Mode, cores int, llc int64, cacheDir string, built func()) (*memShared, error) {
+func runMemShared(ctx context.Context, st *settler, mode Mode, cores int, llc int64, cacheDir string, built func()) (*memShared, error) {
 	if cores < 2 {
 		return nil, nil
 	}
@@ -77,7 +77,7 @@ func runMemShared(ctx context.Context, mode Mode, cores int, llc int64, cacheDir
 	case Tiny:
 		n, reps, samples = 1<<14, 1, 2
 	}
-	m, err := measureBenchmark(ctx, "SHARED", kernelSpec{name: "calibrate_memshared", text: memSharedKernel(cores, n, reps)}, cacheDir, built,
+	m, err := measureBenchmark(ctx, st, "SHARED", kernelSpec{name: "calibrate_memshared", text: memSharedKernel(cores, n, reps)}, cacheDir, built,
 		"-reps", "1", "-samples", fmt.Sprint(samples))
 	if err != nil {
 		return nil, err

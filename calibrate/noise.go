@@ -96,9 +96,9 @@ type noiseFit struct {
 
 // runNoise builds and measures the NOISE benchmark with the runtime perfc
 // check uses, and fits its law.
-func runNoise(ctx context.Context, mode Mode, cacheDir string, built func()) (*noiseFit, error) {
+func runNoise(ctx context.Context, st *settler, mode Mode, cacheDir string, built func()) (*noiseFit, error) {
 	passes, samples := noiseSizes(mode)
-	m, err := measureBenchmark(ctx, "NOISE", kernelSpec{name: "calibrate_noise", text: noiseKernel(passes)}, cacheDir, built,
+	m, err := measureBenchmark(ctx, st, "NOISE", kernelSpec{name: "calibrate_noise", text: noiseKernel(passes)}, cacheDir, built,
 		"-reps", "1", "-samples", fmt.Sprint(samples))
 	if err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func runNoise(ctx context.Context, mode Mode, cacheDir string, built func()) (*n
 // measureBenchmark builds a benchmark kernel of several ranks (one the
 // analyzer need not count) with the runtime perfc check uses and measures
 // it samples times, one run each; bench names it in errors.
-func measureBenchmark(ctx context.Context, bench string, spec kernelSpec, cacheDir string, built func(), args ...string) (*spmd.Measurement, error) {
+func measureBenchmark(ctx context.Context, st *settler, bench string, spec kernelSpec, cacheDir string, built func(), args ...string) (*spmd.Measurement, error) {
 	k, err := checkText(spec)
 	if err != nil {
 		return nil, err
@@ -125,8 +125,10 @@ func measureBenchmark(ctx context.Context, bench string, spec kernelSpec, cacheD
 	var m *spmd.Measurement
 	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
 		built()
-		m, err = codegen.Measure(ctx, bin, args...)
-		return err
+		return st.around(ctx, func() (err error) {
+			m, err = codegen.Measure(ctx, bin, args...)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: running the %s benchmark: %w", bench, err)

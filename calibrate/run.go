@@ -49,7 +49,7 @@ type measuredKernel struct {
 // runKernel checks the kernel text, counts it with the analyzer (on the
 // host's caches), and generates, builds and measures it exactly as perfc
 // check does. step reports the phase ("building", "running").
-func runKernel(ctx context.Context, spec kernelSpec, caches cache.Hierarchy, cacheDir string, sz sizes, step func(string)) (*measuredKernel, error) {
+func runKernel(ctx context.Context, st *settler, spec kernelSpec, caches cache.Hierarchy, cacheDir string, sz sizes, step func(string)) (*measuredKernel, error) {
 	k, rep, err := countKernel(spec, caches)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,10 @@ func runKernel(ctx context.Context, spec kernelSpec, caches cache.Hierarchy, cac
 	var codeErr error
 	err = codegen.WithBinary(ctx, dir, false, func(bin string) (err error) {
 		step("running")
-		m, err = codegen.Measure(ctx, bin, "-samples", fmt.Sprint(sz.samples), "-min-time", sz.minTime)
+		err = st.around(ctx, func() (err error) {
+			m, err = codegen.Measure(ctx, bin, "-samples", fmt.Sprint(sz.samples), "-min-time", sz.minTime)
+			return err
+		})
 		if err == nil {
 			code, codeErr = machinecode.Read(ctx, dir, bin)
 		}

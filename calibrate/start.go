@@ -56,7 +56,7 @@ type startFit struct {
 // runStart runs START on 2 × cores ranks; nil on a host of one core
 // (its ranks always outnumber the cores, and the clock's run is such a
 // run already).
-func runStart(ctx context.Context, mode Mode, cores int, clock *clockFit, cacheDir string, built func()) (*startFit, error) {
+func runStart(ctx context.Context, st *settler, mode Mode, cores int, clock *clockFit, cacheDir string, built func()) (*startFit, error) {
 	if cores < 2 || clock == nil {
 		return nil, nil
 	}
@@ -69,7 +69,7 @@ func runStart(ctx context.Context, mode Mode, cores int, clock *clockFit, cacheD
 	}
 	var ms [2]*spmd.Measurement
 	for i, later := range []int{0, startLater} {
-		m, err := measureBenchmark(ctx, "START", startKernel(2*cores, later), cacheDir, built, "-samples", fmt.Sprint(samples), "-min-time", minTime)
+		m, err := measureBenchmark(ctx, st, "START", startKernel(2*cores, later), cacheDir, built, "-samples", fmt.Sprint(samples), "-min-time", minTime)
 		if err != nil {
 			return nil, err
 		}

@@ -126,7 +126,7 @@ func (r *Result) Table() ([]byte, error) {
 	t := tableYAML{
 		Name:        "host",
 		Description: "calibrated by perfc calibrate on " + r.Host.Describe(),
-		Source:      fmt.Sprintf("perfc calibrate %s (%s mode), %s, host %s, took %s", host.Version(), r.Mode, r.Date, r.Host.Describe(), r.Elapsed.Round(1e9)),
+		Source:      fmt.Sprintf("perfc calibrate %s (%s mode), %s, host %s, took %s%s", host.Version(), r.Mode, r.Date, r.Host.Describe(), r.Elapsed.Round(1e9), settleNote(r.Settle)),
 		Cores:       r.Host.Cores,
 		Host: hostYAML{CPU: r.Host.CPU, Cores: r.Host.Cores, Caches: r.Host.CachesString(), Go: r.Host.Go,
 			GOAMD64: r.Host.GOAMD64, Date: r.Date},
@@ -470,4 +470,13 @@ func rinfLens(sz sizes) []int64 {
 		}
 	}
 	return out
+}
+
+// settleNote is the table source's account of settling: "; settled …",
+// or "" when the calibration did not settle (the tests' tiny mode).
+func settleNote(r settleRecord) string {
+	if s := r.String(); s != "" {
+		return "; " + s
+	}
+	return ""
 }

@@ -49,6 +49,11 @@ type Options struct {
 	// collectives run on (perfc calibrate --mpi -n): they run on 2, 4, 8 …
 	// below it and on MaxRanks itself, instead of the mode's rank counts.
 	MaxRanks int
+	// Around, when set, runs each benchmark program's measurement
+	// (measure, which it may call twice: the second replaces the first),
+	// waiting for the host before it (perfc calibrate's settling,
+	// calibrate/settle.go).
+	Around func(ctx context.Context, measure func() error) error
 }
 
 // mpi reports whether the benchmarks run through MPI.
@@ -101,7 +106,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	for _, kp := range kernels {
 		name := fmt.Sprintf("comms: building %d-rank benchmarks", kp.ranks)
 		progress(name)
-		m, err := measure(ctx, kp, s.samples, o.CacheDir, o.Launch, &tr, func() {
+		m, err := measure(ctx, kp, s.samples, o.CacheDir, o.Launch, o.Around, &tr, func() {
 			done += buildSeconds
 			progress(fmt.Sprintf("comms: running %d-rank benchmarks (%s)", kp.ranks, kp.names()))
 		})
@@ -121,7 +126,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	for _, f := range again {
 		progress(fmt.Sprintf("comms: running %d-rank benchmarks again", f.kp.ranks))
-		m2, err := measure(ctx, f.kp, s.samples, o.CacheDir, o.Launch, &tr, func() {})
+		m2, err := measure(ctx, f.kp, s.samples, o.CacheDir, o.Launch, o.Around, &tr, func() {})
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", f.kp.ranks, err)
 		}
@@ -274,7 +279,7 @@ func (kp kernelPlan) names() string {
 // the launch's backend), one run per measurement (the regions repeat their
 // operation themselves); built is called between the build and the run.
 // An MPI launch's command line and notes are added to tr.
-func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, launch codegen.Launch, tr *Transport, built func()) (*spmd.Measurement, error) {
+func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, launch codegen.Launch, around func(context.Context, func() error) error, tr *Transport, built func()) (*spmd.Measurement, error) {
 	k, err := kp.checked()
 	if err != nil {
 		return nil, err
@@ -308,8 +313,14 @@ func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, l
 				}
 			}
 		}
-		m, err = codegen.MeasureWith(ctx, l, bin, args...)
-		return err
+		if around == nil {
+			m, err = codegen.MeasureWith(ctx, l, bin, args...)
+			return err
+		}
+		return around(ctx, func() (err error) {
+			m, err = codegen.MeasureWith(ctx, l, bin, args...)
+			return err
+		})
 	})
 	return m, err
 }

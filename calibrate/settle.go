@@ -1,0 +1,216 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Settling the host. This project's host is a 2-vCPU VM whose cores run
+// at their speed for minutes and then at two thirds of it for minutes (a
+// neighbour on the same physical core): one full calibration of
+// 2026-11-26 fitted a cycle of 0.4195 ns where the one before it, three
+// minutes earlier, fitted 0.2867 ns, and every prediction of its table
+// was 25–70 % long. A table is the host as it was while it was measured,
+// so a calibration measured in a slow spell describes the spell.
+//
+// So every benchmark program waits for the host first, as perfc validate
+// waits before every case (validate/settle.go), but with no table to
+// compare against: the witness is a probe of this process, a chain of
+// dependent multiply-adds on every core at once, and the reference is the
+// fastest probe seen in this calibration (the probe before the first
+// benchmark takes several). Before a program runs, the probe must be
+// within settleBand of the reference, or the calibration waits
+// settleStep and probes again, up to the mode's budget; after the program
+// the probe runs again, and a program that started in the band and ended
+// out of it runs once more. A host that does not settle is measured all
+// the same, and the table's source says how many programs ran unsettled.
+// A calibration that runs wholly in a slow spell cannot see it (its
+// fastest probe is slow too); perfc validate's witnesses then say so.
+
+// settleBand is how much slower than the fastest probe seen the host may
+// be for a benchmark to run: the probe's own spread in a steady spell is
+// 1–3 %, a slow spell 40–50 %.
+const settleBand = 0.10
+
+// settleStep is the wait between two probes while the host is slow.
+const settleStep = time.Second
+
+// probeChain is the length of the probe's chain of dependent
+// multiply-adds: about 2 ms on a 3.5 GHz core (4 cycles a link).
+const probeChain = 1 << 21
+
+// settleRecord is what settling did over a calibration.
+type settleRecord struct {
+	Programs   int           // benchmark programs run
+	Waited     int           // programs that waited for the host
+	WaitedFor  time.Duration // all the waits together
+	Unsettled  int           // programs run out of the band (the budget ran out)
+	Remeasured int           // programs run again: the host slowed while they ran
+	Reference  time.Duration // the fastest probe
+}
+
+// String summarises the record for the table's source ("" when nothing
+// was settled).
+func (r settleRecord) String() string {
+	if r.Programs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("settled before each of %d programs within %.0f%% of the fastest probe (%s on every core): %d waited %s in all, %d ran unsettled, %d ran again",
+		r.Programs, 100*settleBand, r.Reference.Round(time.Microsecond), r.Waited, r.WaitedFor.Round(time.Second), r.Unsettled, r.Remeasured)
+}
+
+// settler waits for the host around each benchmark program. Its probe
+// and sleep are replaced in tests. It is used by one goroutine at a time.
+type settler struct {
+	probe  func() time.Duration
+	sleep  func(context.Context, time.Duration) error
+	budget time.Duration // the longest wait before one program
+	ref    time.Duration // the fastest probe seen; 0 before the first
+	rec    settleRecord
+}
+
+// newSettler returns the settler of a mode: a budget of 20 s a program
+// for a full run (about a dozen programs: the 10-minute bound holds), 2 s
+// for --quick (its 60 s), and nil (no settling) for the tests' tiny mode,
+// whose figures mean nothing.
+func newSettler(mode Mode) *settler {
+	budget := 20 * time.Second
+	switch mode {
+	case Quick:
+		budget = 2 * time.Second
+	case Tiny:
+		return nil
+	}
+	return &settler{probe: probeCores, sleep: sleepCtx, budget: budget}
+}
+
+// probeOnce probes and keeps the fastest probe as the reference.
+func (s *settler) probeOnce() time.Duration {
+	t := s.probe()
+	if s.ref == 0 || t < s.ref {
+		s.ref = t
+	}
+	s.rec.Reference = s.ref
+	return t
+}
+
+// inBand reports whether a probe is within the band of the reference.
+func (s *settler) inBand(t time.Duration) bool {
+	return float64(t) <= (1+settleBand)*float64(s.ref)
+}
+
+// wait probes until the host is in the band or the budget is spent; it
+// reports whether it is, and how long it waited.
+func (s *settler) wait(ctx context.Context) (bool, time.Duration, error) {
+	if s.ref == 0 {
+		// The first reference: the fastest of a few probes spread over
+		// a few tenths of a second.
+		for range 4 {
+			s.probeOnce()
+			if err := s.sleep(ctx, 50*time.Millisecond); err != nil {
+				return false, 0, err
+			}
+		}
+	}
+	var waited time.Duration
+	for {
+		if s.inBand(s.probeOnce()) {
+			return true, waited, nil
+		}
+		if waited+settleStep > s.budget {
+			return false, waited, nil
+		}
+		if err := s.sleep(ctx, settleStep); err != nil {
+			return false, waited, err
+		}
+		waited += settleStep
+	}
+}
+
+// around runs measure between two settlings: it waits for the host, runs
+// measure, probes again, and when the host was in the band before and is
+// out of it after, waits and runs measure once more (measure must then
+// replace what its first call measured). A nil settler just measures.
+func (s *settler) around(ctx context.Context, measure func() error) error {
+	if s == nil {
+		return measure()
+	}
+	s.rec.Programs++
+	for attempt := 0; ; attempt++ {
+		ok, waited, err := s.wait(ctx)
+		if err != nil {
+			return err
+		}
+		if waited > 0 {
+			s.rec.Waited++
+			s.rec.WaitedFor += waited
+		}
+		if !ok {
+			s.rec.Unsettled++
+		}
+		if err := measure(); err != nil {
+			return err
+		}
+		if !ok || attempt == 1 || s.inBand(s.probeOnce()) {
+			return nil
+		}
+		s.rec.Remeasured++
+	}
+}
+
+// probeCores times the probe on every core at once (one goroutine locked
+// to a thread per core, GOMAXPROCS of them) and returns the slowest core's
+// time, the fastest of three tries: a slow spell is the whole core's, a
+// preemption one try's.
+func probeCores() time.Duration {
+	n := max(runtime.GOMAXPROCS(0), 1)
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		times := make([]time.Duration, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				start := time.Now()
+				sink := chain(probeChain, uint64(i)+1)
+				times[i] = time.Since(start)
+				if sink == 0 {
+					times[i]++ // keeps the chain's result alive
+				}
+			}()
+		}
+		wg.Wait()
+		best = min(best, slices.Max(times))
+	}
+	return best
+}
+
+// chain is n dependent links of a 64-bit linear congruential generator:
+// each a multiply and an add on the previous result, so its time is the
+// core's latency and nothing else (no memory, no branch to mispredict).
+func chain(n int, x uint64) uint64 {
+	for range n {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
+}
+
+// sleepCtx waits for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

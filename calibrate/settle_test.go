@@ -1,0 +1,119 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakeSettler returns a settler whose probes return probes in turn (the
+// last one ever after) and whose sleeps only add up.
+func fakeSettler(budget time.Duration, probes ...time.Duration) (*settler, *time.Duration) {
+	slept := new(time.Duration)
+	i := 0
+	return &settler{
+		probe: func() time.Duration {
+			t := probes[min(i, len(probes)-1)]
+			i++
+			return t
+		},
+		sleep: func(ctx context.Context, d time.Duration) error {
+			*slept += d
+			return ctx.Err()
+		},
+		budget: budget,
+	}, slept
+}
+
+// TestSettlerAround checks settling around one program: the reference is
+// the fastest probe; a slow host is waited for up to the budget and then
+// measured all the same; a program during which the host slowed runs
+// once more; the record counts each.
+func TestSettlerAround(t *testing.T) {
+	const ms = time.Millisecond
+	tests := []struct {
+		name   string
+		probes []time.Duration // the first four make the reference
+		runs   int             // calls of measure
+		rec    settleRecord
+	}{
+		{"steady", []time.Duration{10 * ms}, 1,
+			settleRecord{Programs: 1, Reference: 10 * ms}},
+		{"slow, then settled", []time.Duration{10 * ms, 10 * ms, 10 * ms, 10 * ms, 15 * ms, 15 * ms, 10 * ms}, 1,
+			settleRecord{Programs: 1, Waited: 1, WaitedFor: 2 * time.Second, Reference: 10 * ms}},
+		{"never settles", []time.Duration{10 * ms, 10 * ms, 10 * ms, 10 * ms, 15 * ms}, 1,
+			settleRecord{Programs: 1, Waited: 1, WaitedFor: 3 * time.Second, Unsettled: 1, Reference: 10 * ms}},
+		{"slowed while it ran", []time.Duration{10 * ms, 10 * ms, 10 * ms, 10 * ms, 10 * ms, 15 * ms, 10 * ms, 10 * ms}, 2,
+			settleRecord{Programs: 1, Remeasured: 1, Reference: 10 * ms}},
+		{"within the band", []time.Duration{10 * ms, 10 * ms, 10 * ms, 10 * ms, 10*ms + 900*time.Microsecond}, 1,
+			settleRecord{Programs: 1, Reference: 10 * ms}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := fakeSettler(3*time.Second, tt.probes...)
+			runs := 0
+			if err := s.around(context.Background(), func() error { runs++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if runs != tt.runs {
+				t.Errorf("measure ran %d times, want %d", runs, tt.runs)
+			}
+			if diff := cmp.Diff(tt.rec, s.rec); diff != "" {
+				t.Errorf("record (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSettlerErrors: a failed measurement is returned and not retried, a
+// cancelled context stops the wait, and a nil settler just measures.
+func TestSettlerErrors(t *testing.T) {
+	s, _ := fakeSettler(time.Minute, time.Millisecond)
+	boom := errors.New("boom")
+	runs := 0
+	if err := s.around(context.Background(), func() error { runs++; return boom }); !errors.Is(err, boom) || runs != 1 {
+		t.Errorf("error %v after %d runs, want boom after 1", err, runs)
+	}
+	slow, _ := fakeSettler(time.Minute, time.Millisecond, time.Millisecond, time.Millisecond, time.Millisecond, time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := slow.around(ctx, func() error { t.Error("measured with a cancelled context"); return nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+	var none *settler
+	runs = 0
+	if err := none.around(context.Background(), func() error { runs++; return nil }); err != nil || runs != 1 {
+		t.Errorf("nil settler: error %v, %d runs; want nil and 1", err, runs)
+	}
+	if newSettler(Tiny) != nil {
+		t.Error("the tiny mode settles")
+	}
+}
+
+// TestSettleNote checks the table's account of settling.
+func TestSettleNote(t *testing.T) {
+	if got := settleNote(settleRecord{}); got != "" {
+		t.Errorf("no settling: %q, want none", got)
+	}
+	got := settleNote(settleRecord{Programs: 12, Waited: 2, WaitedFor: 7 * time.Second, Unsettled: 1, Remeasured: 1, Reference: 2345 * time.Microsecond})
+	for _, want := range []string{"settled before each of 12 programs within 10% of the fastest probe (2.345ms on every core)", "2 waited 7s in all", "1 ran unsettled", "1 ran again"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+}
+
+// TestProbeCores: the probe takes time on this host and the chain is not
+// folded away (two lengths take different times).
+func TestProbeCores(t *testing.T) {
+	if d := probeCores(); d <= 0 {
+		t.Errorf("probe took %v", d)
+	}
+	if chain(3, 1) == chain(4, 1) {
+		t.Error("the chain does not depend on its length")
+	}
+}
