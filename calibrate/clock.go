@@ -1,6 +1,9 @@
 package calibrate
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The program's clock: what a generated program's own timing adds to what
 // it measures (compute.clock, docs/predict.md "The program's clock").
@@ -62,6 +65,13 @@ func (r *Result) clockSection() *clockYAML {
 		y.Source += fmt.Sprintf("; shared_start: perfc calibrate START, %d ranks on %d cores: a run of one barrier %s "+
 			"(spread %s, median of %d measurements) less the clock and one barrier of %s (a run of %d more took %s)",
 			st.ranks, st.cores, fmtUs(st.one*1e6), pct(st.spread), st.samples, fmtUs(st.barrier*1e6), startLater, fmtUs(st.more*1e6))
+		if len(st.excesses) > 1 {
+			var each []string
+			for _, e := range st.excesses {
+				each = append(each, fmtUs(e*1e6))
+			}
+			y.Source += fmt.Sprintf("; the median of %d repeats, whose excesses were %s", len(st.excesses), strings.Join(each, ", "))
+		}
 	}
 	return y
 }

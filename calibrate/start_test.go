@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,5 +32,31 @@ func TestFitStart(t *testing.T) {
 	}
 	if _, err := fitStart(meas(0), meas(30), clock, 2, 9); err == nil || !strings.Contains(err.Error(), "START") {
 		t.Errorf("a run measured at 0: %v", err)
+	}
+}
+
+// TestMedianStart keeps the repeat whose excess is the median, with every
+// repeat's excess in the order measured; and START's kernel refills an
+// array on every rank (startArray).
+func TestMedianStart(t *testing.T) {
+	fits := []*startFit{{excess: 30e-6, one: 1}, {excess: 9e-6, one: 2}, {excess: 17e-6, one: 3}}
+	m := medianStart(fits)
+	if m.excess != 17e-6 || m.one != 3 {
+		t.Errorf("median %+v, want the third repeat's (17 µs)", *m)
+	}
+	if want := []float64{30e-6, 9e-6, 17e-6}; !slices.Equal(m.excesses, want) {
+		t.Errorf("excesses %v, want %v", m.excesses, want)
+	}
+	if fits[2].excesses != nil {
+		t.Error("medianStart changed a repeat")
+	}
+	if m := medianStart([]*startFit{{excess: 2}, {excess: 1}}); m.excess != 1 {
+		t.Errorf("two repeats: %g, want the lower middle (1)", m.excess)
+	}
+	if text := startKernel(4, 0).text; !strings.Contains(text, "array refilled[2048]: f64") {
+		t.Errorf("START's kernel has no array to refill:\n%s", text)
+	}
+	if _, err := checkText(startKernel(4, startLater)); err != nil {
+		t.Errorf("START's kernel does not check: %v", err)
 	}
 }
