@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"perfc/internal/ctxtime"
 )
 
 // Settling the host. This project's host is a 2-vCPU VM whose cores run
@@ -86,7 +88,7 @@ func newSettler(mode Mode) *settler {
 	case Tiny:
 		return nil
 	}
-	return &settler{probe: probeCores, sleep: sleepCtx, budget: budget}
+	return &settler{probe: probeCores, sleep: ctxtime.Sleep, budget: budget}
 }
 
 // probeOnce probes and keeps the fastest probe as the reference.
@@ -201,16 +203,4 @@ func chain(n int, x uint64) uint64 {
 		x = x*6364136223846793005 + 1442695040888963407
 	}
 	return x
-}
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -13,6 +13,7 @@ import (
 	"perfc/codegen"
 	"perfc/codegen/spmd"
 	"perfc/costmodel"
+	"perfc/internal/ctxtime"
 	"perfc/machinecode"
 )
 
@@ -76,7 +77,7 @@ func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, op
 	}
 	sleep := func(ctx context.Context, d time.Duration) error {
 		say("waiting for the host to settle: ")
-		return sleepCtx(ctx, d)
+		return ctxtime.Sleep(ctx, d)
 	}
 	s := settler{measure: measure, sleep: sleep, now: time.Now, budget: opts.Settle}
 	var err error

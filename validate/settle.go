@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"perfc/internal/ctxtime"
 )
 
 // Settling: the host's slow spells are spells, not noise. A copy of a
@@ -97,18 +99,6 @@ func (s settler) settle(ctx context.Context) (*WitnessTimes, bool, time.Duration
 	}
 }
 
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // measureSettled calls measureOnce between two settlings: the witnesses
 // within their bands before (waiting up to the budget), the measurement,
 // the witnesses after; when they left the bands during it, once more
@@ -159,7 +149,7 @@ func NewHostSettler(ctx context.Context, opts Options, budget time.Duration) (*H
 		return nil, err
 	}
 	measure := func(ctx context.Context) (*WitnessTimes, error) { return measureWitnesses(ctx, ws) }
-	return &HostSettler{s: settler{measure: measure, sleep: sleepCtx, now: time.Now, budget: budget}}, nil
+	return &HostSettler{s: settler{measure: measure, sleep: ctxtime.Sleep, now: time.Now, budget: budget}}, nil
 }
 
 // Measure calls measure between two settlings, and once more (with first
