@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"perfc/internal/ctxtime"
@@ -22,11 +23,14 @@ import (
 //
 // So every benchmark program waits for the host first, as perfc validate
 // waits before every case (validate/settle.go), but with no table to
-// compare against: the witness is a probe of this process, a chain of
-// dependent multiply-adds on every core at once, and the reference is the
-// fastest probe seen in this calibration (the probe before the first
-// benchmark takes several). Before a program runs, the probe must be
-// within settleBand of the reference, or the calibration waits
+// compare against: the witnesses are probes of this process, a chain of
+// dependent multiply-adds on every core at once and a cache line passed
+// back and forth between two cores (the VM's copies between its cores
+// take 55 ns there and back for minutes, then 340 ns: docs/accuracy.md),
+// and each reference is the fastest probe seen in this calibration (the
+// probe before the first benchmark takes several). Before a program
+// runs, both probes must be within their bands of their references
+// (settleBand, settleCopyBand), or the calibration waits
 // settleStep and probes again, up to the mode's budget; after the program
 // the probe runs again, and a program that started in the band and ended
 // out of it runs once more. A host that does not settle is measured all
@@ -38,6 +42,15 @@ import (
 // be for a benchmark to run: the probe's own spread in a steady spell is
 // 1–3 %, a slow spell 40–50 %.
 const settleBand = 0.10
+
+// settleCopyBand is the copy probe's band: its round trips spread more in
+// a steady spell (10–20 %) than a core's chain, and a slow spell is × 3–6.
+// perfc validate's copy witness has a band of 30 % for the same reason.
+const settleCopyBand = 0.30
+
+// copyTrips is how many round trips of a cache line one copy probe times:
+// about 0.1 ms at 55 ns each.
+const copyTrips = 2000
 
 // settleStep is the wait between two probes while the host is slow.
 const settleStep = time.Second
@@ -53,7 +66,14 @@ type settleRecord struct {
 	WaitedFor  time.Duration // all the waits together
 	Unsettled  int           // programs run out of the band (the budget ran out)
 	Remeasured int           // programs run again: the host slowed while they ran
-	Reference  time.Duration // the fastest probe
+	Reference  time.Duration // the fastest core probe
+	CopyRef    time.Duration // the fastest round trip of the copy probe; 0 on one core
+}
+
+// sample is one probe of the host: the core chain's time and a cache
+// line's round trip between two cores (0 when there is one core).
+type sample struct {
+	core, copy time.Duration
 }
 
 // String summarises the record for the table's source ("" when nothing
@@ -62,17 +82,21 @@ func (r settleRecord) String() string {
 	if r.Programs == 0 {
 		return ""
 	}
-	return fmt.Sprintf("settled before each of %d programs within %.0f%% of the fastest probe (%s on every core): %d waited %s in all, %d ran unsettled, %d ran again",
-		r.Programs, 100*settleBand, r.Reference.Round(time.Microsecond), r.Waited, r.WaitedFor.Round(time.Second), r.Unsettled, r.Remeasured)
+	copyRef := ""
+	if r.CopyRef > 0 {
+		copyRef = fmt.Sprintf(" and within %.0f%% of the fastest copy between cores (%s a round trip)", 100*settleCopyBand, r.CopyRef.Round(time.Nanosecond))
+	}
+	return fmt.Sprintf("settled before each of %d programs within %.0f%% of the fastest probe (%s on every core)%s: %d waited %s in all, %d ran unsettled, %d ran again",
+		r.Programs, 100*settleBand, r.Reference.Round(time.Microsecond), copyRef, r.Waited, r.WaitedFor.Round(time.Second), r.Unsettled, r.Remeasured)
 }
 
 // settler waits for the host around each benchmark program. Its probe
 // and sleep are replaced in tests. It is used by one goroutine at a time.
 type settler struct {
-	probe  func() time.Duration
+	probe  func() sample
 	sleep  func(context.Context, time.Duration) error
 	budget time.Duration // the longest wait before one program
-	ref    time.Duration // the fastest probe seen; 0 before the first
+	ref    sample        // the fastest probes seen; zero before the first
 	rec    settleRecord
 }
 
@@ -88,28 +112,32 @@ func newSettler(mode Mode) *settler {
 	case Tiny:
 		return nil
 	}
-	return &settler{probe: probeCores, sleep: ctxtime.Sleep, budget: budget}
+	return &settler{probe: probeHost, sleep: ctxtime.Sleep, budget: budget}
 }
 
-// probeOnce probes and keeps the fastest probe as the reference.
-func (s *settler) probeOnce() time.Duration {
+// probeOnce probes and keeps the fastest of each probe as its reference.
+func (s *settler) probeOnce() sample {
 	t := s.probe()
-	if s.ref == 0 || t < s.ref {
-		s.ref = t
+	if s.ref.core == 0 || t.core < s.ref.core {
+		s.ref.core = t.core
 	}
-	s.rec.Reference = s.ref
+	if t.copy > 0 && (s.ref.copy == 0 || t.copy < s.ref.copy) {
+		s.ref.copy = t.copy
+	}
+	s.rec.Reference, s.rec.CopyRef = s.ref.core, s.ref.copy
 	return t
 }
 
-// inBand reports whether a probe is within the band of the reference.
-func (s *settler) inBand(t time.Duration) bool {
-	return float64(t) <= (1+settleBand)*float64(s.ref)
+// inBand reports whether a probe is within the bands of the references.
+func (s *settler) inBand(t sample) bool {
+	return float64(t.core) <= (1+settleBand)*float64(s.ref.core) &&
+		float64(t.copy) <= (1+settleCopyBand)*float64(s.ref.copy)
 }
 
 // wait probes until the host is in the band or the budget is spent; it
 // reports whether it is, and how long it waited.
 func (s *settler) wait(ctx context.Context) (bool, time.Duration, error) {
-	if s.ref == 0 {
+	if s.ref.core == 0 {
 		// The first reference: the fastest of a few probes spread over
 		// a few tenths of a second.
 		for range 4 {
@@ -163,6 +191,50 @@ func (s *settler) around(ctx context.Context, measure func() error) error {
 		}
 		s.rec.Remeasured++
 	}
+}
+
+// probeHost probes the cores and, with two cores or more, a copy between
+// two of them.
+func probeHost() sample {
+	t := sample{core: probeCores()}
+	if runtime.GOMAXPROCS(0) >= 2 {
+		t.copy = probeCopy()
+	}
+	return t
+}
+
+// probeCopy passes a cache line back and forth between two goroutines
+// locked to threads of their own, each spinning on it (with two or more
+// Ps, the two threads run on two cores), and returns the time of one
+// round trip, the fastest of three tries.
+func probeCopy() time.Duration {
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		var line atomic.Int64
+		done := make(chan time.Duration)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for i := int64(1); i <= 2*copyTrips; i += 2 {
+				for line.Load() != i {
+				}
+				line.Store(i + 1)
+			}
+			done <- 0
+		}()
+		runtime.LockOSThread()
+		start := time.Now()
+		for i := int64(0); i < 2*copyTrips; i += 2 {
+			line.Store(i + 1)
+			for line.Load() != i+2 {
+			}
+		}
+		d := time.Since(start)
+		runtime.UnlockOSThread()
+		<-done
+		best = min(best, d/copyTrips)
+	}
+	return best
 }
 
 // probeCores times the probe on every core at once (one goroutine locked

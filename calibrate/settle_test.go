@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -10,14 +11,24 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// fakeSettler returns a settler whose probes return probes in turn (the
-// last one ever after) and whose sleeps only add up.
+// fakeSettler returns a settler whose core probes return probes in turn
+// (the last one ever after), with no copy probe, and whose sleeps only add
+// up.
 func fakeSettler(budget time.Duration, probes ...time.Duration) (*settler, *time.Duration) {
+	samples := make([]sample, len(probes))
+	for i, p := range probes {
+		samples[i] = sample{core: p}
+	}
+	return fakeSamples(budget, samples...)
+}
+
+// fakeSamples is fakeSettler with both probes given.
+func fakeSamples(budget time.Duration, samples ...sample) (*settler, *time.Duration) {
 	slept := new(time.Duration)
 	i := 0
 	return &settler{
-		probe: func() time.Duration {
-			t := probes[min(i, len(probes)-1)]
+		probe: func() sample {
+			t := samples[min(i, len(samples)-1)]
 			i++
 			return t
 		},
@@ -69,6 +80,28 @@ func TestSettlerAround(t *testing.T) {
 	}
 }
 
+// TestSettlerCopy: a host whose cores run at speed while its copies
+// between cores are slow waits for the copies, within their wider band.
+func TestSettlerCopy(t *testing.T) {
+	const ms, ns = time.Millisecond, time.Nanosecond
+	steady := sample{10 * ms, 60 * ns}
+	s, slept := fakeSamples(time.Minute, steady, steady, steady, steady,
+		sample{10 * ms, 340 * ns}, sample{10 * ms, 300 * ns}, sample{10 * ms, 75 * ns}, steady)
+	if err := s.around(context.Background(), func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := settleRecord{Programs: 1, Waited: 1, WaitedFor: 2 * time.Second, Reference: 10 * ms, CopyRef: 60 * ns}
+	if diff := cmp.Diff(want, s.rec); diff != "" {
+		t.Errorf("record (-want +got):\n%s", diff)
+	}
+	if *slept < 2*time.Second {
+		t.Errorf("slept %v, want the two seconds of the wait at least", *slept)
+	}
+	if got := s.rec.String(); !strings.Contains(got, "within 30% of the fastest copy between cores (60ns a round trip)") {
+		t.Errorf("%q does not name the copy probe", got)
+	}
+}
+
 // TestSettlerErrors: a failed measurement is returned and not retried, a
 // cancelled context stops the wait, and a nil settler just measures.
 func TestSettlerErrors(t *testing.T) {
@@ -107,11 +140,14 @@ func TestSettleNote(t *testing.T) {
 	}
 }
 
-// TestProbeCores: the probe takes time on this host and the chain is not
+// TestProbeCores: the probes take time on this host and the chain is not
 // folded away (two lengths take different times).
 func TestProbeCores(t *testing.T) {
 	if d := probeCores(); d <= 0 {
 		t.Errorf("probe took %v", d)
+	}
+	if p := probeHost(); p.core <= 0 || runtime.GOMAXPROCS(0) >= 2 && p.copy <= 0 {
+		t.Errorf("host probe %+v", p)
 	}
 	if chain(3, 1) == chain(4, 1) {
 		t.Error("the chain does not depend on its length")
