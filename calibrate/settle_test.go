@@ -153,3 +153,18 @@ func TestProbeCores(t *testing.T) {
 		t.Error("the chain does not depend on its length")
 	}
 }
+
+// TestProbeCopyBounded: two spinners that cannot run at once (one P) do
+// not hang the probe; each try gives up at copyBudget and the probe says
+// the copies are slow.
+func TestProbeCopyBounded(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	start := time.Now()
+	d := probeCopy()
+	if took := time.Since(start); took > 3*copyBudget+2*time.Second {
+		t.Errorf("the probe took %v on one P", took)
+	}
+	if d < time.Microsecond {
+		t.Errorf("a round trip of %v on one P, want the budget's share (%v)", d, copyBudget/copyTrips)
+	}
+}
