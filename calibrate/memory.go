@@ -88,6 +88,10 @@ type stridePoint struct {
 // groupAll names the fit of every stream kind together (main memory).
 const groupAll = "load, store and rmw"
 
+// streamKinds lists the working-set streams in the order the table and
+// the plot give them.
+func streamKinds() []string { return []string{groupLoad, groupStore, groupRMW, groupLines} }
+
 // isStream reports whether a group is one of the streams that main
 // memory's one fit joins (every working-set stream but lines).
 func isStream(g string) bool { return g == groupLoad || g == groupStore || g == groupRMW }
@@ -185,7 +189,7 @@ func fitLevelOn(pts []point, h cache.Hierarchy, i int, on func(int64, cache.Hier
 	}
 	var best *levelFit
 	all := map[string]kindFit{}
-	kinds := []string{groupLoad, groupStore, groupRMW, groupLines}
+	kinds := streamKinds()
 	if i == len(h) {
 		// Out of cache every stream is bound by memory, not by its
 		// in-core work: one rate fits them all together. The stream of

@@ -227,7 +227,7 @@ func (r *Result) plotBandwidth() (*plot.Plot, error) {
 	p.X.Label.Text, p.Y.Label.Text = "working set (bytes)", "GB/s"
 	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	ymax := 0.0
-	for i, kind := range []string{groupLoad, groupStore, groupRMW, groupLines} {
+	for i, kind := range streamKinds() {
 		if i == 3 {
 			i = 5 // 3 and 4 draw the cache sizes and the rates
 		}

@@ -371,7 +371,7 @@ func levelSource(lf levelFit, h cache.Hierarchy, date string) string {
 		}
 	}
 	var kinds []string
-	for _, k := range []string{groupLoad, groupStore, groupRMW, groupLines} {
+	for _, k := range streamKinds() {
 		if v, ok := lf.all[k]; ok {
 			kinds = append(kinds, fmt.Sprintf("%s %s", k, gbs(v.bw)))
 		}
@@ -436,7 +436,7 @@ func (r *Result) results() []any {
 			fmt.Sprintf("perfc calibrate working-set sweep out of cache: (store − (rmw − load))/load per element, %s", r.Date))
 	}
 	for _, l := range mf.levels {
-		for _, k := range []string{groupLoad, groupStore, groupRMW, groupLines} {
+		for _, k := range streamKinds() {
 			if v, ok := l.all[k]; ok && k != l.kind {
 				add(fmt.Sprintf("%s delivery rate, %s stream", l.level, k), gbs(v.bw),
 					fmt.Sprintf("perfc calibrate working-set sweep, %s stream on %s's plateau (%s), %s, fit rms %s", k, l.level, plural(v.sizes, "size"), r.Date, pct(v.rms)))

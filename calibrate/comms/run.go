@@ -314,8 +314,7 @@ func measure(ctx context.Context, kp kernelPlan, samples int, cacheDir string, l
 			}
 		}
 		if around == nil {
-			m, err = codegen.MeasureWith(ctx, l, bin, args...)
-			return err
+			around = func(_ context.Context, measure func() error) error { return measure() }
 		}
 		return around(ctx, func() (err error) {
 			m, err = codegen.MeasureWith(ctx, l, bin, args...)
