@@ -168,6 +168,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			o.Progress(name, done+extra, mine+commsTotal)
 		}
 	}
+	if st != nil {
+		st.waiting = func(what string) { report(what, 0) }
+	}
+
 	run := func(spec kernelSpec, what string) (*measuredKernel, error) {
 		report(what+": counting", 0)
 		mk, err := runKernel(ctx, st, spec, info.Caches, o.CacheDir, sz, func(step string) {

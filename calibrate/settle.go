@@ -98,6 +98,10 @@ type settler struct {
 	budget time.Duration // the longest wait before one program
 	ref    sample        // the fastest probes seen; zero before the first
 	rec    settleRecord
+	// waiting, when set, is told each time the host is found slow and
+	// the settler waits (the progress line: a wait of up to the budget
+	// must not look like a hang).
+	waiting func(what string)
 }
 
 // newSettler returns the settler of a mode: a budget of 20 s a program
@@ -154,6 +158,9 @@ func (s *settler) wait(ctx context.Context) (bool, time.Duration, error) {
 		}
 		if waited+settleStep > s.budget {
 			return false, waited, nil
+		}
+		if s.waiting != nil {
+			s.waiting(fmt.Sprintf("waiting for the host (a slow spell; %s of at most %s)", waited+settleStep, s.budget))
 		}
 		if err := s.sleep(ctx, settleStep); err != nil {
 			return false, waited, err

@@ -97,6 +97,15 @@ func TestSettlerCopy(t *testing.T) {
 	if *slept < 2*time.Second {
 		t.Errorf("slept %v, want the two seconds of the wait at least", *slept)
 	}
+	s, _ = fakeSamples(time.Minute, steady, steady, steady, steady, sample{10 * ms, 340 * ns}, steady)
+	var said []string
+	s.waiting = func(what string) { said = append(said, what) }
+	if err := s.around(context.Background(), func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "waiting for the host") {
+		t.Errorf("progress %q, want one line saying it waits for the host", said)
+	}
 	if got := s.rec.String(); !strings.Contains(got, "within 30% of the fastest copy between cores (60ns a round trip)") {
 		t.Errorf("%q does not name the copy probe", got)
 	}
