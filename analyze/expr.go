@@ -626,11 +626,14 @@ func (ra *rankAnalysis) text(e lang.Expr) string { return lang.ExprString(e) }
 
 // place returns a node's position as file:line:col, formatted once per
 // plan: every rank's counts name their references and statements by it.
+// A loop that shares its position with an earlier loop (a work
+// statement's nest) has its ordinal added, file:line:col#2
+// (lang.Checked.LoopSuffix), as codegen's comment on it has.
 func (ra *rankAnalysis) place(n lang.Node) string {
 	if s, ok := ra.p.places[n]; ok {
 		return s
 	}
-	s := ra.position(n).String()
+	s := ra.position(n).String() + ra.k.LoopSuffix(n)
 	if ra.p.places == nil {
 		ra.p.places = map[lang.Node]string{}
 	}

@@ -103,3 +103,31 @@ func TestWorkCountsHaveNoFormulas(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkLoopsAreNamedApart checks that the loops of a work statement's
+// nest, which all carry the item's position, are counted as distinct
+// loops (the first FILE:LINE:COL, the next FILE:LINE:COL#2, …), each with
+// its own iterations, so that pricing can match each to its machine loop.
+// Here both arrays' first sweeps share one nest of two loops (4 × 8, at
+// the first item's position) and a's second sweep runs in a nest of its
+// own at the same position.
+func TestWorkLoopsAreNamedApart(t *testing.T) {
+	src := "kernel k() {\n  array a[4][8], b[4][8]: f64\n  work load 512 bytes from a, store 256 bytes to b\n}\n"
+	rep, err := Analyze(loadKernel(t, "k.spmd", []byte(src), nil), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, l := range rep.Classes[0].Total.Loops {
+		got[l.Stmt] = l.Iterations.Exact() + " iterations, " + l.Entries.Exact() + " entries"
+	}
+	want := map[string]string{
+		"k.spmd:3:8":   "4 iterations, 1 entries",
+		"k.spmd:3:8#2": "32 iterations, 4 entries",
+		"k.spmd:3:8#3": "4 iterations, 1 entries",
+		"k.spmd:3:8#4": "32 iterations, 4 entries",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("loops (-want +got):\n%s", diff)
+	}
+}

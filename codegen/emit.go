@@ -259,7 +259,7 @@ func (g *generator) assign(s *lang.AssignStmt) {
 // before it and stored after it.
 func (g *generator) forStmt(s *lang.ForStmt) {
 	g.entrySite(s)
-	g.line("{ // for at %s", g.lineCol(s))
+	g.line("{ // for at %s%s", g.lineCol(s), g.k.LoopSuffix(s))
 	hoisted := g.hoistIn(s)
 	lo, loConst := g.info.Values[s.Lo]
 	hi, hiConst := g.info.Values[s.Hi]
@@ -303,7 +303,7 @@ func (g *generator) repeat(s *lang.RepeatStmt) {
 		return // never runs
 	}
 	rep := g.temp("rep")
-	g.line("for %s := 0; %s < %s; %s++ { // repeat at %s", rep, rep, g.expr(s.Count, "int").text, rep, g.lineCol(s))
+	g.line("for %s := 0; %s < %s; %s++ { // repeat at %s%s", rep, rep, g.expr(s.Count, "int").text, rep, g.lineCol(s), g.k.LoopSuffix(s))
 	g.chain = appendLevel(g.chain, level{kind: repeatLevel})
 	iter := g.addSite(site{kind: "siteIter", region: g.region, stmt: g.pos(s), prob: hasProb(g.chain)})
 	g.count(iter)

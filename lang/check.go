@@ -27,6 +27,8 @@ type Checked struct {
 	// vars whose initial values code generation hides (IsWorkVar).
 	written  *Kernel
 	workVars map[*VarDecl]bool
+	// loopOrdinals tells apart loops at one position (loopkeys.go).
+	loopOrdinals map[Node]int
 }
 
 // NumRanks returns P, the number of ranks.
@@ -71,6 +73,7 @@ func Check(f *File, name string, overrides []Override) (*Checked, error) {
 	ck := &Checked{File: f, Kernel: c.kernel, Info: c.info, Params: c.params, geom: c.geom,
 		compiled: compileAll(c.info, c.geom), Warnings: unusedProcs(f)}
 	ck.lowerWork(c.workNests, c.workVars)
+	ck.loopOrdinals = loopOrdinals(ck.Kernel)
 	return ck, nil
 }
 

@@ -21,12 +21,12 @@ import (
 // hoisted out of the loop, the Go for, what it stores back); for a
 // `repeat`, the Go for whose line ends `// repeat at L:C`.
 type Span struct {
-	Pos         string // "line:col" of the kernel loop
+	Pos         string // "line:col" of the kernel loop ("line:col#2" for a second loop there: lang.Checked.LoopSuffix)
 	First, Last int    // main.go lines
 }
 
 // loopComment matches codegen's comments on a kernel loop's first line.
-var loopComment = regexp.MustCompile(`^// (for|repeat) at (\d+:\d+)$`)
+var loopComment = regexp.MustCompile(`^// (for|repeat) at (\d+:\d+(?:#\d+)?)$`)
 
 // KernelLoops reads the spans of the kernel loops from the generated
 // main.go (codegen/emit.go writes the comments), by parsing it.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -200,6 +202,47 @@ func TestCycles(t *testing.T) {
 		got, bound, _ := Cycles(tc.b, w)
 		if got != tc.want || bound != tc.bound {
 			t.Errorf("Cycles(%+v) = %g (%s), want %g (%s)", tc.b, got, bound, tc.want, tc.bound)
+		}
+	}
+}
+
+// TestReadBuiltWork builds a kernel whose work statement lowers to four
+// loops at one position (two nests of two) and checks that the comments
+// name them apart (4:25, 4:25#2, …, as the analyzer does) and that each
+// maps to a machine loop of its own, so that they are priced by their code.
+func TestReadBuiltWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no Go toolchain")
+	}
+	dir := t.TempDir()
+	perfc := exec.Command("go", "run", "perfc/cmd/perfc", "gen", "--out", filepath.Join(dir, "g"), "testdata/work2d.spmd")
+	if out, err := perfc.CombinedOutput(); err != nil {
+		t.Fatalf("perfc gen: %v\n%s", err, out)
+	}
+	build := exec.Command("go", "build", "-o", "kernel", ".")
+	build.Dir = filepath.Join(dir, "g")
+	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	c, err := Read(context.Background(), build.Dir, filepath.Join(build.Dir, "kernel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spans []string
+	for _, s := range c.Spans {
+		spans = append(spans, s.Pos)
+	}
+	sort.Strings(spans)
+	if want := []string{"6:25", "6:25#2", "6:25#3", "6:25#4"}; !slices.Equal(spans, want) {
+		t.Fatalf("kernel loops %q, want %q", spans, want)
+	}
+	for _, s := range spans {
+		if _, ok := c.ByKernel[s]; !ok {
+			t.Errorf("no machine loop for the kernel loop %s; notes %v", s, c.Notes)
 		}
 	}
 }
