@@ -240,6 +240,18 @@ type RefCount struct {
 	// in the k loop of Gaussian elimination); "" when not hoisted.
 	Hoisted string `json:"hoisted,omitempty"`
 	Pattern string `json:"pattern"` // the statement's operand pattern
+	// Loop is the innermost loop of the reference's statement
+	// (file:line:col, as LoopCount.Stmt), "" outside loops; Offset its
+	// address in bytes from the array's start when that loop's and every
+	// enclosing loop's index is 0 (OffsetKnown false when the address is
+	// not a polynomial). Two references of one array in one loop with the
+	// same strides walk together at Offset's difference apart: a 2-D
+	// stencil's u[j+1][i] leads u[j-1][i] by two rows, and re-reads from
+	// cache the lines u[j+1][i] brought in (docs/predict.md, "Streams read
+	// again").
+	Loop        string `json:"loop,omitempty"`
+	Offset      int64  `json:"offset_bytes"`
+	OffsetKnown bool   `json:"offset_known"`
 }
 
 // Message is the point-to-point traffic of one statement of one rank.

@@ -83,6 +83,9 @@ type plan struct {
 	rowBytes map[*lang.Object][]symbolic.Poly
 	// strideCache keeps every reference's strides (rank.go).
 	strideCache map[*refInfo][]Stride
+	// offsetCache keeps every reference's address with its loop indices
+	// at 0, a polynomial in the symbols (rank.go).
+	offsetCache map[*refInfo]*symbolic.Poly
 	// sharedTraces keeps enumerated sums for other ranks (rank.go).
 	sharedTraces map[sharedTraceKey][]*sharedTrace
 	// runs are the leaves in runs of one region, and runMemos one

@@ -265,12 +265,61 @@ func (ra *rankAnalysis) ref(r *refInfo, n Count, c *Counts) error {
 	if err != nil {
 		return err
 	}
+	off, known, err := ra.offset(r)
+	if err != nil {
+		return err
+	}
 	c.Refs = append(c.Refs, RefCount{
 		Array: r.array.Name, Pos: ra.place(r.ref), Text: ra.source(r.ref),
 		Store: r.store, Elem: r.array.Elem, Size: int(size), Count: n, Strides: strides,
-		Hoisted: r.hoisted, Pattern: r.pattern,
+		Hoisted: r.hoisted, Pattern: r.pattern, Loop: ra.innermostLoop(r), Offset: off, OffsetKnown: known,
 	})
 	return nil
+}
+
+// innermostLoop is the place of the innermost for loop of the reference's
+// statement, or "".
+func (ra *rankAnalysis) innermostLoop(r *refInfo) string {
+	for i := len(r.stmtChain) - 1; i >= 0; i-- {
+		if l := r.stmtChain[i]; l.kind == loopLevel {
+			return ra.place(l.loop)
+		}
+	}
+	return ""
+}
+
+// offset is the reference's byte address with every loop index of its
+// statement at 0, for this rank (RefCount.Offset); known is false when the
+// address is not a polynomial or not an integer.
+func (ra *rankAnalysis) offset(r *refInfo) (int64, bool, error) {
+	base, ok := ra.p.offsetCache[r]
+	if !ok {
+		addr, err := ra.linearAddress(r)
+		if err != nil {
+			return 0, false, err
+		}
+		if addr != nil {
+			b := *addr
+			for _, l := range r.stmtChain {
+				if l.kind == loopLevel {
+					b = b.Substitute(l.index.Name, symbolic.Poly{})
+				}
+			}
+			base = &b
+		}
+		if ra.p.offsetCache == nil {
+			ra.p.offsetCache = map[*refInfo]*symbolic.Poly{}
+		}
+		ra.p.offsetCache[r] = base
+	}
+	if base == nil {
+		return 0, false, nil
+	}
+	v, err := base.Eval(ra.env)
+	if err != nil || !v.IsInt() || !v.Num().IsInt64() {
+		return 0, false, nil
+	}
+	return v.Num().Int64(), true, nil
 }
 
 // strides computes the byte stride of a reference per iteration of every

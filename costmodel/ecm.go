@@ -386,3 +386,86 @@ func (p *machinePricer) ecmKeysNote() string {
 	}
 	return fmt.Sprintf("the table's compute.loop, compute.access and compute.latency are priced only with compose: ecm; with compose: %s they are not charged", p.m.Compose())
 }
+
+// rereadApart is the distance, in bytes, from which two loads of one array
+// that walk together are streams of their own for the core's prefetchers:
+// a page (4 KiB), within which hardware stream prefetchers track an
+// access pattern (docs/predict.md, "Streams read again").
+const rereadApart = 4096
+
+// reread finds in a region's references two loads of one array in one
+// loop, with the same strides and at least rereadApart bytes apart: the
+// leading one brings the lines from memory and the trailing one reads them
+// again from cache, as a 2-D stencil's u[j+1][i] and u[j-1][i] do. It
+// returns the two and their distance.
+func reread(refs []analyze.RefCount) (lead, trail analyze.RefCount, apart int64, ok bool) {
+	for i, a := range refs {
+		if a.Store || !a.OffsetKnown || a.Loop == "" {
+			continue
+		}
+		for _, b := range refs[i+1:] {
+			if b.Store || !b.OffsetKnown || b.Loop != a.Loop || b.Array != a.Array || !sameStrides(a.Strides, b.Strides) {
+				continue
+			}
+			d := b.Offset - a.Offset
+			if d < 0 {
+				d = -d
+			}
+			if d >= rereadApart && d > apart {
+				lead, trail, apart, ok = a, b, d, true
+				if b.Offset > a.Offset {
+					lead, trail = b, a
+				}
+			}
+		}
+	}
+	return lead, trail, apart, ok
+}
+
+// sameStrides reports whether two references move alike in every loop.
+func sameStrides(a, b []analyze.Stride) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Loop != b[i].Loop || a[i].Invariant != b[i].Invariant || a[i].Bytes.String() != b[i].Bytes.String() {
+			return false
+		}
+	}
+	return true
+}
+
+// rereadTerm is, for a region that streams from memory and reads one of
+// its arrays again at a distance (reread), the in-core time that does not
+// overlap the memory transfer: measured on this project's host, such a
+// loop takes its in-core time plus its memory transfer, where a loop of
+// one stream per array takes the larger of the two (docs/predict.md,
+// "Streams read again"). The term's time is the region's in-core time; the
+// caller adds it to the memory transfer's. ok is false when the rule does
+// not apply.
+func rereadTerm(refs []analyze.RefCount, memory []Term, compute float64) (Term, bool) {
+	mem := memoryTransfer(memory)
+	if mem == 0 || compute == 0 {
+		return Term{}, false
+	}
+	lead, trail, apart, ok := reread(refs)
+	if !ok {
+		return Term{}, false
+	}
+	return Term{Resource: "memory", What: "in-core time not overlapped with the memory transfer (" + lead.Array + " read again " + units.Size(float64(apart)) + " behind)",
+		Count: 1, Unit: "region", UnitCost: compute, Time: compute,
+		How: fmt.Sprintf("%s (%s) leads %s (%s) by %s in one loop: the trailing load reads from cache what the leading one brought from memory, and the loop's in-core time %s adds to its memory transfer %s instead of overlapping it",
+			lead.Text, lead.Pos, trail.Text, trail.Pos, units.Size(float64(apart)), units.Time(compute), units.Time(mem)),
+		Source: "docs/predict.md, \"Streams read again\" (measured on the project's host, session 16)"}, true
+}
+
+// memoryTransfer is the time of a region's transfer from main memory: the
+// last cache level's term (dataTerms), or 0.
+func memoryTransfer(terms []Term) float64 {
+	for _, x := range terms {
+		if x.Resource == "memory" && strings.HasSuffix(x.What, " lines from and to memory") {
+			return x.Time
+		}
+	}
+	return 0
+}

@@ -229,6 +229,10 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 		}
 		if p.isECM() {
 			rp.Memory = ecmMemory(memory) // the levels' transfers overlap
+			if t, ok := rereadTerm(r.Counts.Refs, memory, rp.Compute); ok {
+				rp.Terms = append(rp.Terms, t)
+				rp.Memory = max(rp.Memory, memoryTransfer(memory)+t.Time)
+			}
 		}
 		for _, t := range p.messageTerms(cl.Rank, r.Counts, walked) {
 			rp.Messages += t.Time

@@ -44,7 +44,7 @@ func TestProcsCountLikeInlined(t *testing.T) {
 }
 
 // countsJSON counts one kernel and returns its report as JSON values with
-// every position (pos, stmt), the per-loop list and the file name removed and every list sorted, so that
+// every position (pos, stmt, loop), the per-loop list and the file name removed and every list sorted, so that
 // two kernels that do the same work at different places compare equal.
 func countsJSON(t *testing.T, name string, src []byte, kernel string, ovs []lang.Override) any {
 	t.Helper()
@@ -80,7 +80,7 @@ func withoutPlaces(v any) any {
 		for k, x := range v {
 			// loops lists the counts per loop by its place: a procedure's
 			// loop called from two places is one entry, the inlined copies two.
-			if k == "pos" || k == "file" || k == "stmt" || k == "loops" {
+			if k == "pos" || k == "file" || k == "stmt" || k == "loops" || k == "loop" {
 				continue
 			}
 			out[k] = withoutPlaces(x)
