@@ -10,6 +10,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/calibrate/fit"
+	"perfc/internal/units"
 	"perfc/machinecode"
 	"perfc/machines"
 )
@@ -54,6 +55,11 @@ type coreModelFit struct {
 	skipped                          int            // regions left out (slow operations, unmapped loops)
 	window, windowRMS                float64        // the reorder window with entries priced by code (0: none)
 	windowErr                        error
+	// oneCycle is the one-cycle time that chose among the near ties (0:
+	// none given); byRMS the grid point of the lowest rms, which it may
+	// have set aside.
+	oneCycle float64
+	byRMS    machines.CoreModel
 }
 
 // Grids of the widths searched.
@@ -96,12 +102,29 @@ func widths(cycle, blocks, issue, loads, stores, fp float64) machines.CoreModel 
 	return machines.CoreModel{Cycle: n(cycle), BlocksPerCycle: n(blocks), Issue: n(issue), LoadPorts: n(loads), StorePorts: n(stores), FPPorts: n(fp)}
 }
 
-// fitCoreModel fits the cycle time and the widths to rows.
-func fitCoreModel(rows []coreRow) (*coreModelFit, error) {
+// coreNearTies is how much worse than the best grid point's rms another
+// point's may be and still count as fitting the rows as well: the grid's
+// minima lie close together (issue 6 at a 0.281 ns cycle and issue 8 at
+// 0.319 ns fitted this host's regions within a few points of rms, and one
+// full calibration in four chose the second), so the rows alone do not
+// decide between them.
+const coreNearTies = 0.10
+
+// coreCandidate is one grid point with its least-squares cycle.
+type coreCandidate struct {
+	cycle, blocks, issue, loads, stores, fp, rms float64
+}
+
+// fitCoreModel fits the cycle time and the widths to rows. oneCycle, when
+// positive, is a time measured to be one cycle (an integer add chain, one
+// add per cycle on every core: coreCycleHint): among the grid points whose
+// rms is within coreNearTies of the best, the one whose cycle is nearest
+// to it wins, so that the cycle agrees with the latency benchmarks'.
+func fitCoreModel(rows []coreRow, oneCycle float64) (*coreModelFit, error) {
 	if len(rows) < 3 {
 		return nil, fmt.Errorf("calibrate: %d regions with their machine code, too few to fit compute.core", len(rows))
 	}
-	best := &coreModelFit{rms: math.Inf(1)}
+	var cands []coreCandidate
 	for _, b := range gridBlocks {
 		for _, w := range gridIssue {
 			for _, l := range gridLoads {
@@ -123,14 +146,30 @@ func fitCoreModel(rows []coreRow) (*coreModelFit, error) {
 							e := c*cyclesWith(r, core)/r.seconds - 1
 							ss += e * e
 						}
-						rms := math.Sqrt(ss / float64(len(rows)))
-						if rms < best.rms-1e-12 {
-							*best = coreModelFit{cycle: c, blocks: b, issue: w, loads: l, stores: s, fp: f, rms: rms}
-						}
+						cands = append(cands, coreCandidate{cycle: c, blocks: b, issue: w, loads: l, stores: s, fp: f, rms: math.Sqrt(ss / float64(len(rows)))})
 					}
 				}
 			}
 		}
+	}
+	best := &coreModelFit{rms: math.Inf(1)}
+	pick := func(c coreCandidate) {
+		*best = coreModelFit{cycle: c.cycle, blocks: c.blocks, issue: c.issue, loads: c.loads, stores: c.stores, fp: c.fp, rms: c.rms}
+	}
+	for _, c := range cands { // ties go to the widest widths, which the grids list first
+		if c.rms < best.rms-1e-12 {
+			pick(c)
+		}
+	}
+	if oneCycle > 0 && !math.IsInf(best.rms, 1) {
+		bestRMS, off, byRMS := best.rms, math.Abs(best.cycle/oneCycle-1), best.model()
+		for _, c := range cands {
+			if d := math.Abs(c.cycle/oneCycle - 1); c.rms <= bestRMS*(1+coreNearTies)+1e-12 && d < off-1e-12 {
+				pick(c)
+				off = d
+			}
+		}
+		best.oneCycle, best.byRMS = oneCycle, byRMS
 	}
 	if math.IsInf(best.rms, 1) {
 		return nil, errors.New("calibrate: the in-core regions' machine code has no instructions to fit compute.core to")
@@ -151,6 +190,20 @@ func fitCoreModel(rows []coreRow) (*coreModelFit, error) {
 		best.bound[what]++
 	}
 	return best, nil
+}
+
+// tieNote says how the one-cycle time chose among near ties, for the
+// table's source: "" when none was given.
+func (f *coreModelFit) tieNote() string {
+	if f.oneCycle <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; of the widths within %.0f %% of the lowest rms, those whose cycle is nearest the i64 add chain's latency %s (one cycle)", 100*coreNearTies, units.Time(f.oneCycle))
+	if b := f.byRMS; b.Issue.Value != f.issue || b.LoadPorts.Value != f.loads || b.StorePorts.Value != f.stores || b.FPPorts.Value != f.fp {
+		s += fmt.Sprintf(" (the lowest rms was issue %g, load ports %g, store ports %g, FP ports %g at a %s cycle)",
+			b.Issue.Value, b.LoadPorts.Value, b.StorePorts.Value, b.FPPorts.Value, units.Time(b.Cycle.Value))
+	}
+	return s
 }
 
 // model is the fit as a CoreModel (values only).
@@ -250,8 +303,8 @@ func (r *Result) coreSection() *coreYAML {
 	}
 	return &coreYAML{Window: window, Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
 		Source: fmt.Sprintf("perfc calibrate in-core regions' machine code (go tool objdump of the timed binary), %d regions (%d left out: slow operations or unmapped loops), "+
-			"time = cycle × Σ iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f), widths by grid search, cycle by least squares on relative error, %s, fit rms %s; regions bound by: %s",
-			len(f.rows), f.skipped, f.blocks, r.Date, pct(f.rms), strings.Join(bound, ", "))}
+			"time = cycle × Σ iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f), widths by grid search, cycle by least squares on relative error%s, %s, fit rms %s; regions bound by: %s",
+			len(f.rows), f.skipped, f.blocks, f.tieNote(), r.Date, pct(f.rms), strings.Join(bound, ", "))}
 }
 
 // coreResults adds to results: the compute.core fit's rms beside the

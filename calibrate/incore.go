@@ -202,12 +202,26 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 		cf.coreErr = mk.codeErr
 	} else {
 		rows, skipped := coreRows(cf.tp, mk.code)
-		if cf.core, cf.coreErr = fitCoreModel(rows); cf.core != nil {
+		if cf.core, cf.coreErr = fitCoreModel(rows, coreCycleHint(cf.latency)); cf.core != nil {
 			cf.core.skipped = skipped
 			cf.core.window, cf.core.windowRMS, cf.core.windowErr = fitCoreWindow(cf, mk.code)
 		}
 	}
 	return cf, nil
+}
+
+// coreCycleHint is the latency of an i64 add chain (s = s + x[i]), which
+// every core we know runs at one add a cycle, and so one cycle of the
+// host; 0 when the latency fit has none.
+func coreCycleHint(lat *fit.Linear) float64 {
+	if lat == nil {
+		return 0
+	}
+	c, ok := lat.Coefficient(opFeature("add", "i64"))
+	if !ok || !(c > 0) {
+		return 0
+	}
+	return c
 }
 
 // rmsOf is the relative rms of the fit's residuals over the points of
