@@ -149,31 +149,40 @@ func TestStencilLoops(t *testing.T) {
 	}
 }
 
-// TestReadBuiltStencil builds the generated stencil2d (n = 256) with the
-// Go toolchain and reads it: whatever the compiler's placement, the inner
-// loop is one machine loop whose body spans two or three 64-byte blocks.
-func TestReadBuiltStencil(t *testing.T) {
+// readBuilt generates a kernel with perfc gen (args: its -D flags and
+// file), builds it with the Go toolchain and reads its code; it skips
+// the test when short or without a toolchain.
+func readBuilt(t *testing.T, args ...string) *Code {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds a program")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no Go toolchain")
 	}
-	dir := t.TempDir()
-	perfc := exec.Command("go", "run", "perfc/cmd/perfc", "gen", "--out", filepath.Join(dir, "g"), "-D", "n=256", "../validate/kernels/stencil2d.spmd")
+	dir := filepath.Join(t.TempDir(), "g")
+	perfc := exec.Command("go", append([]string{"run", "perfc/cmd/perfc", "gen", "--out", dir}, args...)...)
 	if out, err := perfc.CombinedOutput(); err != nil {
 		t.Fatalf("perfc gen: %v\n%s", err, out)
 	}
 	build := exec.Command("go", "build", "-o", "kernel", ".")
-	build.Dir = filepath.Join(dir, "g")
+	build.Dir = dir
 	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	c, err := Read(context.Background(), build.Dir, filepath.Join(build.Dir, "kernel"))
+	c, err := Read(context.Background(), dir, filepath.Join(dir, "kernel"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+// TestReadBuiltStencil builds the generated stencil2d (n = 256) with the
+// Go toolchain and reads it: whatever the compiler's placement, the inner
+// loop is one machine loop whose body spans two or three 64-byte blocks.
+func TestReadBuiltStencil(t *testing.T) {
+	c := readBuilt(t, "-D", "n=256", "../validate/kernels/stencil2d.spmd")
 	i, ok := c.ByKernel["14:7"]
 	if !ok {
 		t.Fatalf("no machine loop for the inner loop 14:7; loops %+v, notes %v", c.Loops, c.Notes)
@@ -211,27 +220,7 @@ func TestCycles(t *testing.T) {
 // name them apart (4:25, 4:25#2, …, as the analyzer does) and that each
 // maps to a machine loop of its own, so that they are priced by their code.
 func TestReadBuiltWork(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a program")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no Go toolchain")
-	}
-	dir := t.TempDir()
-	perfc := exec.Command("go", "run", "perfc/cmd/perfc", "gen", "--out", filepath.Join(dir, "g"), "testdata/work2d.spmd")
-	if out, err := perfc.CombinedOutput(); err != nil {
-		t.Fatalf("perfc gen: %v\n%s", err, out)
-	}
-	build := exec.Command("go", "build", "-o", "kernel", ".")
-	build.Dir = filepath.Join(dir, "g")
-	build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	c, err := Read(context.Background(), build.Dir, filepath.Join(build.Dir, "kernel"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := readBuilt(t, "testdata/work2d.spmd")
 	var spans []string
 	for _, s := range c.Spans {
 		spans = append(spans, s.Pos)
