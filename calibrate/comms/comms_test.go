@@ -526,3 +526,43 @@ func TestFasterOfTwoRuns(t *testing.T) {
 		t.Errorf("without COMMS1: kept %p, %+v; want the first run, no twin", m, twin)
 	}
 }
+
+// TestFasterOfTwoSharedRuns checks the choice between the two runs of the
+// sharingRanks kernel: the one whose longest COMMS3 message was faster
+// (the bandwidth messages.shared is taken from), whatever its short ones
+// did; and which kernels run twice.
+func TestFasterOfTwoSharedRuns(t *testing.T) {
+	kp := kernelPlan{ranks: sharingRanks}
+	kp.benches = []bench{
+		{kind: Comms1, bytes: 8, reps: 100, per: 2, name: "COMMS1 8B"},
+		{kind: Comms3, bytes: 8, reps: 100, per: 1, name: "COMMS3 8B"},
+		{kind: Comms3, bytes: 1 << 20, reps: 10, per: 1, name: "COMMS3 1MiB"},
+	}
+	run := func(shortUs, longUs float64) *spmd.Measurement {
+		return &spmd.Measurement{Regions: []spmd.Timing{{Name: "COMMS1 8B", MedianUs: 1}, {Name: "COMMS3 8B", MedianUs: shortUs}, {Name: "COMMS3 1MiB", MedianUs: longUs}}}
+	}
+	slow, fast := run(50, 2600), run(90, 1700) // the slow moment in the long copies
+	for _, tt := range []struct {
+		name string
+		a, b *spmd.Measurement
+	}{{"slow first", slow, fast}, {"fast first", fast, slow}} {
+		m, twin := faster(kp, tt.a, tt.b)
+		if m != fast || twin == nil || twin.bytes != 1<<20 || math.Abs(twin.kept-170e-6) > 1e-12 || math.Abs(twin.dropped-260e-6) > 1e-12 {
+			t.Errorf("%s: kept %p (fast %p), %+v; want the fast run, 1 MiB, 170 µs kept, 260 µs dropped", tt.name, m, fast, twin)
+		}
+	}
+	for _, tt := range []struct {
+		kp   kernelPlan
+		o    Options
+		want bool
+	}{
+		{kp, Options{}, true},
+		{kernelPlan{ranks: sharingRanks, benches: []bench{{kind: Synch1}}}, Options{}, false},
+		{kernelPlan{ranks: 8, benches: kp.benches}, Options{}, false},
+		{kernelPlan{ranks: partition, benches: kp.benches[:1]}, Options{}, true},
+	} {
+		if got := twice(tt.kp, tt.o); got != tt.want {
+			t.Errorf("twice(%d ranks, %d benchmarks) = %v, want %v", tt.kp.ranks, len(tt.kp.benches), got, tt.want)
+		}
+	}
+}

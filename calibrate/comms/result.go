@@ -44,6 +44,7 @@ type Result struct {
 	requests    *reqFit             // from REQ; nil when not measured
 	cores       int                 // the host's cores the goroutine ranks share (Run sets it); 0: unknown (shared.go)
 	twin        *twinRuns           // the two runs of the two-rank kernel (Run sets it); nil: one run
+	twinShared  *twinRuns           // the two runs of the sharingRanks kernel, as twin
 	transport   Transport           // what carried the messages (Run sets it)
 }
 

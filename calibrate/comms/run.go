@@ -97,7 +97,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	var pts []Point
-	var twin *twinRuns
+	var twin, twinShared *twinRuns
 	type firstRun struct {
 		kp kernelPlan
 		m  *spmd.Measurement
@@ -132,7 +132,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		done += f.kp.seconds(s.samples)
 		m, t := faster(f.kp, f.m, m2)
-		twin = t
+		if f.kp.ranks == partition {
+			twin = t
+		} else {
+			twinShared = t
+		}
 		got, err := f.kp.points(m)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", f.kp.ranks, err)
@@ -146,7 +150,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	res, err := analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
 	if err == nil {
-		res.twin = twin
+		res.twin, res.twinShared = twin, twinShared
 	}
 	if err == nil && !o.mpi() {
 		// Goroutine ranks share this host's cores (messages.shared); an
@@ -158,49 +162,64 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // twice reports whether a kernel runs in two processes, of which the
 // faster is kept: the two-rank kernel of goroutine ranks, whose COMMS1,
-// LOCAL, COMMS2 and REQ give the message laws. This host's two cores (a
-// VM's) exchange cache lines five times slower than usual in spells of
-// seconds to tens of seconds (docs/accuracy.md, session 13): COMMS1's
-// short messages took 435–440 ns instead of 104–118 ns in two calibrations
-// of ten, and the table priced every message of the validation four times
-// too long. So the second run comes after every other kernel, a minute
-// later in a full run, beyond the 6–20 s spells measured in session 13,
-// where two runs back to back may both fall in one.
+// LOCAL, COMMS2 and REQ give the message laws, and the sharingRanks
+// kernel, whose COMMS3 against the two-rank one's gives messages.shared.
+// This host's two cores (a VM's) exchange cache lines five times slower
+// than usual in spells of seconds to tens of seconds (docs/accuracy.md,
+// session 13): COMMS1's short messages took 435–440 ns instead of 104–118
+// ns in two calibrations of ten, and the table priced every message of the
+// validation four times too long; in session 16 one calibration of four
+// measured COMMS3 at P = 4 in such a moment (26.6 ps/B against 17.4), its
+// messages.shared came out 2.43 against 1.60, and the validation's 4-rank
+// messages were priced 55 % long. So the second run comes after every
+// other kernel, a minute later in a full run, beyond the 6–20 s spells
+// measured in session 13, where two runs back to back may both fall in one.
 func twice(kp kernelPlan, o Options) bool {
-	return kp.ranks == partition && !o.mpi() && slices.ContainsFunc(kp.benches, func(b bench) bool { return b.kind == Comms1 })
+	if o.mpi() {
+		return false
+	}
+	has := func(kind Bench) bool {
+		return slices.ContainsFunc(kp.benches, func(b bench) bool { return b.kind == kind })
+	}
+	return kp.ranks == partition && has(Comms1) || kp.ranks == sharingRanks && has(Comms3)
 }
 
-// twinRuns are the COMMS1 times of the shortest message in the two runs
-// of the two-rank kernel, the one kept first.
+// twinRuns are the two runs' times of the benchmark that chose between
+// them (faster), the one kept first.
 type twinRuns struct {
+	bench         string // its region: "COMMS1 8B"
 	bytes         int64
-	kept, dropped float64 // seconds, half the round trip
+	kept, dropped float64 // seconds a repetition (COMMS1: a message, half the round trip; COMMS3: a round, every rank to every other)
 }
 
-// faster returns the measurement of the two whose shortest COMMS1 message
-// was faster, and both times; the first when the kernel has no COMMS1.
+// faster returns the measurement of the two whose deciding benchmark was
+// faster, and both times: on the two-rank kernel its shortest COMMS1
+// message (the copies' latency, which the slow spells multiply), on
+// another its longest COMMS3 message (the copies' bandwidth, from which
+// messages.shared is taken). The first, and no times, when the kernel has
+// neither.
 func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns) {
-	var name string
-	var bytes int64 = -1
-	for _, bn := range kp.benches {
-		if bn.kind == Comms1 && (bytes < 0 || bn.bytes < bytes) {
-			name, bytes = bn.name, bn.bytes
+	var ref *bench
+	for i, bn := range kp.benches {
+		switch {
+		case kp.ranks == partition && bn.kind == Comms1 && (ref == nil || bn.bytes < ref.bytes):
+			ref = &kp.benches[i]
+		case kp.ranks != partition && bn.kind == Comms3 && (ref == nil || bn.bytes > ref.bytes):
+			ref = &kp.benches[i]
 		}
 	}
-	ta, tb := regionMedian(a, name), regionMedian(b, name)
-	if name == "" || !(ta > 0) || !(tb > 0) {
+	if ref == nil {
 		return a, nil
 	}
-	var per float64
-	for _, bn := range kp.benches {
-		if bn.name == name {
-			per = float64(bn.reps * bn.per)
-		}
+	ta, tb := regionMedian(a, ref.name), regionMedian(b, ref.name)
+	if !(ta > 0) || !(tb > 0) {
+		return a, nil
 	}
+	per := float64(ref.reps * ref.per)
 	if tb < ta {
-		return b, &twinRuns{bytes: bytes, kept: tb * 1e-6 / per, dropped: ta * 1e-6 / per}
+		return b, &twinRuns{bench: ref.name, bytes: ref.bytes, kept: tb * 1e-6 / per, dropped: ta * 1e-6 / per}
 	}
-	return a, &twinRuns{bytes: bytes, kept: ta * 1e-6 / per, dropped: tb * 1e-6 / per}
+	return a, &twinRuns{bench: ref.name, bytes: ref.bytes, kept: ta * 1e-6 / per, dropped: tb * 1e-6 / per}
 }
 
 // regionMedian is the median time of a region of a measurement, in µs;
