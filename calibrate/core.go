@@ -110,11 +110,6 @@ func widths(cycle, blocks, issue, loads, stores, fp float64) machines.CoreModel 
 // decide between them.
 const coreNearTies = 0.10
 
-// coreCandidate is one grid point with its least-squares cycle.
-type coreCandidate struct {
-	cycle, blocks, issue, loads, stores, fp, rms float64
-}
-
 // fitCoreModel fits the cycle time and the widths to rows. oneCycle, when
 // positive, is a time measured to be one cycle (an integer add chain, one
 // add per cycle on every core: coreCycleHint): among the grid points whose
@@ -124,7 +119,7 @@ func fitCoreModel(rows []coreRow, oneCycle float64) (*coreModelFit, error) {
 	if len(rows) < 3 {
 		return nil, fmt.Errorf("calibrate: %d regions with their machine code, too few to fit compute.core", len(rows))
 	}
-	var cands []coreCandidate
+	var cands []coreModelFit // every grid point with its least-squares cycle and rms
 	for _, b := range gridBlocks {
 		for _, w := range gridIssue {
 			for _, l := range gridLoads {
@@ -146,26 +141,23 @@ func fitCoreModel(rows []coreRow, oneCycle float64) (*coreModelFit, error) {
 							e := c*cyclesWith(r, core)/r.seconds - 1
 							ss += e * e
 						}
-						cands = append(cands, coreCandidate{cycle: c, blocks: b, issue: w, loads: l, stores: s, fp: f, rms: math.Sqrt(ss / float64(len(rows)))})
+						cands = append(cands, coreModelFit{cycle: c, blocks: b, issue: w, loads: l, stores: s, fp: f, rms: math.Sqrt(ss / float64(len(rows)))})
 					}
 				}
 			}
 		}
 	}
 	best := &coreModelFit{rms: math.Inf(1)}
-	pick := func(c coreCandidate) {
-		*best = coreModelFit{cycle: c.cycle, blocks: c.blocks, issue: c.issue, loads: c.loads, stores: c.stores, fp: c.fp, rms: c.rms}
-	}
 	for _, c := range cands { // ties go to the widest widths, which the grids list first
 		if c.rms < best.rms-1e-12 {
-			pick(c)
+			*best = c
 		}
 	}
 	if oneCycle > 0 && !math.IsInf(best.rms, 1) {
 		bestRMS, off, byRMS := best.rms, math.Abs(best.cycle/oneCycle-1), best.model()
 		for _, c := range cands {
 			if d := math.Abs(c.cycle/oneCycle - 1); c.rms <= bestRMS*(1+coreNearTies)+1e-12 && d < off-1e-12 {
-				pick(c)
+				*best = c
 				off = d
 			}
 		}

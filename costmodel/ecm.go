@@ -428,7 +428,7 @@ func sameStrides(a, b []analyze.Stride) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Loop != b[i].Loop || a[i].Invariant != b[i].Invariant || a[i].Bytes.String() != b[i].Bytes.String() {
+		if a[i].Loop != b[i].Loop || a[i].Invariant != b[i].Invariant || !a[i].Bytes.Equal(b[i].Bytes) {
 			return false
 		}
 	}

@@ -187,7 +187,6 @@ func twice(kp kernelPlan, o Options) bool {
 // twinRuns are the two runs' times of the benchmark that chose between
 // them (faster), the one kept first.
 type twinRuns struct {
-	bench         string // its region: "COMMS1 8B"
 	bytes         int64
 	kept, dropped float64 // seconds a repetition (COMMS1: a message, half the round trip; COMMS3: a round, every rank to every other)
 }
@@ -217,9 +216,9 @@ func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns
 	}
 	per := float64(ref.reps * ref.per)
 	if tb < ta {
-		return b, &twinRuns{bench: ref.name, bytes: ref.bytes, kept: tb * 1e-6 / per, dropped: ta * 1e-6 / per}
+		return b, &twinRuns{bytes: ref.bytes, kept: tb * 1e-6 / per, dropped: ta * 1e-6 / per}
 	}
-	return a, &twinRuns{bench: ref.name, bytes: ref.bytes, kept: ta * 1e-6 / per, dropped: tb * 1e-6 / per}
+	return a, &twinRuns{bytes: ref.bytes, kept: ta * 1e-6 / per, dropped: tb * 1e-6 / per}
 }
 
 // regionMedian is the median time of a region of a measurement, in µs;

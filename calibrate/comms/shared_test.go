@@ -52,7 +52,7 @@ func TestFitShared(t *testing.T) {
 			}
 			// With the sharingRanks kernel run twice, the source says which
 			// run was kept (when the factor is its).
-			r.twinShared = &twinRuns{bench: "COMMS3 1MiB", bytes: 1 << 20, kept: 450e-6, dropped: 700e-6}
+			r.twinShared = &twinRuns{bytes: 1 << 20, kept: 450e-6, dropped: 700e-6}
 			want := sf.ranks == sharingRanks
 			if got := strings.Contains(r.sharedSection().Source, "the 4-rank kernel ran twice, in two processes, and the one whose COMMS3 round at 1MiB"); got != want {
 				t.Errorf("twice in the source: %v, want %v (%s)", got, want, r.sharedSection().Source)
