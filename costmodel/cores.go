@@ -49,12 +49,27 @@ const mpiTimeSlice = 10e-3
 // runtime lets a rank keep its core until it waits (codegen/spmd/cores.go);
 // mpiTimeSlice for a table whose messages went through MPI.
 func (p *machinePricer) TimeSlice() float64 {
-	for _, f := range p.m.Host() {
-		if f.Key == "backend" && f.Value == "mpi" {
-			return mpiTimeSlice
-		}
+	if p.mpiHost() {
+		return mpiTimeSlice
 	}
 	return math.Inf(1)
+}
+
+// BindsRanks implements emulate.RankBinder: goroutine ranks each take
+// turns on a core of their own, rank r on core r mod C
+// (codegen/spmd/cores.go); a table whose messages went through MPI has
+// ranks that are processes, which the operating system moves to whichever
+// core is free (Open MPI binds no rank when they oversubscribe a node).
+func (p *machinePricer) BindsRanks() bool { return !p.mpiHost() }
+
+// mpiHost reports whether the table was measured through MPI.
+func (p *machinePricer) mpiHost() bool {
+	for _, f := range p.m.Host() {
+		if f.Key == "backend" && f.Value == "mpi" {
+			return true
+		}
+	}
+	return false
 }
 
 // sharesCores reports whether more ranks than cores share the table's

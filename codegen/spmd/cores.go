@@ -3,50 +3,55 @@
 package spmd
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// Ranks that outnumber the Ps (GOMAXPROCS) take turns on the cores. Left
-// to the Go scheduler, a rank made ready by a message is put in the P of
-// the rank that sent it (its runnext slot) and runs only when that rank
-// waits, or when another P's sleeping thread is woken (tens of
-// microseconds on a VM) and steals it; a core then idles while a ready
-// rank waits on the other, and which rank runs next is the scheduler's
-// choice of the moment (a stencil of 4 ranks on 2 cores left the cores
-// idle 13 % of the time and ran 30–40 % longer than twice its 2-rank
-// time). A coreSet schedules the ranks itself, as the emulator prices
-// them (docs/emulate.md, "Ranks sharing cores"): at most C ranks hold a
-// core; a rank keeps its core until it waits, then hands it to the rank
-// that has been ready longest; and a core that no rank is ready for is
-// held by an idler, a goroutine that spins on it, so that the next rank
-// made ready is readied into the idler's P and starts there at once.
+// Ranks that outnumber the Ps (GOMAXPROCS) take turns on the cores, and
+// each rank has a core of its own to take turns on: rank r runs on core
+// r mod C, as Open MPI places ranks that oversubscribe a node's cores
+// (round robin over the cores) and binds them. Left to the Go scheduler,
+// a rank made ready by a message is put in the P of the rank that sent
+// it (its runnext slot) and runs only when that rank waits, or when
+// another P's sleeping thread is woken (tens of microseconds on a VM) and
+// steals it; a core then idles while a ready rank waits on the other. A
+// coreSet schedules the ranks itself, as the emulator prices them
+// (docs/emulate.md, "Ranks sharing cores"): a core is held by one of its
+// ranks at a time, which keeps it until it waits and then hands it to the
+// rank of that core that has been ready longest; a core none of whose
+// ranks is ready is held by an idler, a goroutine that spins on it, so
+// that the next of its ranks made ready starts there at once.
+//
+// Why a core of its own: with one line for every core (the coreSet of
+// 2026-11-26, session 11) a rank ran wherever a core came free, and a
+// rank that computes a few microseconds between messages moved between
+// the cores at almost every message, its arrays following it: halo2d on
+// 2 x 2 ranks of 32 x 32 points took 150-300 us a run on 2 cores, where
+// the same program on one P (GOMAXPROCS=1) took 100 us, and a stencil
+// sweep of 0.94 us measured 3.3 us after a move (docs/codegen.md, "How a
+// rank waits").
 //
 // Every way a rank waits goes through the coreSet in this mode: its
 // blocking messages and collectives (park, from await and wait), its
 // requests (block) and the harness's gate between runs (gate.waitCore).
 type coreSet struct {
-	mu     sync.Mutex
-	queue  []*rank  // ready ranks waiting for a core, first ready first
-	idle   []*idler // idlers holding a free core
-	spares []*idler // idlers holding nothing, parked
-	quit   bool     // the idlers end (stop)
-	// queued is len(queue) and headSince when its first rank became
-	// ready (ns on the runtime's clock), for the idlers to poll.
-	queued    atomic.Int32
-	headSince atomic.Int64
-	epoch     time.Time
+	cores []*core
 }
 
-// stealAfter is how long a ready rank waits in line before an idler
-// takes it to its own core. A rank made ready by a message is most often
-// the one its sender hands its core to a moment later, when it waits for
-// the reply (a pingpong's partners then take turns on one core, with no
-// copy between cores); one that is still in line after stealAfter is
-// waiting for a core that is busy computing, and an idle one takes it.
-const stealAfter = 2 * time.Microsecond
+// core is one core's line of ready ranks and its idler. Each is its own
+// allocation, apart from the others: an idler polls its core's queued
+// without taking the line of another core's lock.
+type core struct {
+	mu     sync.Mutex
+	queue  []*rank  // ready ranks of this core waiting for it, first ready first
+	idle   *idler   // the idler holding the core; nil when a rank holds it
+	spares []*idler // idlers holding nothing, parked
+	quit   bool     // the idlers end (stop)
+	// queued is len(queue), for the idler to poll.
+	queued atomic.Int32
+	_      [64]byte // keeps the next allocation's lines apart
+}
 
 // idler states: spinning on a core, parked on it (after idleSpin), or
 // woken from parking by hand.
@@ -61,63 +66,74 @@ const (
 // do not matter after it.
 const idleSpin = spinBudget
 
-// idler holds a free core for the next rank made ready.
+// idler holds a free core for the next of its ranks made ready.
 type idler struct {
 	give  atomic.Pointer[rank] // the rank to start, set by hand
 	state atomic.Int32
 	wake  chan struct{} // a core to hold (from spares), or a rank (when parked)
-	cs    *coreSet
+	c     *core
 }
 
-// newCoreSet returns the cores of a world whose ranks outnumber its Ps;
-// its idlers run between start and stop.
-func newCoreSet() *coreSet { return &coreSet{epoch: time.Now()} }
-
-// now is the time on the set's clock, in ns.
-func (c *coreSet) now() int64 { return int64(time.Since(c.epoch)) }
-
-// start makes n idlers, each holding a free core, parked until a rank is
-// made ready.
-func (c *coreSet) start(n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.quit = false
+// newCoreSet returns n cores for a world whose ranks outnumber its Ps;
+// their idlers run between start and stop.
+func newCoreSet(n int) *coreSet {
+	cs := &coreSet{}
 	for range n {
+		cs.cores = append(cs.cores, &core{})
+	}
+	return cs
+}
+
+// coreOf is the core rank r takes turns on.
+func (cs *coreSet) coreOf(r *rank) *core { return cs.cores[r.id%len(cs.cores)] }
+
+// start gives every core an idler, parked until one of its ranks is made
+// ready.
+func (cs *coreSet) start() {
+	for _, c := range cs.cores {
+		c.mu.Lock()
+		c.quit = false
 		id := c.newIdler()
 		id.state.Store(idlerParked)
-		c.idle = append(c.idle, id)
+		c.idle = id
+		c.mu.Unlock()
 	}
 }
 
 // stop ends the idlers, when no rank holds a core or waits for one.
-func (c *coreSet) stop() {
-	c.mu.Lock()
-	c.quit = true
-	all := append(c.idle, c.spares...)
-	c.idle, c.spares = nil, nil
-	c.mu.Unlock()
-	for _, id := range all {
-		id.give.Store(nil)
-		id.state.Store(idlerWoken)
-		select {
-		case id.wake <- struct{}{}:
-		default:
+func (cs *coreSet) stop() {
+	for _, c := range cs.cores {
+		c.mu.Lock()
+		c.quit = true
+		all := c.spares
+		if c.idle != nil {
+			all = append(all, c.idle)
+		}
+		c.idle, c.spares = nil, nil
+		c.mu.Unlock()
+		for _, id := range all {
+			id.give.Store(nil)
+			id.state.Store(idlerWoken)
+			select {
+			case id.wake <- struct{}{}:
+			default:
+			}
 		}
 	}
 }
 
-// newIdler starts an idler, parked until it is given a core.
-func (c *coreSet) newIdler() *idler {
-	id := &idler{wake: make(chan struct{}, 1), cs: c}
+// newIdler starts an idler of core c, parked until it is given the core.
+func (c *core) newIdler() *idler {
+	id := &idler{wake: make(chan struct{}, 1), c: c}
 	go id.loop()
 	return id
 }
 
-// loop is an idler's life: given a core, it spins until it is handed a
+// loop is an idler's life: given its core, it spins until it is handed a
 // rank (parking after idleSpin), starts the rank on its own P and goes to
-// the spares, where it parks until it is given a core again.
+// the spares, where it parks until it is given the core again.
 func (id *idler) loop() {
-	c := id.cs
+	c := id.c
 	if c.parkSpare(id, false) {
 		return
 	}
@@ -133,9 +149,9 @@ func (id *idler) loop() {
 	}
 }
 
-// parkSpare waits for a core, putting the idler in the spares first when
-// spare; it reports whether the idlers end instead.
-func (c *coreSet) parkSpare(id *idler, spare bool) bool {
+// parkSpare waits for the core, putting the idler in the spares first
+// when spare; it reports whether the idlers end instead.
+func (c *core) parkSpare(id *idler, spare bool) bool {
 	c.mu.Lock()
 	if c.quit {
 		c.mu.Unlock()
@@ -151,12 +167,12 @@ func (c *coreSet) parkSpare(id *idler, spare bool) bool {
 	return c.quit
 }
 
-// awaitRank waits on the idler's core until it is handed a rank or takes
-// one that has been in line for stealAfter: it spins for idleSpin, then
-// parks until ready or hand wakes it. It returns nil when the idlers end
-// (stop wakes it with no rank).
+// awaitRank waits on the idler's core until it is handed a rank or one of
+// the core's ranks is in line: it spins for idleSpin, then parks until
+// ready or hand wakes it. It returns nil when the idlers end (stop wakes
+// it with no rank).
 func (id *idler) awaitRank() *rank {
-	c := id.cs
+	c := id.c
 	for {
 		s := newSpinner(idleSpin)
 		for s.more() {
@@ -166,7 +182,7 @@ func (id *idler) awaitRank() *rank {
 				return id.give.Swap(nil)
 			}
 			if c.queued.Load() > 0 {
-				if r := c.steal(id); r != nil {
+				if r := c.take(id); r != nil {
 					return r
 				}
 			}
@@ -191,96 +207,75 @@ func (id *idler) hand(r *rank) {
 	}
 }
 
-// takeIdle takes an idler out of idle (c.mu held); nil when none.
-func (c *coreSet) takeIdle() *idler {
-	n := len(c.idle)
-	if n == 0 {
-		return nil
-	}
-	id := c.idle[n-1]
-	c.idle = c.idle[:n-1]
-	return id
-}
-
-// steal takes the first rank in line for idler id, when it has waited
-// stealAfter, and takes id out of idle; nil otherwise.
-func (c *coreSet) steal(id *idler) *rank {
-	if c.now()-c.headSince.Load() < int64(stealAfter) {
-		return nil
-	}
+// take gives idler id, which holds core c, the first rank in line; nil
+// when the line is empty or id no longer holds the core.
+func (c *core) take(id *idler) *rank {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i := slices.Index(c.idle, id)
-	if len(c.queue) == 0 || i < 0 || id.give.Load() != nil {
+	if len(c.queue) == 0 || c.idle != id || id.give.Load() != nil {
 		return nil
 	}
-	c.idle = slices.Delete(c.idle, i, i+1)
+	c.idle = nil
 	return c.popQueue()
 }
 
 // popQueue takes the first rank in line (c.mu held, the line not empty).
-func (c *coreSet) popQueue() *rank {
+func (c *core) popQueue() *rank {
 	next := c.queue[0]
 	n := copy(c.queue, c.queue[1:])
 	c.queue[n] = nil
 	c.queue = c.queue[:n]
 	c.queued.Store(int32(n))
-	if n > 0 {
-		c.headSince.Store(c.now())
-	}
 	return next
 }
 
-// ready puts rank r, which waits in park for its core, in line for one:
-// the next rank to wait hands it its core, or after stealAfter an idler
-// takes it.
-func (c *coreSet) ready(r *rank) {
+// ready puts rank r, which waits in park for its core, in line for it:
+// the core's idler starts it at once, or the rank that holds the core
+// hands it over when it waits.
+func (cs *coreSet) ready(r *rank) {
+	c := cs.coreOf(r)
 	c.mu.Lock()
 	c.queue = append(c.queue, r)
-	if n := len(c.queue); n == 1 {
-		c.headSince.Store(c.now())
-		c.queued.Store(1)
-	} else {
-		c.queued.Store(int32(n))
-	}
+	c.queued.Store(int32(len(c.queue)))
 	// An idler that parked has seen its core idle for idleSpin: it
 	// polls no more, and is woken with the first rank in line.
-	for i, id := range c.idle {
-		if id.state.Load() == idlerParked && id.state.CompareAndSwap(idlerParked, idlerWoken) {
-			c.idle = slices.Delete(c.idle, i, i+1)
-			id.give.Store(c.popQueue())
-			c.mu.Unlock()
-			id.wake <- struct{}{}
-			return
-		}
+	if id := c.idle; id != nil && id.state.Load() == idlerParked && id.state.CompareAndSwap(idlerParked, idlerWoken) {
+		c.idle = nil
+		id.give.Store(c.popQueue())
+		c.mu.Unlock()
+		id.wake <- struct{}{}
+		return
 	}
 	c.mu.Unlock()
 }
 
-// readyNow gives rank r, which waits for its core, a free core at once,
-// or puts it in line for one: for ranks that start together (the gate),
-// where no rank hands its core on soon.
-func (c *coreSet) readyNow(r *rank) {
+// readyNow gives rank r, which waits for its core, the core at once when
+// an idler holds it, or puts it in line: for ranks that start together
+// (the gate), where no rank hands its core on soon.
+func (cs *coreSet) readyNow(r *rank) {
+	c := cs.coreOf(r)
 	c.mu.Lock()
-	if id := c.takeIdle(); id != nil {
+	if id := c.idle; id != nil {
+		c.idle = nil
 		c.mu.Unlock()
 		id.hand(r)
 		return
 	}
 	c.mu.Unlock()
-	c.ready(r)
+	cs.ready(r)
 }
 
-// acquire waits until the running rank r holds a core.
-func (c *coreSet) acquire(r *rank) {
-	c.readyNow(r)
+// acquire waits until the running rank r holds its core.
+func (cs *coreSet) acquire(r *rank) {
+	cs.readyNow(r)
 	<-r.run
 }
 
-// release gives up the caller's core: to the rank first in line, which
-// is readied into the caller's P and runs there when the caller parks,
-// or to an idler that does the same.
-func (c *coreSet) release() {
+// release gives up the core rank r holds: to the first of its ranks in
+// line, which is readied into the caller's P and runs there when the
+// caller parks, or to an idler that does the same.
+func (cs *coreSet) release(r *rank) {
+	c := cs.coreOf(r)
 	c.mu.Lock()
 	if len(c.queue) > 0 {
 		next := c.popQueue()
@@ -297,28 +292,27 @@ func (c *coreSet) release() {
 		id = c.newIdler()
 	}
 	id.state.Store(idlerSpinning)
-	c.idle = append(c.idle, id)
+	c.idle = id
 	c.mu.Unlock()
 	id.wake <- struct{}{}
 }
 
 // deliver is one completion of an operation rank r waits for (park): the
 // last it needs makes it ready.
-func (c *coreSet) deliver(r *rank) {
+func (cs *coreSet) deliver(r *rank) {
 	if r.pend.Add(1) == 0 {
-		c.ready(r)
+		cs.ready(r)
 	}
 }
 
 // park waits for n completions of the rank's posted operations, giving
-// its core up meanwhile; it returns holding a core. Completions that came
-// before it (pend counts them) are taken at once.
+// its core up meanwhile; it returns holding its core. Completions that
+// came before it (pend counts them) are taken at once.
 func (r *rank) park(n int) {
 	if r.pend.Add(int32(-n)) == 0 {
 		return
 	}
-	c := r.w.cores
-	c.release()
+	r.w.cores.release(r)
 	<-r.run
 }
 
@@ -341,7 +335,7 @@ func (g *gate) waitCore(r *rank, c *coreSet) time.Time {
 	if g.count < g.n {
 		g.waiters = append(g.waiters, r)
 		g.mu.Unlock()
-		c.release()
+		c.release(r)
 		<-r.run
 		return g.opened
 	}

@@ -33,21 +33,25 @@ func withProcs(n int, f func()) {
 
 // TestCoresRunAtMostC runs 8 ranks on 2 Ps through blocking messages, a
 // collective and requests, and checks that no more than 2 ranks ever ran
-// at once (each yields its P while it holds a core) and that every
-// message arrived.
+// at once (each yields its P while it holds a core), never two of one
+// core (rank r's is r mod 2), and that every message arrived.
 func TestCoresRunAtMostC(t *testing.T) {
 	withProcs(2, func() {
 		const p, iters = 8, 200
-		var c concurrency
+		var all concurrency
+		var perCore [2]concurrency
 		sums := make([]int64, p)
 		body := func(r *rank) {
-			c.enter()
+			c := &perCore[r.id%2]
+			enter := func() { all.enter(); c.enter() }
+			leave := func() { all.leave(); c.leave() }
+			enter()
 			got := make([]byte, 8)
 			sum := make([]byte, 8)
 			for i := 0; i < iters; i++ {
-				c.leave()
+				leave()
 				r.sendrecv(0, 0, (r.id+1)%p, valuesOf(r.id, 1), (r.id+p-1)%p, got)
-				c.enter()
+				enter()
 				// A rank that yields its P keeps its core: no other
 				// rank runs in its place.
 				runtime.Gosched()
@@ -55,12 +59,12 @@ func TestCoresRunAtMostC(t *testing.T) {
 					t.Errorf("rank %d got %v from its left neighbour, want %v", r.id, i64s(got), i64s(want))
 				}
 				copy(sum, valuesOf(r.id, 1))
-				c.leave()
+				leave()
 				r.allreduce(0, redSum, elI64, sum)
-				c.enter()
+				enter()
 				sums[r.id] = i64s(sum)[0]
 			}
-			c.leave()
+			leave()
 		}
 		run := testWorld(t, p, 1, body)
 		if run.w.cores == nil {
@@ -72,8 +76,13 @@ func TestCoresRunAtMostC(t *testing.T) {
 				t.Errorf("rank %d: allreduce gave %d, want %d", id, s, want)
 			}
 		}
-		if most := c.most.Load(); most > 2 {
+		if most := all.most.Load(); most > 2 {
 			t.Errorf("%d ranks ran at once on 2 Ps, want at most 2", most)
+		}
+		for i := range perCore {
+			if most := perCore[i].most.Load(); most > 1 {
+				t.Errorf("%d ranks of core %d ran at once, want 1", most, i)
+			}
 		}
 	})
 }
@@ -113,45 +122,59 @@ func TestCoresRequests(t *testing.T) {
 	})
 }
 
-// TestCoresFirstReadyFirst checks the line: a released core goes to the
-// rank that became ready first.
+// TestCoresFirstReadyFirst checks a core's line: a released core goes
+// to the rank of that core that became ready first, and a rank of the
+// other core waits for its own.
 func TestCoresFirstReadyFirst(t *testing.T) {
-	c := newCoreSet()
-	a, b := &rank{id: 0, run: make(chan struct{}, 1)}, &rank{id: 1, run: make(chan struct{}, 1)}
+	c := newCoreSet(2)
+	mk := func(id int) *rank { return &rank{id: id, run: make(chan struct{}, 1)} }
+	holder, a, other, b := mk(0), mk(2), mk(1), mk(4)
 	c.ready(a)
+	c.ready(other)
 	c.ready(b)
-	c.release()
-	select {
-	case <-a.run:
-	default:
-		t.Fatal("the first release did not start the first ready rank")
+	started := func(r *rank) bool {
+		select {
+		case <-r.run:
+			return true
+		default:
+			return false
+		}
 	}
-	select {
-	case <-b.run:
-		t.Fatal("the first release started the second ready rank too")
-	default:
+	c.release(holder)
+	if !started(a) {
+		t.Fatal("the first release of core 0 did not start its first ready rank")
 	}
-	c.release()
-	select {
-	case <-b.run:
-	default:
-		t.Fatal("the second release did not start the second ready rank")
+	if started(b) || started(other) {
+		t.Fatal("the first release of core 0 started a second rank")
 	}
-	if n := c.queued.Load(); n != 0 {
-		t.Errorf("queued = %d after both started, want 0", n)
+	c.release(a)
+	if !started(b) {
+		t.Fatal("the second release of core 0 did not start its second ready rank")
+	}
+	if started(other) {
+		t.Fatal("a release of core 0 started a rank of core 1")
+	}
+	if n := c.cores[0].queued.Load(); n != 0 {
+		t.Errorf("core 0: queued = %d after both started, want 0", n)
+	}
+	if n := c.cores[1].queued.Load(); n != 1 {
+		t.Errorf("core 1: queued = %d, want 1 (its rank waits for its own core)", n)
 	}
 }
 
-// TestCoresIdlerTakesWaitingRank checks the idlers: a rank that stays in
-// line (no rank hands it a core) is taken by the idler of a free core.
+// TestCoresIdlerTakesWaitingRank checks the idlers: a rank that is made
+// ready while its core is free is started by the core's idler.
 func TestCoresIdlerTakesWaitingRank(t *testing.T) {
-	c := newCoreSet()
-	c.start(1)
+	c := newCoreSet(2)
+	c.start()
 	defer c.stop()
-	r := &rank{run: make(chan struct{}, 1)}
-	c.ready(r)
-	<-r.run // hangs (the test times out) if no idler takes it
-	if n := c.queued.Load(); n != 0 {
-		t.Errorf("queued = %d after the idler took the rank, want 0", n)
+	for _, id := range []int{0, 1, 3} {
+		r := &rank{id: id, run: make(chan struct{}, 1)}
+		c.ready(r)
+		<-r.run // hangs (the test times out) if no idler takes it
+		if n := c.coreOf(r).queued.Load(); n != 0 {
+			t.Errorf("rank %d: queued = %d after the idler took it, want 0", id, n)
+		}
+		c.release(r)
 	}
 }

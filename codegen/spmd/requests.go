@@ -197,7 +197,7 @@ func (r *rank) block(site int, ops ...*reqOp) {
 		rq.parked = true
 		rq.blocked.Store(true)
 		rq.mu.Unlock()
-		c.release()
+		c.release(r)
 		<-r.run
 		rq.mu.Lock()
 	}

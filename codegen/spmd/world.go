@@ -87,7 +87,7 @@ func newWorld(k *kernelDesc, stderr io.Writer, exit func(int)) *world {
 	w.slots = make([]atomic.Pointer[slot], k.ranks*k.ranks*numContexts)
 	w.gate.init(k.ranks, w.poll)
 	if k.ranks > runtime.GOMAXPROCS(0) {
-		w.cores = newCoreSet()
+		w.cores = newCoreSet(runtime.GOMAXPROCS(0))
 	}
 	if len(k.requests) > 0 {
 		w.boxes = make([]atomic.Pointer[mailbox], k.ranks*k.ranks)

@@ -113,7 +113,7 @@ func (w *world) keepRanks() (stop func()) {
 	c.start.init(w.gate.spin)
 	w.crew = c
 	if w.cores != nil {
-		w.cores.start(runtime.GOMAXPROCS(0))
+		w.cores.start()
 	}
 	for _, r := range w.ranks {
 		go w.rankMain(r, c)
@@ -150,7 +150,7 @@ func (w *world) rankMain(r *rank, c *crew) {
 func (w *world) rankLoop(r *rank, reps int) {
 	if w.cores != nil {
 		w.cores.acquire(r)
-		defer w.cores.release()
+		defer w.cores.release(r)
 	}
 	defer w.recoverRank(r)
 	if w.progs[r.id] == nil {

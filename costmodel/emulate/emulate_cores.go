@@ -35,6 +35,17 @@ type CoreSharer interface {
 	TimeSlice() float64
 }
 
+// RankBinder is implemented by a CoreSharer that says where ranks run.
+// BindsRanks true: each rank takes turns on one core of its own, rank r on
+// core r mod C, as the goroutine runtime schedules them
+// (codegen/spmd/cores.go) and as Open MPI places ranks that oversubscribe
+// a node (round robin over its cores) when it binds them. False, or a
+// CoreSharer without the method: a rank runs on whichever core is free
+// first, as an operating system's scheduler moves unbound processes.
+type RankBinder interface {
+	BindsRanks() bool
+}
+
 // coreState is the run queue and the cores of an emulation whose ranks
 // share cores (docs/emulate.md, "Ranks sharing cores"), modelled on the
 // goroutine runtime's coreSet (codegen/spmd/cores.go) with GOMAXPROCS = C:
@@ -42,7 +53,9 @@ type CoreSharer interface {
 //   - A rank computes only on a core. A rank without one that reaches a
 //     compute segment queues for a core; cores go to the ranks in the
 //     order they became ready (first in, first out), each to the core
-//     that is free first.
+//     that is free first, or with bound ranks (RankBinder) to the rank's
+//     own core, r mod C: a message is copied on the core of the side
+//     that copies it.
 //   - A rank keeps its core while it runs: from one compute segment to the
 //     next (a region boundary is not a switch), through communication that
 //     does not wait, and through the copy of a blocking message whose
@@ -73,6 +86,7 @@ type coreState struct {
 	seq      int64   // the order of requests of the same time
 	switchAt float64 // CoreSwitch: added to every blocking message
 	slice    float64 // TimeSlice: +Inf when a rank keeps its core until it waits
+	bound    bool    // RankBinder: rank r runs on core r mod C only
 }
 
 // coreRank is what a rank's sharing of the cores needs beside its
@@ -142,6 +156,9 @@ func newCoreState(k *lang.Checked, p Pricer, limits EmulateLimits) (*coreState, 
 		return nil, coresMemoryError(k, limits)
 	}
 	st := &coreState{switchAt: sw, slice: slice, free: make(coreHeap, c), held: make([]coreSlot, c), ranks: make([]coreRank, n)}
+	if b, ok := p.(RankBinder); ok {
+		st.bound = b.BindsRanks()
+	}
 	for r := range st.ranks {
 		st.ranks[r].core = -1
 	}
@@ -158,8 +175,20 @@ func (st *coreState) request(q coreRequest) {
 	heap.Push(&st.queue, q)
 }
 
-// take removes the core free first from the free cores and returns it.
-func (st *coreState) take() coreSlot { return heap.Pop(&st.free).(coreSlot) }
+// take removes from the free cores the one rank r computes or copies on,
+// and returns it: the core free first, or with bound ranks the rank's own
+// (every core is free when a grant is made: emulator.run).
+func (st *coreState) take(r int64) coreSlot {
+	if st.bound {
+		id := int32(r % int64(len(st.held)))
+		for i, c := range st.free {
+			if c.id == id {
+				return heap.Remove(&st.free, i).(coreSlot)
+			}
+		}
+	}
+	return heap.Pop(&st.free).(coreSlot)
+}
 
 // computeShared runs rank r's compute segment of the given cost when
 // ranks share cores: on the rank's core if it holds one (until a time
@@ -355,7 +384,11 @@ func (st *coreState) earliest(n int) []coreRequest {
 func (em *emulator) grantCore() error {
 	st := em.cores
 	q := heap.Pop(&st.queue).(coreRequest)
-	c := st.take()
+	on := int64(q.rank)
+	if q.dst >= 0 {
+		on = em.copier(on, int64(q.dst))
+	}
+	c := st.take(on)
 	start := max(q.ready, c.free)
 	if start > em.until {
 		em.res.Truncated = true // past the end of a truncated run: the rank stays where it is

@@ -150,6 +150,60 @@ func TestCoresByHand(t *testing.T) {
 	}
 }
 
+// boundPricer is sharedPricer with bound ranks (RankBinder): rank r on
+// core r mod C.
+type boundPricer struct{ sharedPricer }
+
+func (boundPricer) BindsRanks() bool { return true }
+
+// TestCoresBoundRanks checks ranks bound to their cores against times
+// worked out by hand: a rank ready while another core is free still waits
+// for its own.
+func TestCoresBoundRanks(t *testing.T) {
+	// Rank 0 computes 3 ms, ranks 1 and 2 1 ms each, on 2 cores.
+	const uneven = `kernel u() on P = 3 ranks {
+  array a[8]: f64
+  if rank == 0 {
+    for i in 0..24 {
+      a[i % 8] = a[i % 8] * 2.0
+    }
+  } else {
+    for i in 0..8 {
+      a[i] = a[i] * 2.0
+    }
+  }
+}`
+	const ms = 1e-3
+	shared := sharedPricer{unitPricer: unitPricer{perFlop: ms / 8, msg: 0.5 * ms, eager: -1}, cores: 2}
+	tests := []struct {
+		name string
+		p    Pricer
+		ends []float64
+	}{
+		// Ranks 0 and 1 start on the two cores; rank 2 takes the core
+		// rank 1 frees at 1 ms.
+		{"free core first", shared, []float64{3, 1, 2}},
+		// Rank 2 shares core 0 with rank 0 and waits for it until 3 ms.
+		{"bound", boundPricer{shared}, []float64{3, 1, 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			em, err := Emulate(checkSource(t, "u.spmd", uneven), tt.p, EmulateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ends []float64
+			for _, r := range em.PerRank {
+				ends = append(ends, r.End/ms)
+			}
+			if diff := cmp.Diff(tt.ends, ends, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+				t.Errorf("rank ends in ms (-want +got):\n%s", diff)
+			}
+			checkPathCovers(t, em)
+		})
+	}
+}
+
 // TestCoresWaitingIsShown checks that a rank ready without a core is shown
 // waiting for a core, not computing: in its times, on the critical path
 // (entered "via core") and in the timeline (core_wait).
