@@ -72,6 +72,14 @@ func (p *machinePricer) mpiHost() bool {
 	return false
 }
 
+// sameCore reports whether ranks a and b take turns on one core: more
+// ranks than cores share the table's cores, the ranks are bound (rank r on
+// core r mod C: BindsRanks) and a and b are two ranks of one core.
+func (p *machinePricer) sameCore(a, b int64) bool {
+	c := int64(p.Cores())
+	return p.sharesCores() && p.BindsRanks() && a != b && a%c == b%c
+}
+
 // sharesCores reports whether more ranks than cores share the table's
 // cores.
 func (p *machinePricer) sharesCores() bool {

@@ -148,16 +148,20 @@ func markReceived(received map[string]bool, pl *lang.Payload) {
 
 // localLaw is the table's messages.local when it prices a message from
 // src to dst whose payload stays with its sender: not between the nodes
-// of a cluster (the law was measured inside one), and not when the
-// kernel's ranks outnumber the table's cores. There a message hands a
-// core from one rank to another, a cost the LOCAL pingpong (two ranks,
-// each spinning on its own core) never saw: priced by it, comms3,
-// meshshift and wave at P = 4 on 2 cores fell to −64..−80 % in L1
-// (docs/accuracy.md), where the top-level law, slower per byte, stays
-// within 15–35 %. nil otherwise.
+// of a cluster (the law was measured inside one), and when the kernel's
+// ranks outnumber the table's cores only between ranks bound to two
+// different cores (sameCore, BindsRanks), which copy between cores as
+// the LOCAL pingpong's ranks do. Two ranks of one core, or ranks that any
+// core may run, hand a core from one to the other, a cost the LOCAL
+// pingpong (two ranks, each spinning on its own core) never saw: priced
+// by it before the runtime bound its ranks, comms3, meshshift and wave at
+// P = 4 on 2 cores fell to −64..−80 % in L1 (docs/accuracy.md); bound,
+// and only across cores, the same cases measured in session 17 went from
+// +89..+323 % to −8..+92 % (comms3 P = 4 in L1 +132 % → −8 %). nil
+// otherwise.
 func (p *machinePricer) localLaw(src, dst int64) *machines.MessageModel {
 	lm := p.m.LocalMessages()
-	if lm == nil || p.sharesCores() {
+	if lm == nil || p.sharesCores() && (!p.BindsRanks() || p.sameCore(src, dst)) {
 		return nil
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
