@@ -48,30 +48,28 @@ type core struct {
 	idle   *idler   // the idler holding the core; nil when a rank holds it
 	spares []*idler // idlers holding nothing, parked
 	quit   bool     // the idlers end (stop)
-	// queued is len(queue), for the idler to poll.
-	queued atomic.Int32
-	_      [64]byte // keeps the next allocation's lines apart
+	// queued is len(queue), for the idler to poll; stopped tells a
+	// spinning idler to end.
+	queued  atomic.Int32
+	stopped atomic.Bool
+	_       [64]byte // keeps the next allocation's lines apart
 }
 
-// idler states: spinning on a core, parked on it (after idleSpin), or
-// woken from parking by hand.
-const (
-	idlerSpinning int32 = iota
-	idlerParked
-	idlerWoken
-)
-
-// idleSpin is how long an idler spins on a free core before it parks: as
-// a rank's spinBudget, long enough that a wake-up's tens of microseconds
-// do not matter after it.
-const idleSpin = spinBudget
-
-// idler holds a free core for the next of its ranks made ready.
+// idler holds a free core for the next of its ranks made ready. It spins
+// on the core for as long as it holds it, yielding its P every spinYield,
+// and never parks there: a goroutine is readied into the P of the one
+// that readies it, so an idler that parked and was woken by a rank of
+// another core ran on that rank's P, and so did the rank it started:
+// the two cores' ranks then took turns on one P while the other idled.
+// A calibration kernel's pingpong between ranks 0 and 1 of 4 on 2 cores
+// (the idlers had parked after 10 ms with nothing to do, before its
+// first region) measured 1.34 us a message in that state and 0.47 us
+// with idlers that spin (2026-11-26, session 17), and two calibrations
+// of three wrote the slow one as messages.sharing.
 type idler struct {
-	give  atomic.Pointer[rank] // the rank to start, set by hand
-	state atomic.Int32
-	wake  chan struct{} // a core to hold (from spares), or a rank (when parked)
-	c     *core
+	give atomic.Pointer[rank] // the rank to start, set by hand
+	wake chan struct{}        // the core to hold again (from spares), or stop
+	c    *core
 }
 
 // newCoreSet returns n cores for a world whose ranks outnumber its Ps;
@@ -87,17 +85,24 @@ func newCoreSet(n int) *coreSet {
 // coreOf is the core rank r takes turns on.
 func (cs *coreSet) coreOf(r *rank) *core { return cs.cores[r.id%len(cs.cores)] }
 
-// start gives every core an idler, parked until one of its ranks is made
-// ready.
+// start gives every core an idler that spins on it, and returns when each
+// spins: C goroutines that spin at once hold the C Ps, one each, and the
+// first ranks handed to an idler are readied into its P. A core's ranks
+// are readied only by that core's goroutines (its holder or its idler),
+// so they stay on that P, and the cores' ranks on distinct Ps.
 func (cs *coreSet) start() {
+	var spinning sync.WaitGroup
+	spinning.Add(len(cs.cores))
 	for _, c := range cs.cores {
 		c.mu.Lock()
 		c.quit = false
-		id := c.newIdler()
-		id.state.Store(idlerParked)
+		c.stopped.Store(false)
+		id := &idler{wake: make(chan struct{}, 1), c: c}
 		c.idle = id
 		c.mu.Unlock()
+		go id.hold(&spinning)
 	}
+	spinning.Wait()
 }
 
 // stop ends the idlers, when no rank holds a core or waits for one.
@@ -105,15 +110,11 @@ func (cs *coreSet) stop() {
 	for _, c := range cs.cores {
 		c.mu.Lock()
 		c.quit = true
-		all := c.spares
-		if c.idle != nil {
-			all = append(all, c.idle)
-		}
+		c.stopped.Store(true)
+		spares := c.spares
 		c.idle, c.spares = nil, nil
 		c.mu.Unlock()
-		for _, id := range all {
-			id.give.Store(nil)
-			id.state.Store(idlerWoken)
+		for _, id := range spares {
 			select {
 			case id.wake <- struct{}{}:
 			default:
@@ -122,20 +123,31 @@ func (cs *coreSet) stop() {
 	}
 }
 
-// newIdler starts an idler of core c, parked until it is given the core.
+// newIdler starts an idler of core c, parked in the spares' way until it
+// is given the core.
 func (c *core) newIdler() *idler {
 	id := &idler{wake: make(chan struct{}, 1), c: c}
 	go id.loop()
 	return id
 }
 
-// loop is an idler's life: given its core, it spins until it is handed a
-// rank (parking after idleSpin), starts the rank on its own P and goes to
-// the spares, where it parks until it is given the core again.
+// loop is a spare idler's life: it parks until it is given its core, then
+// holds it (hold).
 func (id *idler) loop() {
-	c := id.c
-	if c.parkSpare(id, false) {
+	if id.c.parkSpare(id, false) {
 		return
+	}
+	id.hold(nil)
+}
+
+// hold is an idler's life on its core: it spins until it is handed a rank
+// or one of the core's ranks is in line, starts the rank on its own P and
+// goes to the spares, where it parks until it is given the core again.
+// spinning, when not nil, learns that it spins.
+func (id *idler) hold(spinning *sync.WaitGroup) {
+	c := id.c
+	if spinning != nil {
+		spinning.Done()
 	}
 	for {
 		r := id.awaitRank()
@@ -167,45 +179,33 @@ func (c *core) parkSpare(id *idler, spare bool) bool {
 	return c.quit
 }
 
-// awaitRank waits on the idler's core until it is handed a rank or one of
-// the core's ranks is in line: it spins for idleSpin, then parks until
-// ready or hand wakes it. It returns nil when the idlers end (stop wakes
-// it with no rank).
+// awaitRank spins on the idler's core until it is handed a rank or one of
+// the core's ranks is in line, and returns it; nil when the idlers end.
 func (id *idler) awaitRank() *rank {
 	c := id.c
-	for {
-		s := newSpinner(idleSpin)
-		for s.more() {
-			// Loads first: a swap or a compare-and-swap takes the line
-			// from the core that writes it, whether it changes it or not.
-			if id.give.Load() != nil {
-				return id.give.Swap(nil)
-			}
-			if c.queued.Load() > 0 {
-				if r := c.take(id); r != nil {
-					return r
-				}
+	for s := newSpinner(forever); s.more(); {
+		// Loads first: a swap or a compare-and-swap takes the line from
+		// the core that writes it, whether it changes it or not.
+		if id.give.Load() != nil {
+			return id.give.Swap(nil)
+		}
+		if c.queued.Load() > 0 {
+			if r := c.take(id); r != nil {
+				return r
 			}
 		}
-		id.state.Store(idlerParked)
-		if c.queued.Load() > 0 || id.give.Load() != nil {
-			if id.state.CompareAndSwap(idlerParked, idlerSpinning) {
-				continue // spin on: the rank is taken next time round
-			}
+		if c.stopped.Load() {
+			return nil
 		}
-		<-id.wake // from hand or ready (with a rank), or stop
-		id.state.Store(idlerSpinning)
-		return id.give.Swap(nil)
 	}
+	return nil
 }
 
+// forever is a spin with no end.
+const forever = time.Duration(1<<63 - 1)
+
 // hand gives the idler's core to r; the idler was taken out of idle.
-func (id *idler) hand(r *rank) {
-	id.give.Store(r)
-	if id.state.CompareAndSwap(idlerParked, idlerWoken) {
-		id.wake <- struct{}{}
-	}
-}
+func (id *idler) hand(r *rank) { id.give.Store(r) }
 
 // take gives idler id, which holds core c, the first rank in line; nil
 // when the line is empty or id no longer holds the core.
@@ -237,15 +237,6 @@ func (cs *coreSet) ready(r *rank) {
 	c.mu.Lock()
 	c.queue = append(c.queue, r)
 	c.queued.Store(int32(len(c.queue)))
-	// An idler that parked has seen its core idle for idleSpin: it
-	// polls no more, and is woken with the first rank in line.
-	if id := c.idle; id != nil && id.state.Load() == idlerParked && id.state.CompareAndSwap(idlerParked, idlerWoken) {
-		c.idle = nil
-		id.give.Store(c.popQueue())
-		c.mu.Unlock()
-		id.wake <- struct{}{}
-		return
-	}
 	c.mu.Unlock()
 }
 
@@ -291,7 +282,6 @@ func (cs *coreSet) release(r *rank) {
 		// The last idler to start a rank has not reached the spares yet.
 		id = c.newIdler()
 	}
-	id.state.Store(idlerSpinning)
 	c.idle = id
 	c.mu.Unlock()
 	id.wake <- struct{}{}
