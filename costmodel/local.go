@@ -176,15 +176,17 @@ func (p *machinePricer) isLocalAt(pos string) bool { return p.localPos[pos] }
 
 // StmtMessage implements emulate.StmtMessager: the time of a message of
 // statement s from src to dst by messages.local when its payload stays
-// with its sender and the table has that law; ok false otherwise (the
-// message costs Message's price).
+// with its sender and the table has that law; an isend's between bound
+// ranks that share cores by the law of ranks with a core each
+// (postedPrice, requests.go); ok false otherwise (the message costs
+// Message's price).
 func (p *machinePricer) StmtMessage(s *lang.CommStmt, src, dst, bytes int64) (float64, bool) {
 	if !p.localStmt[s] {
-		return 0, false
+		return p.postedPrice(s, src, dst, bytes)
 	}
 	lm := p.localLaw(src, dst)
 	if lm == nil {
-		return 0, false
+		return p.postedPrice(s, src, dst, bytes)
 	}
 	return p.lawTime(lm, lm.Levels(int(src), int(dst)), src, dst, bytes), true
 }

@@ -65,6 +65,10 @@ type machinePricer struct {
 	// table has no messages.local.
 	localStmt map[*lang.CommStmt]bool
 	localPos  map[string]bool
+	// reqStmt and reqPos are the kernel's isend statements, by statement
+	// and by position (requests.go); nil when the table has no cores.
+	reqStmt map[*lang.CommStmt]bool
+	reqPos  map[string]bool
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -80,6 +84,9 @@ func newMachinePricer(m *machines.Machine, k *lang.Checked) *machinePricer {
 	}
 	if m.LocalMessages() != nil {
 		p.localStmt, p.localPos = localStmts(k)
+	}
+	if _, ok := m.Cores(); ok {
+		p.reqStmt, p.reqPos = requestStmts(k)
 	}
 	return p
 }
@@ -483,7 +490,7 @@ func (p *machinePricer) Compute(x *analyze.Work) float64 {
 // Message implements Pricer. It is on the emulator's hot path, so it
 // builds no explanation.
 func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
-	mm, level := p.route(src, dst, "", float64(bytes))
+	mm, level := p.route(src, dst, "", float64(bytes), true)
 	if mm == nil {
 		if p.m.Compute().Free() {
 			return 1
@@ -570,7 +577,7 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string
 			return p.sharedCopies(lm, level, src, dst, bytes, lm.Time(bytes, level), how)
 		}
 	}
-	mm, level := p.route(src, dst, elem, bytes)
+	mm, level := p.route(src, dst, elem, bytes, !p.postedAt(stmt))
 	if mm == nil {
 		if p.m.Compute().Free() {
 			return 1, "one step"
@@ -593,10 +600,12 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string
 // core, whose caches hold the payload, however many ranks copy: comms3,
 // meshshift and permutation at P = 4 in L2 measured 2–4 × faster than the
 // top-level law; docs/predict.md, "Ranks sharing cores"); the inter-node
-// model between the nodes of a cluster.
-func (p *machinePricer) route(src, dst int64, elem string, bytes float64) (*machines.MessageModel, int) {
+// model between the nodes of a cluster. handsOff false says that the
+// message hands no core over when ranks share cores (an isend's between
+// bound ranks, postedAt): messages.sharing does not apply.
+func (p *machinePricer) route(src, dst int64, elem string, bytes float64, handsOff bool) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
-	if sm := p.m.SharingMessages(); sm != nil && p.sharesCores() && (p.fewCopiers() || bytes < p.privateCacheBytes()) {
+	if sm := p.m.SharingMessages(); sm != nil && handsOff && p.sharesCores() && (p.fewCopiers() || bytes < p.privateCacheBytes()) {
 		mm = sm
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {

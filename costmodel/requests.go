@@ -6,6 +6,7 @@ import (
 	"perfc/analyze"
 	"perfc/costmodel/emulate"
 	"perfc/internal/units"
+	"perfc/lang"
 	"perfc/machines"
 )
 
@@ -26,7 +27,7 @@ import (
 // dst (between the nodes of a cluster, the inter-node model's), or zeros
 // for a Hockney or expression law, which have no per-side overhead.
 func (p *machinePricer) MessageOverheads(src, dst, bytes int64) (send, recv, gap float64) {
-	mm, _ := p.route(src, dst, "", float64(bytes))
+	mm, _ := p.route(src, dst, "", float64(bytes), true)
 	if mm == nil {
 		return 0, 0, 0
 	}
@@ -59,6 +60,55 @@ func (p *machinePricer) CopiesMessages() bool {
 	return ok
 }
 
+// Requests when ranks share cores. A blocking message between ranks that
+// share cores hands a core over: its receiver (or sender) waits parked in
+// the operation, and the side that arrives second copies the bytes and
+// makes it ready, so messages.sharing (COMMS1 between parked ranks) prices
+// it. An isend's message is copied in a post, or a wait, of the side that
+// arrives second while the other side went on after its own post: no core
+// is handed over in the message itself (a rank that waits for it in a
+// wait parks there, which the emulator's run queue prices). With ranks
+// bound to their cores (BindsRanks: goroutine ranks, rank r on core
+// r mod C) such a message is priced by the law of ranks with a core each.
+
+// requestStmts finds the isend statements of k, by statement and by
+// position as analyze.Message.Stmt spells it.
+func requestStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[string]bool) {
+	if k == nil || k.Kernel == nil {
+		return nil, nil
+	}
+	byStmt, byPos = map[*lang.CommStmt]bool{}, map[string]bool{}
+	lang.Inspect(k.Kernel, func(n lang.Node) bool {
+		if s, ok := n.(*lang.CommStmt); ok && s.Kind == lang.ISend {
+			byStmt[s] = true
+			byPos[k.File.Source.Position(s.Pos()).String()] = true
+		}
+		return true
+	})
+	return byStmt, byPos
+}
+
+// postedAt reports whether a message of the statement at pos is an
+// isend's between ranks that share cores and are bound to them: it hands
+// no core over.
+func (p *machinePricer) postedAt(pos string) bool {
+	return p.reqPos[pos] && p.sharesCores() && p.BindsRanks()
+}
+
+// postedPrice is StmtMessage for an isend's message between bound ranks
+// that share cores: the law of ranks with a core each; ok false for any
+// other statement.
+func (p *machinePricer) postedPrice(s *lang.CommStmt, src, dst, bytes int64) (float64, bool) {
+	if !p.reqStmt[s] || !p.sharesCores() || !p.BindsRanks() {
+		return 0, false
+	}
+	mm, level := p.route(src, dst, "", float64(bytes), false)
+	if mm == nil {
+		return 0, false
+	}
+	return p.lawTime(mm, level, src, dst, bytes), true
+}
+
 // isRequest reports whether a counted message is one side of a
 // non-blocking message.
 func isRequest(kind string) bool { return kind == "isend" || kind == "irecv" }
@@ -83,7 +133,7 @@ func (p *machinePricer) requestTerm(rank int64, msg analyze.Message) Term {
 	if msg.Kind == "irecv" {
 		unit, side = recv, "the receiver's overhead o, paid at the wait"
 	}
-	if mm, _ := p.route(src, dst, msg.Elem, bytes); mm != nil && mm.Kind() != machines.LogGPModel {
+	if mm, _ := p.route(src, dst, msg.Elem, bytes, true); mm != nil && mm.Kind() != machines.LogGPModel {
 		side = "no per-side overhead in a " + mm.Kind().String() + " law"
 	}
 	if post, wait, ok := p.RequestCosts(); ok {

@@ -2,9 +2,12 @@ package costmodel
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 
+	"perfc/analyze"
+	"perfc/costmodel/emulate"
 	"perfc/lang"
 	"perfc/machines"
 )
@@ -172,5 +175,75 @@ func TestJacobiOverlapGain(t *testing.T) {
 		if r.RequestWait != 0 {
 			t.Errorf("LogGP: rank %d waited %g s in waits; the interior update hides every transfer", r.Rank, r.RequestWait)
 		}
+	}
+}
+
+// TestRequestsHandNoCoreOver checks the pricing of an isend's message
+// between ranks that share cores: on testdata/cores.yaml with a
+// messages.sharing law (t0 = 0.5 µs, 20 GB/s; the top-level law 1 µs,
+// 5 GB/s), at P = 4 on 2 cores a blocking message of 64 B between parked
+// ranks costs the sharing law's 0.5 µs + 3.2 ns, and an isend's message
+// the top-level law's 1 µs + 12.8 ns when the ranks are bound to their
+// cores (goroutine ranks), the sharing law's when they are not (MPI).
+func TestRequestsHandNoCoreOver(t *testing.T) {
+	const src = `kernel q() on P = 4 ranks {
+  array a[8], b[8]: f64
+  region "x" {
+    irecv b from (rank + 3) % P as r
+    isend a to (rank + 1) % P as s
+    wait r, s
+    sendrecv a to (rank + 1) % P from (rank + 3) % P into b
+  }
+}`
+	base, err := os.ReadFile("testdata/cores.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sharing := strings.Replace(string(base), "  rinf: bw\n", "  rinf: bw\n  sharing: {source: test, model: hockney, t0: 0.5us, rinf: 20GB/s}\n", 1)
+	const handoff, law = 0.5e-6 + 64/20e9, 1e-6 + 64/5e9
+	for _, tt := range []struct {
+		name      string
+		table     string
+		isend     float64 // the isend's message, through StmtMessage
+		isendPost bool    // StmtMessage prices it (ok)
+	}{
+		{"goroutine ranks, bound", sharing, law, true},
+		{"MPI ranks", sharing + "host:\n  backend: mpi\n", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := machines.Parse("sharing.yaml", []byte(tt.table))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := checkSource(t, "q.spmd", src)
+			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := PricerFor(k, rep, m, Options{})
+			var isend, sendrecv *lang.CommStmt
+			lang.Inspect(k.Kernel, func(n lang.Node) bool {
+				if s, ok := n.(*lang.CommStmt); ok {
+					switch s.Kind {
+					case lang.ISend:
+						isend = s
+					case lang.SendRecv:
+						sendrecv = s
+					}
+				}
+				return true
+			})
+			sm := p.(emulate.StmtMessager)
+			got, ok := sm.StmtMessage(isend, 0, 1, 64)
+			if ok != tt.isendPost || ok && !sameTime(got, tt.isend) {
+				t.Errorf("isend's message: %g s, ok %v; want %g s, ok %v", got, ok, tt.isend, tt.isendPost)
+			}
+			if got, ok := sm.StmtMessage(sendrecv, 0, 1, 64); ok {
+				t.Errorf("sendrecv's message priced by StmtMessage (%g s): want the message law", got)
+			}
+			if got := p.Message(0, 1, 64); !sameTime(got, handoff) {
+				t.Errorf("a blocking message costs %g s, want the sharing law's %g s", got, handoff)
+			}
+		})
 	}
 }
