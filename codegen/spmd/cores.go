@@ -64,8 +64,8 @@ type core struct {
 // A calibration kernel's pingpong between ranks 0 and 1 of 4 on 2 cores
 // (the idlers had parked after 10 ms with nothing to do, before its
 // first region) measured 1.34 us a message in that state and 0.47 us
-// with idlers that spin (2026-11-26, session 17), and two calibrations
-// of three wrote the slow one as messages.sharing.
+// with idlers that spin (2026-11-26, session 17, run by hand one after
+// the other).
 type idler struct {
 	give atomic.Pointer[rank] // the rank to start, set by hand
 	wake chan struct{}        // the core to hold again (from spares), or stop

@@ -156,6 +156,15 @@ type boundPricer struct{ sharedPricer }
 
 func (boundPricer) BindsRanks() bool { return true }
 
+// rankEnds is every rank's end, in units of unit seconds.
+func rankEnds(em *Emulation, unit float64) []float64 {
+	var ends []float64
+	for _, r := range em.PerRank {
+		ends = append(ends, r.End/unit)
+	}
+	return ends
+}
+
 // TestCoresBoundRanks checks ranks bound to their cores against times
 // worked out by hand: a rank ready while another core is free still waits
 // for its own.
@@ -192,11 +201,7 @@ func TestCoresBoundRanks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var ends []float64
-			for _, r := range em.PerRank {
-				ends = append(ends, r.End/ms)
-			}
-			if diff := cmp.Diff(tt.ends, ends, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+			if diff := cmp.Diff(tt.ends, rankEnds(em, ms), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 				t.Errorf("rank ends in ms (-want +got):\n%s", diff)
 			}
 			checkPathCovers(t, em)
@@ -359,11 +364,7 @@ func TestCoresSliceOnlyWhenWaiting(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ends []float64
-		for _, r := range em.PerRank {
-			ends = append(ends, r.End/ms)
-		}
-		if diff := cmp.Diff(tt.ends, ends, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		if diff := cmp.Diff(tt.ends, rankEnds(em, ms), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 			t.Errorf("n = %s: rank ends in ms (-want +got):\n%s", tt.n, diff)
 		}
 		checkPathCovers(t, em)
