@@ -49,7 +49,7 @@ const mpiTimeSlice = 10e-3
 // runtime lets a rank keep its core until it waits (codegen/spmd/cores.go);
 // mpiTimeSlice for a table whose messages went through MPI.
 func (p *machinePricer) TimeSlice() float64 {
-	if p.mpiHost() {
+	if p.m.MeasuredThroughMPI() {
 		return mpiTimeSlice
 	}
 	return math.Inf(1)
@@ -60,24 +60,18 @@ func (p *machinePricer) TimeSlice() float64 {
 // (codegen/spmd/cores.go); a table whose messages went through MPI has
 // ranks that are processes, which the operating system moves to whichever
 // core is free (Open MPI binds no rank when they oversubscribe a node).
-func (p *machinePricer) BindsRanks() bool { return !p.mpiHost() }
+func (p *machinePricer) BindsRanks() bool { return !p.m.MeasuredThroughMPI() }
 
-// mpiHost reports whether the table was measured through MPI.
-func (p *machinePricer) mpiHost() bool {
-	for _, f := range p.m.Host() {
-		if f.Key == "backend" && f.Value == "mpi" {
-			return true
-		}
-	}
-	return false
-}
+// sharesBoundCores reports whether more ranks than cores share the
+// table's cores, each bound to its own (BindsRanks).
+func (p *machinePricer) sharesBoundCores() bool { return p.sharesCores() && p.BindsRanks() }
 
-// sameCore reports whether ranks a and b take turns on one core: more
-// ranks than cores share the table's cores, the ranks are bound (rank r on
-// core r mod C: BindsRanks) and a and b are two ranks of one core.
+// sameCore reports whether ranks a and b take turns on one core: they
+// share bound cores (sharesBoundCores) and a and b are two ranks of one
+// core, r mod C.
 func (p *machinePricer) sameCore(a, b int64) bool {
 	c := int64(p.Cores())
-	return p.sharesCores() && p.BindsRanks() && a != b && a%c == b%c
+	return p.sharesBoundCores() && a != b && a%c == b%c
 }
 
 // sharesCores reports whether more ranks than cores share the table's

@@ -161,7 +161,7 @@ func markReceived(received map[string]bool, pl *lang.Payload) {
 // otherwise.
 func (p *machinePricer) localLaw(src, dst int64) *machines.MessageModel {
 	lm := p.m.LocalMessages()
-	if lm == nil || p.sharesCores() && (!p.BindsRanks() || p.sameCore(src, dst)) {
+	if lm == nil || p.sharesCores() && (!p.sharesBoundCores() || p.sameCore(src, dst)) {
 		return nil
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {

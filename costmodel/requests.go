@@ -92,14 +92,14 @@ func requestStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[st
 // isend's between ranks that share cores and are bound to them: it hands
 // no core over.
 func (p *machinePricer) postedAt(pos string) bool {
-	return p.reqPos[pos] && p.sharesCores() && p.BindsRanks()
+	return p.reqPos[pos] && p.sharesBoundCores()
 }
 
 // postedPrice is StmtMessage for an isend's message between bound ranks
 // that share cores: the law of ranks with a core each; ok false for any
 // other statement.
 func (p *machinePricer) postedPrice(s *lang.CommStmt, src, dst, bytes int64) (float64, bool) {
-	if !p.reqStmt[s] || !p.sharesCores() || !p.BindsRanks() {
+	if !p.reqStmt[s] || !p.sharesBoundCores() {
 		return 0, false
 	}
 	mm, level := p.route(src, dst, "", float64(bytes), false)

@@ -84,6 +84,18 @@ type HostField struct {
 // Host lists the table's host: entries in file order; nil when it has none.
 func (m *Machine) Host() []HostField { return slices.Clone(m.host) }
 
+// MeasuredThroughMPI reports whether the table says it was calibrated
+// through MPI (host: backend: mpi, as perfc calibrate --mpi writes): its
+// ranks are processes, not the goroutines of one program.
+func (m *Machine) MeasuredThroughMPI() bool {
+	for _, h := range m.host {
+		if h.Key == "backend" && h.Value == "mpi" {
+			return true
+		}
+	}
+	return false
+}
+
 // Name is the machine's name, as in `perfc predict -m NAME`.
 func (m *Machine) Name() string { return m.name }
 

@@ -113,7 +113,7 @@ func TestCalibrateMPI(t *testing.T) {
 	if host["backend"] != "mpi" || !strings.Contains(host["mpi"], "MPI") || !strings.Contains(host["launcher"], " -n 4") {
 		t.Errorf("host: %v; want backend mpi, the library and the 4-rank launcher", host)
 	}
-	if !mpiTable(m) || m.Name() != "host-mpi" {
+	if !m.MeasuredThroughMPI() || m.Name() != "host-mpi" {
 		t.Errorf("the table %q is not seen as MPI's", m.Name())
 	}
 	if src := m.Messages("").Source(); !strings.HasPrefix(src, "perfc calibrate --mpi COMMS1") {

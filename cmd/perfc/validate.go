@@ -12,7 +12,6 @@ import (
 
 	"perfc/internal/progress"
 	"perfc/internal/safefile"
-	"perfc/machines"
 	"perfc/validate"
 )
 
@@ -56,7 +55,7 @@ func (c *validateCmd) Run(e env) error {
 	if err != nil {
 		return err
 	}
-	if c.MPI && !mpiTable(m) {
+	if c.MPI && !m.MeasuredThroughMPI() {
 		fmt.Fprintf(e.stderr, "validate: the table %s was not calibrated through MPI (its host: has no backend: mpi), so its messages are another transport's; "+
 			"perfc calibrate --mpi -o host-mpi.yaml writes one, then validate --mpi -m host-mpi.yaml\n", c.Machine)
 	}
@@ -150,17 +149,6 @@ func (c *validateCmd) replay(e env, kernels []validate.Kernel, opts validate.Opt
 // maxReportBytes bounds a report that --replay reads (the full suite's
 // is about 1 MB).
 const maxReportBytes = 64 << 20
-
-// mpiTable reports whether a machine table says it was calibrated
-// through MPI (host: backend: mpi, as perfc calibrate --mpi writes).
-func mpiTable(m *machines.Machine) bool {
-	for _, h := range m.Host() {
-		if h.Key == "backend" && h.Value == "mpi" {
-			return true
-		}
-	}
-	return false
-}
 
 // kernels returns the suite: the files given, or the default kernels.
 func (c *validateCmd) kernels(e env) ([]validate.Kernel, error) {

@@ -47,9 +47,8 @@ type core struct {
 	queue  []*rank  // ready ranks of this core waiting for it, first ready first
 	idle   *idler   // the idler holding the core; nil when a rank holds it
 	spares []*idler // idlers holding nothing, parked
-	quit   bool     // the idlers end (stop)
-	// queued is len(queue), for the idler to poll; stopped tells a
-	// spinning idler to end.
+	// queued is len(queue), for the idler to poll; stopped tells the
+	// idlers, spinning or parked in the spares, to end (stop).
 	queued  atomic.Int32
 	stopped atomic.Bool
 	_       [64]byte // keeps the next allocation's lines apart
@@ -95,7 +94,6 @@ func (cs *coreSet) start() {
 	spinning.Add(len(cs.cores))
 	for _, c := range cs.cores {
 		c.mu.Lock()
-		c.quit = false
 		c.stopped.Store(false)
 		id := &idler{wake: make(chan struct{}, 1), c: c}
 		c.idle = id
@@ -109,7 +107,6 @@ func (cs *coreSet) start() {
 func (cs *coreSet) stop() {
 	for _, c := range cs.cores {
 		c.mu.Lock()
-		c.quit = true
 		c.stopped.Store(true)
 		spares := c.spares
 		c.idle, c.spares = nil, nil
@@ -165,7 +162,7 @@ func (id *idler) hold(spinning *sync.WaitGroup) {
 // when spare; it reports whether the idlers end instead.
 func (c *core) parkSpare(id *idler, spare bool) bool {
 	c.mu.Lock()
-	if c.quit {
+	if c.stopped.Load() {
 		c.mu.Unlock()
 		return true
 	}
@@ -174,9 +171,7 @@ func (c *core) parkSpare(id *idler, spare bool) bool {
 	}
 	c.mu.Unlock()
 	<-id.wake
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.quit
+	return c.stopped.Load()
 }
 
 // awaitRank spins on the idler's core until it is handed a rank or one of
