@@ -197,8 +197,7 @@ func (r *rank) block(site int, ops ...*reqOp) {
 		rq.parked = true
 		rq.blocked.Store(true)
 		rq.mu.Unlock()
-		c.release(r)
-		<-r.run
+		c.waitOn(r)
 		rq.mu.Lock()
 	}
 	for _, op := range ops {
