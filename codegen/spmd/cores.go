@@ -19,12 +19,9 @@ import (
 // coreSet schedules the ranks itself, as the emulator prices them
 // (docs/emulate.md, "Ranks sharing cores"): a core is held by one of its
 // ranks at a time, which keeps it until it waits and then hands it to the
-// rank of that core that has been ready longest. A rank that waits while
-// none of its core's ranks is ready keeps the core and spins on it
-// (holdWhileIdle), and goes on at once when its wait is over; a core none
-// of whose ranks runs or spins is held by an idler, a goroutine that
-// spins on it, so that the next of its ranks made ready starts there at
-// once.
+// rank of that core that has been ready longest; a core none of whose
+// ranks is ready is held by an idler, a goroutine that spins on it, so
+// that the next of its ranks made ready starts there at once.
 //
 // Why a core of its own: with one line for every core (the coreSet of
 // 2026-11-26, session 11) a rank ran wherever a core came free, and a
@@ -294,57 +291,14 @@ func (cs *coreSet) deliver(r *rank) {
 }
 
 // park waits for n completions of the rank's posted operations, giving
-// its core up meanwhile to another of its ranks that is ready; it returns
-// holding its core. Completions that came before it (pend counts them)
-// are taken at once.
+// its core up meanwhile; it returns holding its core. Completions that
+// came before it (pend counts them) are taken at once.
 func (r *rank) park(n int) {
 	if r.pend.Add(int32(-n)) == 0 {
 		return
 	}
-	r.w.cores.waitOn(r)
-}
-
-// waitOn waits, holding r's core, until r is in its core's line (made
-// ready by its last completion): it keeps the core and spins while no
-// other rank of the core is ready (holdWhileIdle), and otherwise gives
-// the core up and waits for its turn.
-func (cs *coreSet) waitOn(r *rank) {
-	if cs.holdWhileIdle(r) {
-		return
-	}
-	cs.release(r)
+	r.w.cores.release(r)
 	<-r.run
-}
-
-// holdWhileIdle spins on r's core while r waits and no other of the
-// core's ranks is in line, for up to spinBudget; it reports whether r
-// itself came first in line (its wait is over) and took itself out of
-// it, keeping the core. False when another rank came first, or the
-// budget is spent: the caller then releases the core.
-//
-// Why not hand the core to an idler at once: the idler spins on it
-// exactly as the rank does here, and when the rank's message comes the
-// idler must start it (a channel hand-off and two goroutine switches on
-// the core's P) before it runs. A pingpong between ranks 0 and 1 of 4 on
-// 2 cores took 0.45-0.49 us a message through the idlers and 0.19-0.23
-// us with the ranks keeping their cores (eight runs of each, interleaved;
-// 2026-11-26, session 18), as Open MPI's ranks poll for their messages
-// on the cores they hold.
-func (cs *coreSet) holdWhileIdle(r *rank) bool {
-	c := cs.coreOf(r)
-	for s := newSpinner(spinBudget); s.more(); {
-		if c.queued.Load() == 0 {
-			continue
-		}
-		c.mu.Lock()
-		first := len(c.queue) > 0 && c.queue[0] == r
-		if first {
-			c.popQueue()
-		}
-		c.mu.Unlock()
-		return first
-	}
-	return false
 }
 
 // wakeRank tells rank r that an operation it waits for has completed.

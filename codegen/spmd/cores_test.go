@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // concurrency counts the ranks that run their body between two waits,
@@ -178,49 +177,4 @@ func TestCoresIdlerTakesWaitingRank(t *testing.T) {
 		}
 		c.release(r)
 	}
-}
-
-// TestCoresWaitKeepsIdleCore checks that a rank that waits while no other
-// rank of its core is ready keeps its core (no idler takes it), and goes
-// on without a hand-off when its completion comes; and that it gives the
-// core up when another of the core's ranks is ready meanwhile.
-func TestCoresWaitKeepsIdleCore(t *testing.T) {
-	c := newCoreSet(1)
-	c.start()
-	defer c.stop()
-	mk := func(id int) *rank { return &rank{id: id, run: make(chan struct{}, 1), w: &world{cores: c}} }
-	r, q := mk(0), mk(1)
-	c.acquire(r)
-	done := make(chan struct{})
-	go func() { defer close(done); r.park(1) }()
-	for r.pend.Load() != -1 {
-		runtime.Gosched()
-	}
-	// Well within spinBudget, long after a release would have given the
-	// core to an idler.
-	time.Sleep(time.Millisecond)
-	core := c.cores[0]
-	core.mu.Lock()
-	held := core.idle == nil
-	core.mu.Unlock()
-	if !held {
-		t.Error("an idler took the core of a waiting rank whose core had no other rank ready")
-	}
-	c.deliver(r)
-	<-done // hangs (the test times out) if the rank did not go on
-	if n := core.queued.Load(); n != 0 {
-		t.Errorf("queued = %d after the rank went on, want 0", n)
-	}
-
-	// With q ready, the waiting rank hands the core to q.
-	done = make(chan struct{})
-	go func() { defer close(done); r.park(1) }()
-	for r.pend.Load() != -1 {
-		runtime.Gosched()
-	}
-	c.ready(q)
-	<-q.run // hangs if r kept the core while q was ready
-	c.deliver(r)
-	c.release(q)
-	<-done
 }

@@ -197,7 +197,8 @@ func (r *rank) block(site int, ops ...*reqOp) {
 		rq.parked = true
 		rq.blocked.Store(true)
 		rq.mu.Unlock()
-		c.waitOn(r)
+		c.release(r)
+		<-r.run
 		rq.mu.Lock()
 	}
 	for _, op := range ops {
