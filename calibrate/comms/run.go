@@ -230,15 +230,16 @@ func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns
 // the kept run: this host's two cores pass cache lines three to five
 // times slower in spells of seconds (docs/accuracy.md, session 13), and a
 // pingpong between two of four ranks, whose every message crosses the
-// cores, took 0.19-0.26 us a message outside them and 0.75-1.1 us in them
-// (2026-11-26, session 18: the same program, run by hand between
-// calibrations, fast and slow by turns, samples seconds apart on either
-// side of a change). The kernel runs for tens of seconds, and in four
-// calibrations of five most of its samples fell in spells: messages.sharing
-// came out 1.1-1.4 us, and the validation's 4-rank messages, measured
-// outside them (settling waits for the host), were priced three to seven
-// times too long. The 18 measurements of each length are spread over both
-// runs, a minute apart: the fastest is the program's own time.
+// cores, took 0.41-0.50 us a message outside them and 1.3-1.6 us in them
+// (2026-11-26, session 18: the calibration's program run by hand, its 9
+// samples fast and slow by turns, seconds apart, and a 2-second 4-rank
+// pingpong program run in between fast or slow at the same moments). The
+// kernel runs for tens of seconds, and in four calibrations of five most
+// of its samples fell in spells: messages.sharing came out 1.1-1.4 us,
+// and the validation's 4-rank messages, measured outside them (settling
+// waits for the host), were priced three to seven times too long. The 18
+// measurements of each length are spread over both runs, a minute apart:
+// the fastest is the program's own time.
 func fastestComms1(kp kernelPlan, kept []Point, a, b *spmd.Measurement) ([]Point, error) {
 	pa, err := kp.points(a)
 	if err != nil {
