@@ -568,10 +568,10 @@ func TestFasterOfTwoSharedRuns(t *testing.T) {
 	}
 }
 
-// TestFastestComms1 checks messages.sharing's points: each COMMS1 length
-// takes the fastest measurement of the two runs, whichever run it came
-// from, and the other benchmarks keep the kept run's medians.
-func TestFastestComms1(t *testing.T) {
+// TestFastestOfTwo checks the points of the sharingRanks kernel: each
+// benchmark takes the fastest measurement of the two runs, whichever run
+// it came from, with the kept run's spread.
+func TestFastestOfTwo(t *testing.T) {
 	kp := kernelPlan{ranks: sharingRanks}
 	kp.benches = []bench{
 		{kind: Comms1, bytes: 8, ranks: sharingRanks, reps: 100, per: 2, name: "COMMS1 8B"},
@@ -587,26 +587,26 @@ func TestFastestComms1(t *testing.T) {
 		return &spmd.Measurement{Regions: []spmd.Timing{tm("COMMS1 8B", c1), tm("COMMS1 4096B", c4096), tm("COMMS3 8B", c3)}}
 	}
 	// a: 8 B fast in one sample, 4096 B slow throughout (a spell); b the
-	// other way round.
+	// other way round; COMMS3 fastest in a.
 	a := run([3]float64{40, 160, 170}, [3]float64{200, 210, 220}, [3]float64{500, 600, 700})
 	b := run([3]float64{150, 160, 170}, [3]float64{60, 200, 210}, [3]float64{900, 1000, 1100})
-	kept, err := kp.points(a)
+	kept, err := kp.points(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := fastestComms1(kp, kept, a, b)
+	got, err := fastestOfTwo(kp, kept, a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Point{
-		{Bench: Comms1, Bytes: 8, Ranks: sharingRanks, Time: 40e-6 / 200, Min: 40e-6 / 200, Spread: 130.0 / 160},
-		{Bench: Comms1, Bytes: 4096, Ranks: sharingRanks, Time: 60e-6 / 200, Min: 60e-6 / 200, Spread: 20.0 / 210},
-		{Bench: Comms3, Bytes: 8, Ranks: sharingRanks, Time: 600e-6 / 100, Min: 500e-6 / 100, Spread: 200.0 / 600},
+		{Bench: Comms1, Bytes: 8, Ranks: sharingRanks, Time: 40e-6 / 200, Min: 40e-6 / 200, Spread: 20.0 / 160},
+		{Bench: Comms1, Bytes: 4096, Ranks: sharingRanks, Time: 60e-6 / 200, Min: 60e-6 / 200, Spread: 150.0 / 200},
+		{Bench: Comms3, Bytes: 8, Ranks: sharingRanks, Time: 500e-6 / 100, Min: 500e-6 / 100, Spread: 200.0 / 1000},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("points (-want +got):\n%s", diff)
 	}
 	if kept[0].Time != 160e-6/200 {
-		t.Errorf("fastestComms1 changed the kept points it was given: %+v", kept[0])
+		t.Errorf("fastestOfTwo changed the kept points it was given: %+v", kept[0])
 	}
 }

@@ -289,14 +289,20 @@ func (r *Result) sharingSection() *messagesYAML {
 		return nil
 	}
 	n, _ := series(r.points, Comms1, sharingRanks)
-	of := fmt.Sprintf("median of %d measurements", r.samples)
-	if r.twinShared != nil {
-		// Run took the fastest of both runs (fastestComms1).
-		of = fmt.Sprintf("the fastest of %d measurements in two runs, a minute apart: the host's slow spells", 2*r.samples)
-	}
+	of := r.measuredAs(sharingRanks)
 	return &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS1 pingpong", sharingRanks),
 		Source: fmt.Sprintf("%s COMMS1 pingpong between ranks 0 and 1 of %d on %d cores (half the round trip, %s), %s..%s (%d lengths), %s",
 			r.transport.Command(), sharingRanks, r.cores, of, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+}
+
+// measuredAs says how a point on ranks ranks was taken from its
+// measurements: their median, or for the sharingRanks kernel when it ran
+// twice the fastest of both runs' (fastestOfTwo).
+func (r *Result) measuredAs(ranks int) string {
+	if ranks == sharingRanks && r.twinShared != nil {
+		return fmt.Sprintf("the fastest of %d measurements in two runs, a minute apart: the host's slow spells", 2*r.samples)
+	}
+	return fmt.Sprintf("median of %d measurements", r.samples)
 }
 
 // localSection is messages.local: the LOCAL pingpong, whose payloads
@@ -399,7 +405,11 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 // (a row per rank count) for the others (docs/calibrate-comms.md), the best
 // formula named in the source.
 func (r *Result) Collectives() any {
-	c := collectivesYAML{Source: fmt.Sprintf("%s collectives and SYNCH1 %s, median of %d measurements, %s", r.transport.Command(), r.transport.Describe(0), r.samples, r.date)}
+	src := fmt.Sprintf("%s collectives and SYNCH1 %s, median of %d measurements", r.transport.Command(), r.transport.Describe(0), r.samples)
+	if r.twinShared != nil {
+		src += fmt.Sprintf(" (P=%d: %s)", sharingRanks, r.measuredAs(sharingRanks))
+	}
+	c := collectivesYAML{Source: src + ", " + r.date}
 	for _, kind := range CollectiveKinds() {
 		cf, ok := r.colls[kind]
 		if !ok {
@@ -603,14 +613,14 @@ func (r *Result) Results() any {
 		}
 		for _, pt := range cf.points {
 			out = append(out, resultYAML{Name: fmt.Sprintf("COLL %s, %s, P=%d", kind, fmtBytes(pt.Bytes), pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("%s COLL %s, %s, P=%d, median of %d measurements (spread %s), %s; the formula misses by %s rms",
-					r.transport.Command(), kind, fmtBytes(pt.Bytes), pt.Ranks, r.samples, percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
+				Source: fmt.Sprintf("%s COLL %s, %s, P=%d, %s (spread %s), %s; the formula misses by %s rms",
+					r.transport.Command(), kind, fmtBytes(pt.Bytes), pt.Ranks, r.measuredAs(pt.Ranks), percent(pt.Spread), r.date, percent(cf.formula.RMS()))})
 		}
 	}
 	for _, pt := range r.points {
 		if pt.Bench == Synch1 {
 			out = append(out, resultYAML{Name: fmt.Sprintf("SYNCH1 barrier, P=%d", pt.Ranks), Value: fmtTime(pt.Time),
-				Source: fmt.Sprintf("%s SYNCH1, P=%d, median of %d measurements (spread %s), %s", r.transport.Command(), pt.Ranks, r.samples, percent(pt.Spread), r.date)})
+				Source: fmt.Sprintf("%s SYNCH1, P=%d, %s (spread %s), %s", r.transport.Command(), pt.Ranks, r.measuredAs(pt.Ranks), percent(pt.Spread), r.date)})
 		}
 	}
 	return out

@@ -139,7 +139,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		got, err := f.kp.points(m)
 		if err == nil && f.kp.ranks == sharingRanks {
-			got, err = fastestComms1(f.kp, got, f.m, m2)
+			got, err = fastestOfTwo(f.kp, got, f.m, m2)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", f.kp.ranks, err)
@@ -224,23 +224,25 @@ func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns
 	return a, &twinRuns{bytes: ref.bytes, kept: ta * 1e-6 / per, dropped: tb * 1e-6 / per}
 }
 
-// fastestComms1 gives the COMMS1 points of the sharingRanks kernel
-// (messages.sharing) the fastest of their measurements in both runs a and
-// b, as Time and Min; the other points are kept. Why not the median of
-// the kept run: this host's two cores pass cache lines three to five
-// times slower in spells of seconds (docs/accuracy.md, session 13), and a
-// pingpong between two of four ranks, whose every message crosses the
-// cores, took 0.41-0.50 us a message outside them and 1.3-1.6 us in them
-// (2026-11-26, session 18: the calibration's program run by hand, its 9
-// samples fast and slow by turns, seconds apart, and a 2-second 4-rank
+// fastestOfTwo gives every point of the sharingRanks kernel (COMMS1 for
+// messages.sharing, COMMS3 for messages.shared, SYNCH1 and the
+// collectives at P = 4) the fastest of its measurements in both runs a
+// and b, as Time and Min; kept gives the spreads. Why not the median of
+// one run: this host's two cores pass cache lines three to five times
+// slower in spells of seconds (docs/accuracy.md, session 13), and every
+// message of this kernel crosses the cores. A pingpong between ranks 0
+// and 1 of 4 took 0.41-0.50 us a message outside them and 1.3-1.6 us in
+// them (2026-11-26, session 18: the calibration's program run by hand, its
+// 9 samples fast and slow by turns, seconds apart, and a 2-second 4-rank
 // pingpong program run in between fast or slow at the same moments). The
 // kernel runs for tens of seconds, and in four calibrations of five most
 // of its samples fell in spells: messages.sharing came out 1.1-1.4 us,
-// and the validation's 4-rank messages, measured outside them (settling
-// waits for the host), were priced three to seven times too long. The 18
-// measurements of each length are spread over both runs, a minute apart:
-// the fastest is the program's own time.
-func fastestComms1(kp kernelPlan, kept []Point, a, b *spmd.Measurement) ([]Point, error) {
+// its short collectives 2.3-3.1 us where a quieter run measured 0.86-0.98,
+// and the validation's 4-rank messages and collectives, measured outside
+// them (settling waits for the host), were priced two to seven times too
+// long. The 18 measurements of each benchmark are spread over both runs,
+// a minute apart: the fastest is the program's own time.
+func fastestOfTwo(kp kernelPlan, kept []Point, a, b *spmd.Measurement) ([]Point, error) {
 	pa, err := kp.points(a)
 	if err != nil {
 		return nil, err
@@ -249,18 +251,21 @@ func fastestComms1(kp kernelPlan, kept []Point, a, b *spmd.Measurement) ([]Point
 	if err != nil {
 		return nil, err
 	}
-	fastest := map[float64]float64{}
+	type key struct {
+		bench  Bench
+		bytes  float64
+		blocks int64
+	}
+	fastest := map[key]float64{}
 	for _, p := range append(pa, pb...) {
-		if p.Bench != Comms1 {
-			continue
-		}
-		if t, ok := fastest[p.Bytes]; !ok || p.Min < t {
-			fastest[p.Bytes] = p.Min
+		k := key{p.Bench, p.Bytes, p.Blocks}
+		if t, ok := fastest[k]; !ok || p.Min < t {
+			fastest[k] = p.Min
 		}
 	}
 	out := slices.Clone(kept)
 	for i, p := range out {
-		if t, ok := fastest[p.Bytes]; ok && p.Bench == Comms1 {
+		if t, ok := fastest[key{p.Bench, p.Bytes, p.Blocks}]; ok {
 			out[i].Time, out[i].Min = t, t
 		}
 	}
