@@ -300,7 +300,7 @@ func (r *Result) sharingSection() *messagesYAML {
 // twice the fastest of both runs' (fastestOfTwo).
 func (r *Result) measuredAs(ranks int) string {
 	if ranks == sharingRanks && r.twinShared != nil {
-		return fmt.Sprintf("the fastest of %d measurements in two runs, a minute apart: the host's slow spells", 2*r.samples)
+		return fmt.Sprintf("the fastest of %d measurements in the kernel's two runs: the host's slow spells", 2*r.samples)
 	}
 	return fmt.Sprintf("median of %d measurements", r.samples)
 }
