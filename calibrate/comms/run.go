@@ -139,7 +139,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		got, err := f.kp.points(m)
 		if err == nil && f.kp.ranks == sharingRanks {
-			got, err = fastestOfTwo(f.kp, got, f.m, m2)
+			other := m2
+			if m == m2 {
+				other = f.m
+			}
+			var po []Point
+			if po, err = f.kp.points(other); err == nil {
+				got = fastestOfTwo(got, po)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", f.kp.ranks, err)
@@ -226,8 +233,9 @@ func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns
 
 // fastestOfTwo gives every point of the sharingRanks kernel (COMMS1 for
 // messages.sharing, COMMS3 for messages.shared, SYNCH1 and the
-// collectives at P = 4) the fastest of its measurements in both runs a
-// and b, as Time and Min; kept gives the spreads. Why not the median of
+// collectives at P = 4) the fastest of its measurements in both runs, as
+// Time and Min: kept and other are the two runs' points (kernelPlan.points
+// of one plan, so in the same order), and kept gives the spreads. Why not the median of
 // one run: this host's two cores pass cache lines three to five times
 // slower in spells of seconds (docs/accuracy.md, session 13), and every
 // message of this kernel crosses the cores. A pingpong between ranks 0
@@ -240,36 +248,16 @@ func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns
 // its short collectives 2.3-3.1 us where a quieter run measured 0.86-0.98,
 // and the validation's 4-rank messages and collectives, measured outside
 // them (settling waits for the host), were priced two to seven times too
-// long. The 18 measurements of each benchmark are spread over both runs,
-// a minute apart: the fastest is the program's own time.
-func fastestOfTwo(kp kernelPlan, kept []Point, a, b *spmd.Measurement) ([]Point, error) {
-	pa, err := kp.points(a)
-	if err != nil {
-		return nil, err
-	}
-	pb, err := kp.points(b)
-	if err != nil {
-		return nil, err
-	}
-	type key struct {
-		bench  Bench
-		bytes  float64
-		blocks int64
-	}
-	fastest := map[key]float64{}
-	for _, p := range append(pa, pb...) {
-		k := key{p.Bench, p.Bytes, p.Blocks}
-		if t, ok := fastest[k]; !ok || p.Min < t {
-			fastest[k] = p.Min
-		}
-	}
+// long. The 18 measurements of each benchmark are spread over both runs
+// (a minute apart in a full calibration): the fastest is the program's
+// own time.
+func fastestOfTwo(kept, other []Point) []Point {
 	out := slices.Clone(kept)
-	for i, p := range out {
-		if t, ok := fastest[key{p.Bench, p.Bytes, p.Blocks}]; ok {
-			out[i].Time, out[i].Min = t, t
-		}
+	for i := range out {
+		t := min(kept[i].Min, other[i].Min)
+		out[i].Time, out[i].Min = t, t
 	}
-	return out, nil
+	return out
 }
 
 // regionMedian is the median time of a region of a measurement, in µs;
