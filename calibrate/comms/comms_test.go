@@ -3,6 +3,7 @@ package comms
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -568,46 +569,57 @@ func TestFasterOfTwoSharedRuns(t *testing.T) {
 	}
 }
 
-// TestFastestOfTwo checks the points of the sharingRanks kernel: each
-// benchmark takes the fastest measurement of the two runs, whichever run
-// it came from, with the kept run's spread.
-func TestFastestOfTwo(t *testing.T) {
+// TestOutsideSpells checks the points of the sharingRanks kernel: each
+// benchmark takes the median of its measurements in both runs that lie
+// within fastBand of the fastest, whichever run they came from, and its
+// spread over those alone.
+func TestOutsideSpells(t *testing.T) {
 	kp := kernelPlan{ranks: sharingRanks}
 	kp.benches = []bench{
 		{kind: Comms1, bytes: 8, ranks: sharingRanks, reps: 100, per: 2, name: "COMMS1 8B"},
 		{kind: Comms1, bytes: 4096, ranks: sharingRanks, reps: 100, per: 2, name: "COMMS1 4096B"},
 		{kind: Comms3, bytes: 8, ranks: sharingRanks, reps: 100, per: 1, name: "COMMS3 8B"},
 	}
-	// µs a region: min, median, max; a region is 200 messages (COMMS1) or
-	// 100 rounds (COMMS3).
-	run := func(c1, c4096, c3 [3]float64) *spmd.Measurement {
-		tm := func(name string, v [3]float64) spmd.Timing {
-			return spmd.Timing{Name: name, MinUs: v[0], MedianUs: v[1], MaxUs: v[2]}
+	// µs a region; a region is 200 messages (COMMS1) or 100 rounds
+	// (COMMS3). The min, median and max are what the harness would say of
+	// the samples; outsideSpells must use the samples.
+	run := func(c1, c4096, c3 []float64) *spmd.Measurement {
+		tm := func(name string, v []float64) spmd.Timing {
+			s := slices.Sorted(slices.Values(v))
+			return spmd.Timing{Name: name, MinUs: s[0], MedianUs: s[len(s)/2], MaxUs: s[len(s)-1], SamplesUs: v}
 		}
 		return &spmd.Measurement{Regions: []spmd.Timing{tm("COMMS1 8B", c1), tm("COMMS1 4096B", c4096), tm("COMMS3 8B", c3)}}
 	}
-	// a: 8 B fast in one sample, 4096 B slow throughout (a spell); b the
-	// other way round; COMMS3 fastest in a.
-	a := run([3]float64{40, 160, 170}, [3]float64{200, 210, 220}, [3]float64{500, 600, 700})
-	b := run([3]float64{150, 160, 170}, [3]float64{60, 200, 210}, [3]float64{900, 1000, 1100})
-	kept, err := kp.points(b)
+	// COMMS1 8B: the band (up to 105) keeps 70, 80, 90, 100 and 100 of
+	// both runs and drops 300 (a spell) -> median 90. COMMS1 4096B: a in a spell throughout, b out of it
+	// in two samples -> their mean. COMMS3 8B: no sample within the band
+	// but the fastest -> the fastest.
+	a := run([]float64{300, 80, 70}, []float64{800, 900, 1000}, []float64{500, 900, 1000})
+	b := run([]float64{100, 90, 100}, []float64{210, 200, 700}, []float64{1200, 1300, 1100})
+	got, err := outsideSpells(kp, a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := kp.points(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := fastestOfTwo(kept, other)
 	want := []Point{
-		{Bench: Comms1, Bytes: 8, Ranks: sharingRanks, Time: 40e-6 / 200, Min: 40e-6 / 200, Spread: 20.0 / 160},
-		{Bench: Comms1, Bytes: 4096, Ranks: sharingRanks, Time: 60e-6 / 200, Min: 60e-6 / 200, Spread: 150.0 / 200},
-		{Bench: Comms3, Bytes: 8, Ranks: sharingRanks, Time: 500e-6 / 100, Min: 500e-6 / 100, Spread: 200.0 / 1000},
+		{Bench: Comms1, Bytes: 8, Ranks: sharingRanks, Time: 90e-6 / 200, Min: 70e-6 / 200, Spread: 30.0 / 90},
+		{Bench: Comms1, Bytes: 4096, Ranks: sharingRanks, Time: 205e-6 / 200, Min: 200e-6 / 200, Spread: 10.0 / 205},
+		{Bench: Comms3, Bytes: 8, Ranks: sharingRanks, Time: 500e-6 / 100, Min: 500e-6 / 100, Spread: 0},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("points (-want +got):\n%s", diff)
 	}
-	if kept[0].Time != 160e-6/200 {
-		t.Errorf("fastestOfTwo changed the kept points it was given: %+v", kept[0])
+	if a.Regions[0].SamplesUs[0] != 300 || a.Regions[0].MedianUs != 80 {
+		t.Errorf("outsideSpells changed the measurement it was given: %+v", a.Regions[0])
+	}
+
+	// Without samples (an older harness) each run's region counts by its
+	// fastest: 70 and 90 -> 80.
+	a.Regions[0].SamplesUs, b.Regions[0].SamplesUs = nil, nil
+	got, err = outsideSpells(kp, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 80e-6 / 200; math.Abs(got[0].Time-want) > 1e-15 {
+		t.Errorf("COMMS1 8B without samples: %g s, want the median of both runs' fastest, %g", got[0].Time, want)
 	}
 }

@@ -297,10 +297,11 @@ func (r *Result) sharingSection() *messagesYAML {
 
 // measuredAs says how a point on ranks ranks was taken from its
 // measurements: their median, or for the sharingRanks kernel when it ran
-// twice the fastest of both runs' (fastestOfTwo).
+// twice the median of both runs' outside the host's slow spells
+// (outsideSpells).
 func (r *Result) measuredAs(ranks int) string {
 	if ranks == sharingRanks && r.twinShared != nil {
-		return fmt.Sprintf("the fastest of %d measurements in the kernel's two runs: the host's slow spells", 2*r.samples)
+		return fmt.Sprintf("the median of those of %d measurements in the kernel's two runs within %.1f × their fastest: the host's slow spells", 2*r.samples, fastBand)
 	}
 	return fmt.Sprintf("median of %d measurements", r.samples)
 }

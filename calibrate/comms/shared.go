@@ -79,7 +79,7 @@ func (r *Result) sharedSection() *sharedYAML {
 	src := fmt.Sprintf("%s COMMS3 laws, P=%d on %d cores (%d copies at once) against P=2 (one at a time): a message's time per byte %s/B at P=%d, %s/B at P=2; %d × their ratio (P=%d: %s per length; P=2: median of %d), %s",
 		r.transport.Command(), sf.ranks, sf.cores, sf.cores, fmtTime(sf.perBP), sf.ranks, fmtTime(sf.perB2), sf.cores, sf.ranks, r.measuredAs(sf.ranks), r.samples, r.date)
 	if t := r.twinShared; t != nil && sf.ranks == sharingRanks {
-		src += fmt.Sprintf("; the %d-rank kernel ran twice, in two processes, and the one whose COMMS3 round at %s (every rank sending to every other) took %s (the other %s) is kept",
+		src += fmt.Sprintf("; the %d-rank kernel ran twice, in two processes, and their COMMS3 rounds at %s (every rank sending to every other) took %s and %s in the median",
 			sharingRanks, fmtBytes(float64(t.bytes)), fmtTime(t.kept), fmtTime(t.dropped))
 	}
 	return &sharedYAML{Factor: fmt.Sprintf("%.4g", sf.factor), Source: src}

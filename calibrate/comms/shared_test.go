@@ -50,11 +50,11 @@ func TestFitShared(t *testing.T) {
 			if sec == nil || sec.Factor != tt.yaml || !strings.Contains(sec.Source, "COMMS3 laws, P=") || strings.Contains(sec.Source, "ran twice") {
 				t.Errorf("section %+v, want factor %s", sec, tt.yaml)
 			}
-			// With the sharingRanks kernel run twice, the source says which
-			// run was kept (when the factor is its).
+			// With the sharingRanks kernel run twice, the source gives both
+			// runs' times (when the factor is its).
 			r.twinShared = &twinRuns{bytes: 1 << 20, kept: 450e-6, dropped: 700e-6}
 			want := sf.ranks == sharingRanks
-			if got := strings.Contains(r.sharedSection().Source, "the 4-rank kernel ran twice, in two processes, and the one whose COMMS3 round at 1MiB"); got != want {
+			if got := strings.Contains(r.sharedSection().Source, "the 4-rank kernel ran twice, in two processes, and their COMMS3 rounds at 1MiB (every rank sending to every other) took 450us and 700us"); got != want {
 				t.Errorf("twice in the source: %v, want %v (%s)", got, want, r.sharedSection().Source)
 			}
 		})
