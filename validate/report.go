@@ -289,6 +289,10 @@ func (r *Report) writeWitness(w io.Writer) {
 	if st := ws.Settle; st != nil {
 		fmt.Fprintf(w, "settling: %d of %d case%s waited for the witnesses to come within %.0f%% (a core) and %.0f%% (a copy) of the table, %.0f s in all; %d measured again after the host slowed during the first measurement; %d measured out of the bands\n",
 			st.Waited, st.Cases, plural(int64(st.Cases)), SettleCoreBand*100, SettleCopyBand*100, st.Seconds, st.Remeasured, st.Unsettled)
+		if st.Spent > 0 {
+			fmt.Fprintf(w, "warning: the suite's wait for the host (--settle-total) was spent; the last %d case%s did not wait, and the host was busy or slow for much of the run: run validate again on a quieter host\n",
+				st.Spent, plural(int64(st.Spent)))
+		}
 		if st.Settled.Compared > 0 {
 			fmt.Fprintf(w, "%d case%s measured with the witnesses within those bands before and after: median |error| %s, within 15%% %s\n",
 				st.Settled.Compared, plural(int64(st.Settled.Compared)), percent(st.Settled.MedianAbsError, false), share(st.Settled.Within15))

@@ -34,6 +34,7 @@ func Run(ctx context.Context, cases []Case, opts Options) error {
 			return err
 		}
 	}
+	wait := &suiteWait{left: opts.SettleTotal}
 	for i := range cases {
 		if opts.Progress != nil {
 			opts.Progress(cases[i].Name, i, len(cases))
@@ -41,11 +42,12 @@ func Run(ctx context.Context, cases []Case, opts Options) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := measureWithWitnesses(ctx, &cases[i], witnesses, opts, func(what string) {
+		err := measureWithWitnesses(ctx, &cases[i], witnesses, opts, wait, func(what string) {
 			if opts.Progress != nil {
 				opts.Progress(what+cases[i].Name, i, len(cases))
 			}
-		}); err != nil {
+		})
+		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -62,9 +64,11 @@ func Run(ctx context.Context, cases []Case, opts Options) error {
 }
 
 // measureWithWitnesses measures case c with the witnesses around it:
-// settled (settle.go) unless Options.NoSettle, or timed once before it;
-// without witnesses, alone. say tells the progress what it waits for.
-func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, opts Options, say func(string)) error {
+// settled (settle.go) unless Options.NoSettle, waiting at most
+// Options.Settle and what is left of the suite's wait, or timed once
+// before it; without witnesses, alone. say tells the progress what it
+// waits for.
+func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, opts Options, wait *suiteWait, say func(string)) error {
 	if witnesses == nil {
 		return measureCase(ctx, c, opts)
 	}
@@ -79,7 +83,7 @@ func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, op
 		say("waiting for the host to settle: ")
 		return ctxtime.Sleep(ctx, d)
 	}
-	s := settler{measure: measure, sleep: sleep, now: time.Now, budget: opts.Settle}
+	s := settler{measure: measure, sleep: sleep, now: time.Now, budget: wait.budget(opts.Settle)}
 	var err error
 	c.Settle, c.Witness, err = s.measureSettled(ctx, func(first bool) error {
 		if first {
@@ -93,6 +97,7 @@ func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, op
 		compare(c, m)
 		return nil
 	})
+	wait.spend(c.Settle, s.budget)
 	return err
 }
 

@@ -35,8 +35,12 @@ const (
 // seconds.
 const settleStep = time.Second
 
-// defaultSettle is Options.Settle's default.
-const defaultSettle = 10 * time.Second
+// defaultSettle is Options.Settle's default, defaultSettleTotal
+// Options.SettleTotal's.
+const (
+	defaultSettle      = 10 * time.Second
+	defaultSettleTotal = 5 * time.Minute
+)
 
 // SettleRecord is what settling did for one case.
 type SettleRecord struct {
@@ -53,6 +57,10 @@ type SettleRecord struct {
 	// Remeasured reports that the first measurement was dropped because
 	// the witnesses left their bands during it.
 	Remeasured bool `json:"remeasured,omitempty"`
+	// Spent reports that the suite's total wait (Options.SettleTotal)
+	// was spent before this case: it was measured after one timing of
+	// the witnesses, without waiting.
+	Spent bool `json:"spent,omitempty"`
 }
 
 // inSettleBands reports whether the host runs at the table's speed by
@@ -63,6 +71,31 @@ func inSettleBands(w *WitnessTimes) bool {
 	}
 	rc, rp := w.Ratios()
 	return math.Abs(rc-1) <= SettleCoreBand && math.Abs(rp-1) <= SettleCopyBand
+}
+
+// suiteWait is what is left of a suite's wait for the host
+// (Options.SettleTotal): a host that never settles would otherwise make
+// every case wait its whole Options.Settle.
+type suiteWait struct {
+	left time.Duration
+}
+
+// budget is how long the next case may wait: perCase, or what is left
+// when that is less. A case may wait once more if the host slows during
+// its measurement (measureSettled), so the suite may pass its total by
+// one case's wait.
+func (w *suiteWait) budget(perCase time.Duration) time.Duration {
+	return max(min(perCase, w.left), 0)
+}
+
+// spend takes what a case waited from what is left, and marks the case
+// Spent when its budget allowed no wait at all.
+func (w *suiteWait) spend(rec *SettleRecord, budget time.Duration) {
+	if rec == nil {
+		return
+	}
+	w.left -= time.Duration(rec.Waited * float64(time.Second))
+	rec.Spent = budget < settleStep
 }
 
 // settler times the witnesses and waits; its functions are replaced in

@@ -178,6 +178,41 @@ func TestMeasureSettled(t *testing.T) {
 	}
 }
 
+// TestSuiteWait: a host that never settles makes each case wait its
+// budget until the suite's total is spent; the cases after it are
+// measured after one timing of the witnesses, marked Spent.
+func TestSuiteWait(t *testing.T) {
+	never := make([][2]float64, 100)
+	for i := range never {
+		never[i] = [2]float64{1, 4}
+	}
+	h := &fakeHost{ratios: never}
+	wait := &suiteWait{left: 3500 * time.Millisecond}
+	var waited []float64
+	var spent []bool
+	for range 4 {
+		s := h.settler(wait.budget(2500 * time.Millisecond))
+		rec, _, err := s.measureSettled(context.Background(), func(bool) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		wait.spend(rec, s.budget)
+		waited, spent = append(waited, rec.Waited), append(spent, rec.Spent)
+	}
+	// 2.5 s a case: 2 s of waiting (a third step would pass it); then
+	// 1.5 s left: 1 s; then 0.5 s, less than a step: none.
+	if diff := cmp.Diff([]float64{2, 1, 0, 0}, waited); diff != "" {
+		t.Errorf("seconds waited per case (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]bool{false, false, true, true}, spent); diff != "" {
+		t.Errorf("cases marked spent (-want +got):\n%s", diff)
+	}
+	if h.slept != 3*time.Second {
+		t.Errorf("slept %v in all, want 3s", h.slept)
+	}
+	wait.spend(nil, 0) // a case that was cancelled: nothing to take
+}
+
 func TestMeasureSettledFailure(t *testing.T) {
 	h := &fakeHost{ratios: [][2]float64{{1, 1}}}
 	var c Case
@@ -202,7 +237,8 @@ func TestSummarizeSettle(t *testing.T) {
 		mk(0.1, &SettleRecord{Settled: true, After: false}),
 		mk(0.4, nil),
 	}
-	want := &SettleSummary{Cases: 4, Waited: 2, Seconds: 13, Unsettled: 2, Remeasured: 1, Settled: Summarize(cases[:2])}
+	cases[3].Settle.Spent = true
+	want := &SettleSummary{Cases: 4, Waited: 2, Seconds: 13, Unsettled: 2, Remeasured: 1, Spent: 1, Settled: Summarize(cases[:2])}
 	if diff := cmp.Diff(want, summarizeSettle(cases), approx); diff != "" {
 		t.Errorf("summarizeSettle (-want +got):\n%s", diff)
 	}

@@ -108,6 +108,9 @@ type SettleSummary struct {
 	// Remeasured how many were measured a second time.
 	Unsettled  int `json:"unsettled"`
 	Remeasured int `json:"remeasured"`
+	// Spent is how many cases came after the suite's total wait
+	// (Options.SettleTotal) was spent, and did not wait.
+	Spent int `json:"spent,omitempty"`
 	// Settled summarises the cases whose witnesses were within their
 	// bands both before and after the measurement kept.
 	Settled Summary `json:"settled"`
@@ -236,6 +239,9 @@ func summarizeSettle(cases []Case) *SettleSummary {
 		}
 		if r.Remeasured {
 			s.Remeasured++
+		}
+		if r.Spent {
+			s.Spent++
 		}
 		if r.Settled && r.After {
 			settled = append(settled, c)

@@ -18,24 +18,25 @@ import (
 // validateCmd is `perfc validate`: predict a suite of kernels on a machine
 // table, run each, and report the errors (docs/accuracy.md).
 type validateCmd struct {
-	Machine   string        `short:"m" default:"host.yaml" help:"Machine table of this host to validate (default host.yaml, which perfc calibrate -o host.yaml writes; a built-in name validates that machine against this host)." placeholder:"NAME|FILE.yaml"`
-	Quick     bool          `help:"A small subset: about 8 cases (one per file when FILES are given), under a minute."`
-	Tuning    []string      `sep:"," placeholder:"NAME" help:"Kernels the table was fitted on (base names): their cases are reported as tuning, all others as held-out."`
-	JSON      string        `name:"json" type:"path" placeholder:"FILE" help:"Also write the report as JSON (schema perfc.validate/v1) to FILE."`
-	Plot      string        `type:"path" placeholder:"FILE.svg" help:"Also draw predicted against measured (log-log, y = x and the ±15% band) to FILE (.svg or .png)."`
-	Samples   int           `default:"5" placeholder:"N" help:"Measurements per case (default 5); the report gives their median and spread."`
-	CaseTime  time.Duration `default:"1s" help:"How long the measurements of one case take together (the build comes on top)."`
-	MaxRun    time.Duration `default:"250ms" help:"Longest predicted run of a case: longer ones are shrunk (repetitions halved) or skipped."`
-	Timeout   time.Duration `default:"5m" help:"Stop a case that builds and runs longer than this."`
-	CacheDir  string        `type:"path" placeholder:"DIR" help:"Where generated programs are built (default: the user cache directory, perfc/)."`
-	MPI       bool          `name:"mpi" help:"Run the communicating cases through MPI (mpirun, or the launcher --mpirun names), each on its own rank count: validates a table of perfc calibrate --mpi (docs/mpi.md)."`
-	Hostfile  string        `type:"existingfile" placeholder:"FILE" help:"With --mpi: mpirun's hostfile (the nodes and their slots)."`
-	Mpirun    string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
-	NoWitness bool          `help:"Do not time the two witness kernels (a core, a copy between cores) before every case; the report then cannot say how fast the host ran."`
-	Settle    time.Duration `help:"How long to wait, before each case, for the host's slow spell to end: for the witnesses to come within 15% (a core) and 30% (a copy between cores) of the table (docs/accuracy.md, \"Settling\")." default:"10s"`
-	NoSettle  bool          `help:"Time the witnesses once before each case and never wait for the host."`
-	Replay    string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure nothing: predict the cases of an earlier --json report again (with -m's table and this perfc's model) and compare with its measurements."`
-	Files     []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
+	Machine     string        `short:"m" default:"host.yaml" help:"Machine table of this host to validate (default host.yaml, which perfc calibrate -o host.yaml writes; a built-in name validates that machine against this host)." placeholder:"NAME|FILE.yaml"`
+	Quick       bool          `help:"A small subset: about 8 cases (one per file when FILES are given), under a minute."`
+	Tuning      []string      `sep:"," placeholder:"NAME" help:"Kernels the table was fitted on (base names): their cases are reported as tuning, all others as held-out."`
+	JSON        string        `name:"json" type:"path" placeholder:"FILE" help:"Also write the report as JSON (schema perfc.validate/v1) to FILE."`
+	Plot        string        `type:"path" placeholder:"FILE.svg" help:"Also draw predicted against measured (log-log, y = x and the ±15% band) to FILE (.svg or .png)."`
+	Samples     int           `default:"5" placeholder:"N" help:"Measurements per case (default 5); the report gives their median and spread."`
+	CaseTime    time.Duration `default:"1s" help:"How long the measurements of one case take together (the build comes on top)."`
+	MaxRun      time.Duration `default:"250ms" help:"Longest predicted run of a case: longer ones are shrunk (repetitions halved) or skipped."`
+	Timeout     time.Duration `default:"5m" help:"Stop a case that builds and runs longer than this."`
+	CacheDir    string        `type:"path" placeholder:"DIR" help:"Where generated programs are built (default: the user cache directory, perfc/)."`
+	MPI         bool          `name:"mpi" help:"Run the communicating cases through MPI (mpirun, or the launcher --mpirun names), each on its own rank count: validates a table of perfc calibrate --mpi (docs/mpi.md)."`
+	Hostfile    string        `type:"existingfile" placeholder:"FILE" help:"With --mpi: mpirun's hostfile (the nodes and their slots)."`
+	Mpirun      string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
+	NoWitness   bool          `help:"Do not time the two witness kernels (a core, a copy between cores) before every case; the report then cannot say how fast the host ran."`
+	Settle      time.Duration `help:"How long to wait, before each case, for the host's slow spell to end: for the witnesses to come within 15% (a core) and 30% (a copy between cores) of the table (docs/accuracy.md, \"Settling\")." default:"10s"`
+	SettleTotal time.Duration `help:"How long to wait for the host in all; once spent, each case is measured after one timing of the witnesses (the report says how many)." default:"5m"`
+	NoSettle    bool          `help:"Time the witnesses once before each case and never wait for the host."`
+	Replay      string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure nothing: predict the cases of an earlier --json report again (with -m's table and this perfc's model) and compare with its measurements."`
+	Files       []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
 	outputArg
 }
 
@@ -65,7 +66,7 @@ func (c *validateCmd) Run(e env) error {
 	}
 	opts := validate.Options{Machine: m, MachineName: c.Machine, Model: validate.ModelOptions(), Quick: c.Quick, Samples: c.Samples,
 		CaseTime: c.CaseTime, MaxRun: c.MaxRun, Timeout: c.Timeout, CacheDir: c.CacheDir, Launch: launch, NoWitness: c.NoWitness,
-		Settle: c.Settle, NoSettle: c.NoSettle}
+		Settle: c.Settle, SettleTotal: c.SettleTotal, NoSettle: c.NoSettle}
 	var rep *validate.Report
 	if c.Replay != "" {
 		rep, err = c.replay(e, kernels, opts)
