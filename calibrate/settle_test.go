@@ -177,3 +177,24 @@ func TestProbeCopyBounded(t *testing.T) {
 		t.Errorf("a round trip of %v on one P, want the budget's share (%v)", d, copyBudget/copyTrips)
 	}
 }
+
+// TestUnsettledMany: the summary warns when more than one benchmark
+// program in ten ran unsettled.
+func TestUnsettledMany(t *testing.T) {
+	for _, tc := range []struct {
+		programs, unsettled int
+		want                bool
+	}{
+		{0, 0, false},  // not settled (tiny mode)
+		{16, 0, false}, // a quiet host
+		{16, 1, false}, // one program in sixteen
+		{10, 1, false}, // one in ten: at the line
+		{16, 2, true},  // two in sixteen
+		{16, 11, true}, // the 22:16 calibration of session 18
+		{1, 1, true},   // a one-program run, unsettled
+	} {
+		if got := unsettledMany(settleRecord{Programs: tc.programs, Unsettled: tc.unsettled}); got != tc.want {
+			t.Errorf("%d of %d programs unsettled: warn %v, want %v", tc.unsettled, tc.programs, got, tc.want)
+		}
+	}
+}

@@ -46,4 +46,17 @@ func (r *Result) Summary(w io.Writer) {
 	if r.Comms != nil {
 		r.Comms.Summary(w)
 	}
+	if st := r.Settle; unsettledMany(st) {
+		fmt.Fprintf(w, "warning: %d of %d benchmark programs ran while the host was slower than its fastest probe by more than %.0f%% (a core) or %.0f%% (a copy between cores), after waiting for it; their figures describe the host's slow spell, not the host: run perfc calibrate again on a quieter host (docs/calibrate.md, \"Waiting for the host\")\n",
+			st.Unsettled, st.Programs, 100*settleBand, 100*settleCopyBand)
+	}
+}
+
+// unsettledMany reports whether so many of a calibration's programs ran
+// unsettled that its table is not the host's: more than one in ten (the
+// 22:16 calibration of 2026-11-26 ran 11 of its programs unsettled, and
+// its memory curve put the L3 knee at 2.27 against 1.35 and write-allocate
+// at 0.26 against 0.03).
+func unsettledMany(st settleRecord) bool {
+	return st.Programs > 0 && 10*st.Unsettled > st.Programs
 }
