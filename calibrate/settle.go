@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"perfc/internal/ctxtime"
+	"perfc/internal/units"
 )
 
 // Settling the host. This project's host is a 2-vCPU VM whose cores run
@@ -24,13 +25,14 @@ import (
 // So every benchmark program waits for the host first, as perfc validate
 // waits before every case (validate/settle.go), but with no table to
 // compare against: the witnesses are probes of this process, a chain of
-// dependent multiply-adds on every core at once and a cache line passed
+// dependent multiply-adds and a load-store stream in L1 on every core at
+// once (probeStreams says why both) and a cache line passed
 // back and forth between two cores (the VM's copies between its cores
 // take 55 ns there and back for minutes, then 340 ns: docs/accuracy.md),
 // and each reference is the fastest probe seen in this calibration (the
 // probe before the first benchmark takes several). Before a program
-// runs, both probes must be within their bands of their references
-// (settleBand, settleCopyBand), or the calibration waits
+// runs, every probe must be within its band of its reference
+// (settleBand, settleStreamBand, settleCopyBand), or the calibration waits
 // settleStep and probes again, up to the mode's budget; after the program
 // the probe runs again, and a program that started in the band and ended
 // out of it runs once more. A host that does not settle is measured all
@@ -47,6 +49,20 @@ const settleBand = 0.10
 // a steady spell (10–20 %) than a core's chain, and a slow spell is × 3–6.
 // perfc validate's copy witness has a band of 30 % for the same reason.
 const settleCopyBand = 0.30
+
+// settleStreamBand is the stream probe's band: its runs spread 5-10 % in
+// a steady moment, and a slow one is × 1.9 (docs/calibrate.md, "Waiting
+// for the host"). perfc validate's core witness, the same loop, has a
+// band of 15 %.
+const settleStreamBand = 0.15
+
+// streamLen and streamReps size the stream probe: two arrays of 1024
+// float64 (16 KiB, in L1) swept 2048 times, about 1.2 ms at this host's
+// 0.56 ns an element.
+const (
+	streamLen  = 1024
+	streamReps = 2048
+)
 
 // copyTrips is how many round trips of a cache line one copy probe times:
 // about 0.1 ms at 55 ns each.
@@ -67,13 +83,15 @@ type settleRecord struct {
 	Unsettled  int           // programs run out of the band (the budget ran out)
 	Remeasured int           // programs run again: the host slowed while they ran
 	Reference  time.Duration // the fastest core probe
+	StreamRef  time.Duration // the fastest stream probe; 0 when not probed
 	CopyRef    time.Duration // the fastest round trip of the copy probe; 0 on one core
 }
 
-// sample is one probe of the host: the core chain's time and a cache
-// line's round trip between two cores (0 when there is one core).
+// sample is one probe of the host: the core chain's time, the stream's
+// time per element and a cache line's round trip between two cores (0
+// when there is one core).
 type sample struct {
-	core, copy time.Duration
+	core, stream, copy time.Duration
 }
 
 // String summarises the record for the table's source ("" when nothing
@@ -83,6 +101,9 @@ func (r settleRecord) String() string {
 		return ""
 	}
 	copyRef := ""
+	if r.StreamRef > 0 {
+		copyRef += fmt.Sprintf(" and within %.0f%% of the fastest load-store stream (%s an element)", 100*settleStreamBand, units.Time(r.StreamRef.Seconds()/(streamLen*streamReps)))
+	}
 	if r.CopyRef > 0 {
 		copyRef = fmt.Sprintf(" and within %.0f%% of the fastest copy between cores (%s a round trip)", 100*settleCopyBand, r.CopyRef.Round(time.Nanosecond))
 	}
@@ -125,16 +146,20 @@ func (s *settler) probeOnce() sample {
 	if s.ref.core == 0 || t.core < s.ref.core {
 		s.ref.core = t.core
 	}
+	if t.stream > 0 && (s.ref.stream == 0 || t.stream < s.ref.stream) {
+		s.ref.stream = t.stream
+	}
 	if t.copy > 0 && (s.ref.copy == 0 || t.copy < s.ref.copy) {
 		s.ref.copy = t.copy
 	}
-	s.rec.Reference, s.rec.CopyRef = s.ref.core, s.ref.copy
+	s.rec.Reference, s.rec.StreamRef, s.rec.CopyRef = s.ref.core, s.ref.stream, s.ref.copy
 	return t
 }
 
 // inBand reports whether a probe is within the bands of the references.
 func (s *settler) inBand(t sample) bool {
 	return float64(t.core) <= (1+settleBand)*float64(s.ref.core) &&
+		float64(t.stream) <= (1+settleStreamBand)*float64(s.ref.stream) &&
 		float64(t.copy) <= (1+settleCopyBand)*float64(s.ref.copy)
 }
 
@@ -200,10 +225,10 @@ func (s *settler) around(ctx context.Context, measure func() error) error {
 	}
 }
 
-// probeHost probes the cores and, with two cores or more, a copy between
-// two of them.
+// probeHost probes the cores (a chain and a stream) and, with two cores
+// or more, a copy between two of them.
 func probeHost() sample {
-	t := sample{core: probeCores()}
+	t := sample{core: probeCores(), stream: probeStreams()}
 	if runtime.GOMAXPROCS(0) >= 2 {
 		t.copy = probeCopy()
 	}
@@ -293,6 +318,55 @@ func probeCores() time.Duration {
 		best = min(best, slices.Max(times))
 	}
 	return best
+}
+
+// probeStreams times the stream on every core at once, as probeCores the
+// chain, and returns the slowest core's time, the fastest of three
+// tries. Why a second probe: the chain's latency does not see a
+// neighbour that takes the core's loads and stores. This host's L1 loop
+// y[i] = y[i]*0.5 + x[i] (validate's core witness) ran at 0.55-0.60 ns an
+// element most of the time and at 1.05-1.08 in stretches of 0.1 to 0.5 s,
+// 20 % of a run when it ran without pause and 30-70 % when it slept 0.1 s
+// between timings, while the chain moved by 3 % (2026-11-27); the 00:02
+// calibration's in-core regions, measured so, fitted a 0.485 ns cycle
+// against 0.28 on a quiet host, and priced session 17's single-rank
+// measurements 28.6 % long in the median.
+func probeStreams() time.Duration {
+	n := max(runtime.GOMAXPROCS(0), 1)
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		times := make([]time.Duration, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				x, y := make([]float64, streamLen), make([]float64, streamLen)
+				x[0] = float64(i)
+				start := time.Now()
+				stream(x, y, streamReps)
+				times[i] = time.Since(start)
+				if y[0] == -1 {
+					times[i]++ // keeps the stream's stores alive
+				}
+			}()
+		}
+		wg.Wait()
+		best = min(best, slices.Max(times))
+	}
+	return best
+}
+
+// stream sweeps y[i] = y[i]*0.5 + x[i] reps times: two loads, a store,
+// a multiply and an add an element, from L1.
+func stream(x, y []float64, reps int) {
+	for range reps {
+		for i := range y {
+			y[i] = y[i]*0.5 + x[i]
+		}
+	}
 }
 
 // chain is n dependent links of a 64-bit linear congruential generator:

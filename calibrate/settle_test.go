@@ -84,9 +84,9 @@ func TestSettlerAround(t *testing.T) {
 // between cores are slow waits for the copies, within their wider band.
 func TestSettlerCopy(t *testing.T) {
 	const ms, ns = time.Millisecond, time.Nanosecond
-	steady := sample{10 * ms, 60 * ns}
+	steady := sample{core: 10 * ms, copy: 60 * ns}
 	s, slept := fakeSamples(time.Minute, steady, steady, steady, steady,
-		sample{10 * ms, 340 * ns}, sample{10 * ms, 300 * ns}, sample{10 * ms, 75 * ns}, steady)
+		sample{core: 10 * ms, copy: 340 * ns}, sample{core: 10 * ms, copy: 300 * ns}, sample{core: 10 * ms, copy: 75 * ns}, steady)
 	if err := s.around(context.Background(), func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestSettlerCopy(t *testing.T) {
 	if *slept < 2*time.Second {
 		t.Errorf("slept %v, want the two seconds of the wait at least", *slept)
 	}
-	s, _ = fakeSamples(time.Minute, steady, steady, steady, steady, sample{10 * ms, 340 * ns}, steady)
+	s, _ = fakeSamples(time.Minute, steady, steady, steady, steady, sample{core: 10 * ms, copy: 340 * ns}, steady)
 	var said []string
 	s.waiting = func(what string) { said = append(said, what) }
 	if err := s.around(context.Background(), func() error { return nil }); err != nil {
@@ -108,6 +108,41 @@ func TestSettlerCopy(t *testing.T) {
 	}
 	if got := s.rec.String(); !strings.Contains(got, "within 30% of the fastest copy between cores (60ns a round trip)") {
 		t.Errorf("%q does not name the copy probe", got)
+	}
+}
+
+// TestSettlerStream: a host whose chain runs at speed while a neighbour
+// halves its loads and stores (the stream probe × 1.9) waits for the
+// stream, within its band of 15 %; the source names the stream probe.
+func TestSettlerStream(t *testing.T) {
+	const ms = time.Millisecond
+	steady := sample{core: 10 * ms, stream: 1200 * time.Microsecond}
+	slow := sample{core: 10 * ms, stream: 2280 * time.Microsecond}
+	edge := sample{core: 10 * ms, stream: 1380 * time.Microsecond} // × 1.15
+	s, slept := fakeSamples(time.Minute, steady, steady, steady, steady, slow, slow, edge, steady)
+	if err := s.around(context.Background(), func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := settleRecord{Programs: 1, Waited: 1, WaitedFor: 2 * time.Second, Reference: 10 * ms, StreamRef: 1200 * time.Microsecond}
+	if diff := cmp.Diff(want, s.rec); diff != "" {
+		t.Errorf("record (-want +got):\n%s", diff)
+	}
+	if *slept < 2*time.Second {
+		t.Errorf("slept %v, want the two seconds of the wait at least", *slept)
+	}
+	// 1.2 ms for 2048 sweeps of 1024 elements: 0.5722 ns an element.
+	if got := s.rec.String(); !strings.Contains(got, "within 15% of the fastest load-store stream (0.5722 ns an element)") {
+		t.Errorf("%q does not name the stream probe", got)
+	}
+}
+
+// TestProbeStreams: the real probe gives a positive time, in the range of
+// one sweep's elements at 0.05 to 50 ns each.
+func TestProbeStreams(t *testing.T) {
+	d := probeStreams()
+	per := d.Seconds() / (streamLen * streamReps)
+	if !(per > 0.05e-9 && per < 50e-9) {
+		t.Errorf("probeStreams: %v, %g s an element", d, per)
 	}
 }
 
