@@ -230,9 +230,9 @@ func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns
 // fastBand is how much slower than the fastest of a benchmark's
 // measurements another may be and still count as taken outside the host's
 // slow spells (outsideSpells). In them this host passes cache lines
-// between its two cores 3 to 5 times slower (a 2-rank pingpong of one
-// cache line: 26-35 ns a message outside them, 150-175 ns in them,
-// 2026-11-27); a sharingRanks COMMS1 of 16 KiB measured 0.72-0.73 us
+// between its two cores 3 to 5 times slower (one line passed between two
+// threads pinned to the two CPUs: 26-35 ns a pass outside them, 150-175
+// ns in them, 2026-11-27); a sharingRanks COMMS1 of 16 KiB measured 0.72-0.73 us
 // outside and 2.3-3.2 us in them, but its short messages only 0.33-0.46
 // against 0.47-0.58 us, which a band of 1.5 still tells apart.
 const fastBand = 1.5
@@ -251,9 +251,10 @@ const fastBand = 1.5
 // for the host), were priced two to seven times too long. Why not the
 // fastest (session 18): one sample in 18 can be faster than the host's
 // usual time outside the spells (COMMS1 of 8 B: 0.330 us the fastest,
-// 0.408 the median of the 17 within the band, 2026-11-27), and the 2 x 2
-// stencils in L1, whose every message is such a one, were priced 20-24 %
-// short. A run's region without its samples counts by its fastest.
+// 0.408 the median of the 17 within the band, 2026-11-27); with the
+// fastest (0.332 us) the validation's 4-rank cases in L1, whose messages
+// are short ones between ranks that take turns on a core, came out at
+// 21-24 % median |error|, against 13.5 % with a law of 0.388 us. A run's region without its samples counts by its fastest.
 func outsideSpells(kp kernelPlan, a, b *spmd.Measurement) ([]Point, error) {
 	samples := func(m *spmd.Measurement, name string) []float64 {
 		for _, t := range m.Regions {
