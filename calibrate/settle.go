@@ -100,15 +100,15 @@ func (r settleRecord) String() string {
 	if r.Programs == 0 {
 		return ""
 	}
-	copyRef := ""
+	others := "" // the other probes' references
 	if r.StreamRef > 0 {
-		copyRef += fmt.Sprintf(" and within %.0f%% of the fastest load-store stream (%s an element)", 100*settleStreamBand, units.Time(r.StreamRef.Seconds()/(streamLen*streamReps)))
+		others += fmt.Sprintf(" and within %.0f%% of the fastest load-store stream (%s an element)", 100*settleStreamBand, units.Time(r.StreamRef.Seconds()/(streamLen*streamReps)))
 	}
 	if r.CopyRef > 0 {
-		copyRef = fmt.Sprintf(" and within %.0f%% of the fastest copy between cores (%s a round trip)", 100*settleCopyBand, r.CopyRef.Round(time.Nanosecond))
+		others += fmt.Sprintf(" and within %.0f%% of the fastest copy between cores (%s a round trip)", 100*settleCopyBand, r.CopyRef.Round(time.Nanosecond))
 	}
 	return fmt.Sprintf("settled before each of %d programs within %.0f%% of the fastest probe (%s on every core)%s: %d waited %s in all, %d ran unsettled, %d ran again",
-		r.Programs, 100*settleBand, r.Reference.Round(time.Microsecond), copyRef, r.Waited, r.WaitedFor.Round(time.Second), r.Unsettled, r.Remeasured)
+		r.Programs, 100*settleBand, r.Reference.Round(time.Microsecond), others, r.Waited, r.WaitedFor.Round(time.Second), r.Unsettled, r.Remeasured)
 }
 
 // settler waits for the host around each benchmark program. Its probe

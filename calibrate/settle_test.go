@@ -134,6 +134,11 @@ func TestSettlerStream(t *testing.T) {
 	if got := s.rec.String(); !strings.Contains(got, "within 15% of the fastest load-store stream (0.5722 ns an element)") {
 		t.Errorf("%q does not name the stream probe", got)
 	}
+	// With a copy probe too, the source names both.
+	s.rec.CopyRef = 60 * time.Nanosecond
+	if got := s.rec.String(); !strings.Contains(got, "within 15% of the fastest load-store stream (0.5722 ns an element) and within 30% of the fastest copy between cores (60ns a round trip)") {
+		t.Errorf("%q does not name both probes", got)
+	}
 }
 
 // TestProbeStreams: the real probe gives a positive time, in the range of

@@ -47,8 +47,8 @@ func (r *Result) Summary(w io.Writer) {
 		r.Comms.Summary(w)
 	}
 	if st := r.Settle; unsettledMany(st) {
-		fmt.Fprintf(w, "warning: %d of %d benchmark programs ran while the host was slower than its fastest probe by more than %.0f%% (a core) or %.0f%% (a copy between cores), after waiting for it; their figures describe the host's slow spell, not the host: run perfc calibrate again on a quieter host (docs/calibrate.md, \"Waiting for the host\")\n",
-			st.Unsettled, st.Programs, 100*settleBand, 100*settleCopyBand)
+		fmt.Fprintf(w, "warning: %d of %d benchmark programs ran while the host was slower than its fastest probes by more than %.0f%% (a core's chain), %.0f%% (its loads and stores) or %.0f%% (a copy between cores), after waiting for it; their figures describe the host's slow spell, not the host: run perfc calibrate again on a quieter host (docs/calibrate.md, \"Waiting for the host\")\n",
+			st.Unsettled, st.Programs, 100*settleBand, 100*settleStreamBand, 100*settleCopyBand)
 	}
 }
 
