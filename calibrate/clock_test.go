@@ -33,3 +33,34 @@ func TestFitClock(t *testing.T) {
 		t.Errorf("without the time outside the region: err = %v", err)
 	}
 }
+
+// TestOutsideSlowMoments: a region's samples taken while a neighbour
+// slowed the core (more than 1.5 × the fastest) are set aside; a region
+// without samples, or with one that is not a positive time, keeps its
+// timing.
+func TestOutsideSlowMoments(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   spmd.Timing
+		want spmd.Timing
+	}{
+		{"steady: as measured",
+			spmd.Timing{Name: "r", MinUs: 10, MedianUs: 11, MaxUs: 12, SamplesUs: []float64{12, 10, 11}},
+			spmd.Timing{Name: "r", MinUs: 10, MedianUs: 11, MaxUs: 12}},
+		{"two of five in a slow moment",
+			spmd.Timing{Name: "r", MinUs: 10, MedianUs: 11, MaxUs: 19, SamplesUs: []float64{19, 10, 18.5, 11, 10.5}},
+			spmd.Timing{Name: "r", MinUs: 10, MedianUs: 10.5, MaxUs: 11}},
+		{"no samples",
+			spmd.Timing{Name: "r", MinUs: 10, MedianUs: 11, MaxUs: 12},
+			spmd.Timing{Name: "r", MinUs: 10, MedianUs: 11, MaxUs: 12}},
+		{"a zero sample",
+			spmd.Timing{Name: "r", MinUs: 0, MedianUs: 11, MaxUs: 12, SamplesUs: []float64{0, 11, 12}},
+			spmd.Timing{Name: "r", MinUs: 0, MedianUs: 11, MaxUs: 12, SamplesUs: []float64{0, 11, 12}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, outsideSlowMoments(tc.in)); diff != "" {
+				t.Errorf("outsideSlowMoments (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -571,7 +571,7 @@ func TestFasterOfTwoSharedRuns(t *testing.T) {
 
 // TestOutsideSpells checks the points of the sharingRanks kernel: each
 // benchmark takes the median of its measurements in both runs that lie
-// within fastBand of the fastest, whichever run they came from, and its
+// within fit.FastFactor of the fastest, whichever run they came from, and its
 // spread over those alone.
 func TestOutsideSpells(t *testing.T) {
 	kp := kernelPlan{ranks: sharingRanks}

@@ -301,7 +301,7 @@ func (r *Result) sharingSection() *messagesYAML {
 // (outsideSpells).
 func (r *Result) measuredAs(ranks int) string {
 	if ranks == sharingRanks && r.twinShared != nil {
-		return fmt.Sprintf("the median of those of %d measurements in the kernel's two runs within %.1f × their fastest: the host's slow spells", 2*r.samples, fastBand)
+		return fmt.Sprintf("the median of those of %d measurements in the kernel's two runs within %.1f × their fastest: the host's slow spells", 2*r.samples, fit.FastFactor)
 	}
 	return fmt.Sprintf("median of %d measurements", r.samples)
 }

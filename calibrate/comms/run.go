@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"perfc/calibrate/fit"
 	"perfc/codegen"
 	"perfc/codegen/spmd"
 	"perfc/lang"
@@ -227,20 +228,10 @@ func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns
 	return a, &twinRuns{bytes: ref.bytes, kept: ta * 1e-6 / per, dropped: tb * 1e-6 / per}
 }
 
-// fastBand is how much slower than the fastest of a benchmark's
-// measurements another may be and still count as taken outside the host's
-// slow spells (outsideSpells). In them this host passes cache lines
-// between its two cores 3 to 5 times slower (one line passed between two
-// threads pinned to the two CPUs: 26-35 ns a pass outside them, 150-175
-// ns in them, 2026-11-27); a sharingRanks COMMS1 of 16 KiB measured 0.72-0.73 us
-// outside and 2.3-3.2 us in them, but its short messages only 0.33-0.46
-// against 0.47-0.58 us, which a band of 1.5 still tells apart.
-const fastBand = 1.5
-
 // outsideSpells gives every benchmark of the sharingRanks kernel (COMMS1
 // for messages.sharing, COMMS3 for messages.shared, SYNCH1 and the
 // collectives at P = 4) the median of those of its measurements in both
-// runs a and b that lie within fastBand of the fastest; Min is the
+// runs a and b that lie within fit.FastFactor of the fastest; Min is the
 // fastest and Spread is taken over the measurements kept. Why not the
 // median of one run: every message of this kernel crosses the cores, and
 // this kernel runs for tens of seconds, long enough to meet the spells in
@@ -280,23 +271,12 @@ func outsideSpells(kp kernelPlan, a, b *spmd.Measurement) ([]Point, error) {
 	return kp.points(pooled)
 }
 
-// withinBand is the timing of the samples within fastBand of the fastest:
+// withinBand is the timing of the samples within fit.FastFactor of the
+// fastest:
 // their fastest, median and slowest.
 func withinBand(name string, samples []float64) spmd.Timing {
-	s := slices.Sorted(slices.Values(samples))
-	if len(s) == 0 {
-		return spmd.Timing{Name: name}
-	}
-	n := 1
-	for n < len(s) && s[n] <= fastBand*s[0] {
-		n++
-	}
-	kept := s[:n]
-	median := kept[n/2]
-	if n%2 == 0 {
-		median = (kept[n/2-1] + kept[n/2]) / 2
-	}
-	return spmd.Timing{Name: name, MinUs: kept[0], MedianUs: median, MaxUs: kept[n-1], SamplesUs: kept}
+	b := fit.FastBand(samples, fit.FastFactor)
+	return spmd.Timing{Name: name, MinUs: b.Min, MedianUs: b.Median, MaxUs: b.Max}
 }
 
 // regionMedian is the median time of a region of a measurement, in µs;
