@@ -290,7 +290,7 @@ func (r *Report) writeWitness(w io.Writer) {
 		fmt.Fprintf(w, "settling: %d of %d case%s waited for the witnesses to come within %.0f%% (a core) and %.0f%% (a copy) of the table, %.0f s in all; %d measured again after the host slowed during the first measurement; %d measured out of the bands\n",
 			st.Waited, st.Cases, plural(int64(st.Cases)), SettleCoreBand*100, SettleCopyBand*100, st.Seconds, st.Remeasured, st.Unsettled)
 		if st.Spent > 0 {
-			fmt.Fprintf(w, "warning: the suite's wait for the host (--settle-total) was spent; the last %d case%s did not wait, and the host was busy or slow for much of the run: run validate again on a quieter host\n",
+			fmt.Fprintf(w, "warning: the suite's wait for the host (--settle-total) was spent; the last %d case%s waited less than --settle or not at all, and the host was busy or slow for much of the run: run validate again on a quieter host\n",
 				st.Spent, plural(int64(st.Spent)))
 		}
 		if st.Settled.Compared > 0 {

@@ -97,7 +97,7 @@ func measureWithWitnesses(ctx context.Context, c *Case, witnesses []*witness, op
 		compare(c, m)
 		return nil
 	})
-	wait.spend(c.Settle, s.budget)
+	wait.spend(c.Settle, s.budget, opts.Settle)
 	return err
 }
 

@@ -57,9 +57,9 @@ type SettleRecord struct {
 	// Remeasured reports that the first measurement was dropped because
 	// the witnesses left their bands during it.
 	Remeasured bool `json:"remeasured,omitempty"`
-	// Spent reports that the suite's total wait (Options.SettleTotal)
-	// was spent before this case: it was measured after one timing of
-	// the witnesses, without waiting.
+	// Spent reports that what was left of the suite's total wait
+	// (Options.SettleTotal) was less than Options.Settle before this
+	// case: it waited less than a case may, or not at all.
 	Spent bool `json:"spent,omitempty"`
 }
 
@@ -89,13 +89,15 @@ func (w *suiteWait) budget(perCase time.Duration) time.Duration {
 }
 
 // spend takes what a case waited from what is left, and marks the case
-// Spent when its budget allowed no wait at all.
-func (w *suiteWait) spend(rec *SettleRecord, budget time.Duration) {
+// Spent when the total cut its budget below perCase. (A budget of a
+// second or two is as good as none: the witnesses' own timing and a step
+// must fit in it.)
+func (w *suiteWait) spend(rec *SettleRecord, budget, perCase time.Duration) {
 	if rec == nil {
 		return
 	}
 	w.left -= time.Duration(rec.Waited * float64(time.Second))
-	rec.Spent = budget < settleStep
+	rec.Spent = budget < perCase
 }
 
 // settler times the witnesses and waits; its functions are replaced in

@@ -179,8 +179,8 @@ func TestMeasureSettled(t *testing.T) {
 }
 
 // TestSuiteWait: a host that never settles makes each case wait its
-// budget until the suite's total is spent; the cases after it are
-// measured after one timing of the witnesses, marked Spent.
+// budget until the suite's total is spent; the cases whose budget the
+// total cut are marked Spent.
 func TestSuiteWait(t *testing.T) {
 	never := make([][2]float64, 100)
 	for i := range never {
@@ -196,21 +196,21 @@ func TestSuiteWait(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wait.spend(rec, s.budget)
+		wait.spend(rec, s.budget, 2500*time.Millisecond)
 		waited, spent = append(waited, rec.Waited), append(spent, rec.Spent)
 	}
 	// 2.5 s a case: 2 s of waiting (a third step would pass it); then
-	// 1.5 s left: 1 s; then 0.5 s, less than a step: none.
+	// 1.5 s left (cut): 1 s; then 0.5 s, less than a step: none.
 	if diff := cmp.Diff([]float64{2, 1, 0, 0}, waited); diff != "" {
 		t.Errorf("seconds waited per case (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]bool{false, false, true, true}, spent); diff != "" {
+	if diff := cmp.Diff([]bool{false, true, true, true}, spent); diff != "" {
 		t.Errorf("cases marked spent (-want +got):\n%s", diff)
 	}
 	if h.slept != 3*time.Second {
 		t.Errorf("slept %v in all, want 3s", h.slept)
 	}
-	wait.spend(nil, 0) // a case that was cancelled: nothing to take
+	wait.spend(nil, 0, time.Second) // a case that was cancelled: nothing to take
 }
 
 func TestMeasureSettledFailure(t *testing.T) {

@@ -109,7 +109,7 @@ type SettleSummary struct {
 	Unsettled  int `json:"unsettled"`
 	Remeasured int `json:"remeasured"`
 	// Spent is how many cases came after the suite's total wait
-	// (Options.SettleTotal) was spent, and did not wait.
+	// (Options.SettleTotal) was spent, and waited less than a case may.
 	Spent int `json:"spent,omitempty"`
 	// Settled summarises the cases whose witnesses were within their
 	// bands both before and after the measurement kept.
