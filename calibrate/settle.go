@@ -290,39 +290,22 @@ func probeCopy() time.Duration {
 // about 0.1 ms at this host's 55–340 ns.
 const copyBudget = 100 * time.Millisecond
 
-// probeCores times the probe on every core at once (one goroutine locked
-// to a thread per core, GOMAXPROCS of them) and returns the slowest core's
-// time, the fastest of three tries: a slow spell is the whole core's, a
-// preemption one try's.
+// probeCores times the chain on every core at once and returns the
+// slowest core's time, the fastest of three tries (onEveryCore).
 func probeCores() time.Duration {
-	n := max(runtime.GOMAXPROCS(0), 1)
-	best := time.Duration(math.MaxInt64)
-	for range 3 {
-		times := make([]time.Duration, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				start := time.Now()
-				sink := chain(probeChain, uint64(i)+1)
-				times[i] = time.Since(start)
-				if sink == 0 {
-					times[i]++ // keeps the chain's result alive
-				}
-			}()
+	return onEveryCore(func(i int) time.Duration {
+		start := time.Now()
+		sink := chain(probeChain, uint64(i)+1)
+		d := time.Since(start)
+		if sink == 0 {
+			d++ // keeps the chain's result alive
 		}
-		wg.Wait()
-		best = min(best, slices.Max(times))
-	}
-	return best
+		return d
+	})
 }
 
 // probeStreams times the stream on every core at once, as probeCores the
-// chain, and returns the slowest core's time, the fastest of three
-// tries. Why a second probe: the chain's latency does not see a
+// chain. Why a second probe: the chain's latency does not see a
 // neighbour that takes the core's loads and stores. This host's L1 loop
 // y[i] = y[i]*0.5 + x[i] (validate's core witness) ran at 0.55-0.60 ns an
 // element most of the time and at 1.05-1.08 in stretches of 0.1 to 0.5 s,
@@ -332,6 +315,24 @@ func probeCores() time.Duration {
 // against 0.28 on a quiet host, and priced session 17's single-rank
 // measurements 28.6 % long in the median.
 func probeStreams() time.Duration {
+	return onEveryCore(func(i int) time.Duration {
+		x, y := make([]float64, streamLen), make([]float64, streamLen)
+		x[0] = float64(i)
+		start := time.Now()
+		stream(x, y, streamReps)
+		d := time.Since(start)
+		if y[0] == -1 {
+			d++ // keeps the stream's stores alive
+		}
+		return d
+	})
+}
+
+// onEveryCore runs probe on every core at once (one goroutine locked to a
+// thread per core, GOMAXPROCS of them, probe given its index) and returns
+// the slowest core's time, the fastest of three tries: a slow spell is
+// the whole core's, a preemption one try's.
+func onEveryCore(probe func(i int) time.Duration) time.Duration {
 	n := max(runtime.GOMAXPROCS(0), 1)
 	best := time.Duration(math.MaxInt64)
 	for range 3 {
@@ -343,14 +344,7 @@ func probeStreams() time.Duration {
 				defer wg.Done()
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				x, y := make([]float64, streamLen), make([]float64, streamLen)
-				x[0] = float64(i)
-				start := time.Now()
-				stream(x, y, streamReps)
-				times[i] = time.Since(start)
-				if y[0] == -1 {
-					times[i]++ // keeps the stream's stores alive
-				}
+				times[i] = probe(i)
 			}()
 		}
 		wg.Wait()
