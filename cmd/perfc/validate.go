@@ -33,7 +33,7 @@ type validateCmd struct {
 	Mpirun      string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
 	NoWitness   bool          `help:"Do not time the two witness kernels (a core, a copy between cores) before every case; the report then cannot say how fast the host ran."`
 	Settle      time.Duration `help:"How long to wait, before each case, for the host's slow spell to end: for the witnesses to come within 15% (a core) and 30% (a copy between cores) of the table (docs/accuracy.md, \"Settling\")." default:"10s"`
-	SettleTotal time.Duration `help:"How long to wait for the host in all; once spent, each case is measured after one timing of the witnesses (the report says how many)." default:"5m"`
+	SettleTotal time.Duration `help:"How long to wait for the host in all, over the suite; once it is spent, cases wait no longer before they are measured (the report warns how many)." default:"5m"`
 	NoSettle    bool          `help:"Time the witnesses once before each case and never wait for the host."`
 	Replay      string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure nothing: predict the cases of an earlier --json report again (with -m's table and this perfc's model) and compare with its measurements."`
 	Files       []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
