@@ -111,6 +111,32 @@ func TestSettlerCopy(t *testing.T) {
 	}
 }
 
+// TestSettlerTotal: a host that never settles makes each program wait
+// its budget until the calibration's total is spent; the waits the total
+// cut short are counted, and the source says so.
+func TestSettlerTotal(t *testing.T) {
+	const ms = time.Millisecond
+	steady, slow := sample{core: 10 * ms}, sample{core: 20 * ms}
+	s, slept := fakeSamples(3*time.Second, steady, steady, steady, steady, slow)
+	s.total = 4 * time.Second
+	for range 3 {
+		if err := s.around(context.Background(), func() error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 3 s, then the 1 s left of the total, then none.
+	want := settleRecord{Programs: 3, Waited: 2, WaitedFor: 4 * time.Second, Unsettled: 3, Spent: 2, Reference: 10 * ms}
+	if diff := cmp.Diff(want, s.rec); diff != "" {
+		t.Errorf("record (-want +got):\n%s", diff)
+	}
+	if *slept != 4*time.Second+200*ms {
+		t.Errorf("slept %v, want the 4 s of waiting and the first reference's 0.2 s", *slept)
+	}
+	if got := s.rec.String(); !strings.Contains(got, "2 waited 4s in all (the calibration's whole wait was spent before 2 of the waits), 3 ran unsettled") {
+		t.Errorf("%q does not say the total was spent", got)
+	}
+}
+
 // TestSettlerStream: a host whose chain runs at speed while a neighbour
 // halves its loads and stores (the stream probe × 1.9) waits for the
 // stream, within its band of 15 %; the source names the stream probe.
