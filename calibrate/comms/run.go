@@ -272,8 +272,7 @@ func outsideSpells(kp kernelPlan, a, b *spmd.Measurement) ([]Point, error) {
 }
 
 // withinBand is the timing of the samples within fit.FastFactor of the
-// fastest:
-// their fastest, median and slowest.
+// fastest: their fastest, median and slowest.
 func withinBand(name string, samples []float64) spmd.Timing {
 	b := fit.FastBand(samples, fit.FastFactor)
 	return spmd.Timing{Name: name, MinUs: b.Min, MedianUs: b.Median, MaxUs: b.Max}
