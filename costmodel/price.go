@@ -517,7 +517,9 @@ func (p *machinePricer) lawTime(mm *machines.MessageModel, level int, src, dst, 
 // after the other, so the halves do not overlap (docs/predict.md,
 // "Messages"). It reports false when the table has no such law, when a
 // half has no peer, or when a peer is on another node of a cluster (the
-// law was measured inside one): then the halves overlap as before.
+// law was measured inside one): then the halves overlap as before. When
+// both peers take turns on rank's core and the table has
+// messages.same_core, the event is two messages of that law.
 func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, string, bool) {
 	x := p.m.Exchange()
 	if x == nil || to < 0 || from < 0 {
@@ -525,6 +527,14 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && (p.differentNodes(cl, rank, to) || p.differentNodes(cl, rank, from)) {
 		return 0, "", false
+	}
+	if sc := p.sameCoreLaw(rank, to); sc != nil && p.sameCore(rank, from) {
+		// Both halves copied on the one core the ranks take turns on:
+		// two messages of its law in series, as the runtime copies them.
+		level := sc.Levels(int(rank), int(to))
+		t, how := p.sharedCopies(sc, level, rank, to, bytes, sc.Time(bytes, level),
+			fmt.Sprintf("two messages of messages.same_core in series (ranks %d and %d take turns on core %d)", rank, to, rank%int64(p.Cores())))
+		return 2 * t, how, true
 	}
 	level := x.Levels(int(rank), int(to))
 	t, how := p.sharedCopies(x, level, rank, to, bytes, x.Time(bytes, level), "exchange law (messages.exchange, both halves in series)")
@@ -586,8 +596,11 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string
 		return 0, ""
 	}
 	how := fmt.Sprintf("%s model, %d network level(s)", mm.Kind(), level)
-	if mm == p.m.SharingMessages() {
+	switch mm {
+	case p.m.SharingMessages():
 		how += fmt.Sprintf(" (messages.sharing: %d ranks share %d cores)", p.ranks, p.Cores())
+	case p.m.SameCoreMessages():
+		how += fmt.Sprintf(" (messages.same_core: ranks %d and %d take turns on core %d)", src, dst, src%int64(p.Cores()))
 	}
 	return p.sharedCopies(mm, level, src, dst, bytes, mm.Time(bytes, level), how)
 }
@@ -602,10 +615,16 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string
 // top-level law; docs/predict.md, "Ranks sharing cores"); the inter-node
 // model between the nodes of a cluster. handsOff false says that the
 // message hands no core over when ranks share cores (an isend's between
-// bound ranks, postedAt): messages.sharing does not apply.
+// bound ranks, postedAt): messages.sharing does not apply. Between two
+// ranks bound to one core (sameCore) a message that hands the core over
+// costs messages.same_core when the table has it and no more ranks than
+// cores copy, the regime it was measured in (sameCoreLaw).
 func (p *machinePricer) route(src, dst int64, elem string, bytes float64, handsOff bool) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
-	if sm := p.m.SharingMessages(); sm != nil && handsOff && p.sharesCores() && (p.fewCopiers() || bytes < p.privateCacheBytes()) {
+	switch sc, sm := p.sameCoreLaw(src, dst), p.m.SharingMessages(); {
+	case sc != nil && handsOff:
+		mm = sc
+	case sm != nil && handsOff && p.sharesCores() && (p.fewCopiers() || bytes < p.privateCacheBytes()):
 		mm = sm
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
@@ -615,6 +634,27 @@ func (p *machinePricer) route(src, dst int64, elem string, bytes float64, handsO
 		return nil, 0
 	}
 	return mm, mm.Levels(int(src), int(dst))
+}
+
+// sameCoreLaw is the table's messages.same_core when it prices a message
+// between src and dst: two ranks bound to one core (sameCore), when no
+// more ranks than cores send or receive messages (fewCopiers), the regime
+// it was measured in (two of four ranks on two cores). nil otherwise.
+//
+// With every rank copying, the payload's lines move between the cores
+// in the kernel's other messages, and a copy between the ranks of one
+// core then reads or writes lines the other core holds: meshshift 2 × 2
+// at 8 KiB measured 1.06 µs for its one-core exchange where this law
+// gives 0.46 (the 01:02 validation, docs/accuracy.md, "Session 20"), and
+// replayed on that validation, this law for every one-core message took
+// the 4-rank cases from 10.2 to 12.6 % median |error|, L1 worst (halo2d,
+// hypercube, comms3, wave: −15..−58 %), where the L2 ones gained.
+func (p *machinePricer) sameCoreLaw(src, dst int64) *machines.MessageModel {
+	sc := p.m.SameCoreMessages()
+	if sc == nil || !p.fewCopiers() || !p.sameCore(src, dst) {
+		return nil
+	}
+	return sc
 }
 
 // differentNodes reports whether two ranks sit on different nodes; a

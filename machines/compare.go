@@ -92,6 +92,7 @@ func (c *Comparison) laws(a, b *Machine) {
 		{"messages", func(m *Machine) *MessageModel { return m.Messages("") }},
 		{"messages.exchange", (*Machine).Exchange},
 		{"messages.sharing", (*Machine).SharingMessages},
+		{"messages.same_core", (*Machine).SameCoreMessages},
 		{"messages.local", (*Machine).LocalMessages},
 	} {
 		la, lb := l.law(a), l.law(b)

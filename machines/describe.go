@@ -33,6 +33,9 @@ func (m *Machine) Describe(w io.Writer) error {
 		if x := m.messages.sharing; x != nil {
 			d.messages("messages when the ranks outnumber the cores", x)
 		}
+		if x := m.messages.sameCore; x != nil {
+			d.messages("messages between two ranks bound to one core (ranks outnumber the cores)", x)
+		}
 		if x := m.messages.local; x != nil {
 			d.messages("messages whose payload stays with its sender (never received into)", x)
 		}

@@ -57,3 +57,48 @@ messages:
 		}
 	}
 }
+
+// TestSameCoreKey checks messages.same_core: it loads as a message model
+// of its own, is absent when not given, needs its own source, and is
+// refused inside a by_elem variant.
+func TestSameCoreKey(t *testing.T) {
+	m, err := Parse("m.yaml", []byte(header+`
+messages:
+  source: s
+  model: hockney
+  t0: 1us
+  rinf: 1GB/s
+  same_core: {source: SAMECORE, model: hockney, t0: 0.2us, rinf: 50GB/s}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := m.SameCoreMessages()
+	if sc == nil {
+		t.Fatal("no same-core law")
+	}
+	if got, want := sc.Time(8192, 1), 0.2e-6+8192/50e9; math.Abs(got-want) > 1e-15 {
+		t.Errorf("same-core message of 8 KiB: %g s, want %g", got, want)
+	}
+	if sc.Source() != "SAMECORE" {
+		t.Errorf("source %q, want SAMECORE", sc.Source())
+	}
+	plain, err := Parse("m.yaml", []byte(header+"messages: {source: s, model: hockney, t0: 1us, rinf: 1GB/s}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.SameCoreMessages() != nil {
+		t.Error("a same-core law where the table gives none")
+	}
+	for _, bad := range []struct{ body, want string }{
+		{"messages:\n  source: s\n  model: hockney\n  t0: 1us\n  rinf: 1GB/s\n  same_core: {model: hockney, t0: 1us, rinf: 1GB/s}\n",
+			"messages.same_core has no source"},
+		{"messages:\n  source: s\n  model: hockney\n  t0: 1us\n  rinf: 1GB/s\n  by_elem:\n    f32: {model: hockney, t0: 1us, rinf: 1GB/s, same_core: {model: hockney, t0: 1us, rinf: 1GB/s}}\n",
+			"unknown key 'same_core'"},
+	} {
+		_, err := Parse("m.yaml", []byte(header+bad.body))
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("got %v, want an error with %q", err, bad.want)
+		}
+	}
+}

@@ -184,6 +184,19 @@ func (m *Machine) SharingMessages() *MessageModel {
 	return m.messages.sharing
 }
 
+// SameCoreMessages is the table's message law between two ranks that
+// take turns on one core (messages.same_core, written by perfc calibrate
+// from COMMS1 between the two ranks of core 0 when ranks outnumber the
+// cores), or nil when it has none (then such a message costs
+// messages.sharing's price). The payload's lines are in that core's
+// caches, and the message hands the core from sender to receiver.
+func (m *Machine) SameCoreMessages() *MessageModel {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.sameCore
+}
+
 // LocalMessages is the table's message law for payloads that stay with
 // their sender (messages.local, written by perfc calibrate from its LOCAL
 // pingpong, each rank sending its own buffer and receiving into
@@ -843,6 +856,10 @@ type MessageModel struct {
 	// table's cores (COMMS1 with more ranks than cores); nil when the
 	// table does not say.
 	sharing *MessageModel
+	// sameCore prices a message between two ranks bound to one core when
+	// the kernel's ranks outnumber the table's cores; nil when the table
+	// does not say.
+	sameCore *MessageModel
 	// local prices a message whose payload stays with its sender (a sent
 	// array the kernel never receives into: COMMS1 with a send and a
 	// receive buffer on each rank); nil when the table does not say.

@@ -254,6 +254,9 @@ func (m *Machine) messageModels() []*MessageModel {
 		if m.messages.sharing != nil {
 			all = append(all, m.messages.sharing)
 		}
+		if m.messages.sameCore != nil {
+			all = append(all, m.messages.sameCore)
+		}
 		if m.messages.local != nil {
 			all = append(all, m.messages.local)
 		}
@@ -621,7 +624,7 @@ func hockneyKeys() []string { return []string{"t0", "pi0", "rinf", "per_byte", "
 func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *MessageModel {
 	keys := append(hockneyKeys(), "source", "model", "ranges", "L", "o", "g", "G", "time", "network", "eager_limit", "startup")
 	if top {
-		keys = append(keys, "by_elem", "exchange", "sharing", "local", "wakeup", "noise", "shared", "requests")
+		keys = append(keys, "by_elem", "exchange", "sharing", "same_core", "local", "wakeup", "noise", "shared", "requests")
 	}
 	f := d.mapping(n, what, keys...)
 	src := f.source(inherited)
@@ -663,6 +666,9 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	}
 	if top && f.has("sharing") {
 		mm.sharing = d.messageModel(f.get("sharing"), "messages.sharing", "", false)
+	}
+	if top && f.has("same_core") {
+		mm.sameCore = d.messageModel(f.get("same_core"), "messages.same_core", "", false)
 	}
 	if top && f.has("local") {
 		mm.local = d.messageModel(f.get("local"), "messages.local", "", false)

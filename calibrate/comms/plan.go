@@ -19,10 +19,17 @@ const (
 	// copies lines its sender holds, where COMMS1 returns what it
 	// received and every copy reads lines the other core wrote
 	// (messages.local; docs/calibrate-comms.md, "Payloads that stay").
-	Local  Bench = "LOCAL"
-	Comms2 Bench = "COMMS2" // both ranks exchange at once; t = one exchange
-	Comms3 Bench = "COMMS3" // every rank sends to every other; t = the P(P−1) messages
-	Synch1 Bench = "SYNCH1" // barrier; t = one barrier
+	Local Bench = "LOCAL"
+	// SameCore is COMMS1 between rank 0 and rank C of the sharingRanks
+	// kernel on a host of C cores (1 < C < sharingRanks): the goroutine
+	// runtime binds rank r to core r mod C, so the two take turns on core
+	// 0 and every copy reads lines that core's caches hold
+	// (messages.same_core; docs/calibrate-comms.md, "Partners on one
+	// core").
+	SameCore Bench = "SAMECORE"
+	Comms2   Bench = "COMMS2" // both ranks exchange at once; t = one exchange
+	Comms3   Bench = "COMMS3" // every rank sends to every other; t = the P(P−1) messages
+	Synch1   Bench = "SYNCH1" // barrier; t = one barrier
 	// Gap and Wake measure the wake-up of a rank that waited
 	// (docs/calibrate-comms.md, "Wake-up"): rank 0 computes a gap of
 	// blocks × 1000 triad elements, alone (Gap, t = the gap) or before an
@@ -67,6 +74,8 @@ type bench struct {
 	// blocks is the gap of Gap and Wake: blocks of gapBlock elements that
 	// rank 0 computes before each repetition's round trip.
 	blocks int64
+	// peer is SameCore's partner of rank 0 (the host's cores).
+	peer int
 }
 
 // kernelPlan is one generated kernel: every benchmark at one rank count.
@@ -89,6 +98,11 @@ type sizes struct {
 	target                       float64 // seconds one region should last
 	samples                      int     // measurements per kernel (the median is kept)
 	mpi                          bool    // the benchmarks run as MPI processes (the estimates differ)
+	// cores are the host's cores that goroutine ranks share, rank r
+	// bound to core r mod cores (0: unknown, or MPI ranks, which Open MPI
+	// binds to no core when they oversubscribe): with 1 < cores <
+	// sharingRanks the sharingRanks kernel measures SameCore too.
+	cores int
 }
 
 // pointMax is the full run's longest pingpong and exchange: 32 MiB, four
@@ -170,8 +184,10 @@ func collFull() []int64 {
 // plan lists the kernels of a mode: COMMS1, LOCAL and COMMS2 need two
 // ranks and go into the two-rank kernel, REQ into a two-rank kernel of its
 // own; COMMS1 runs again between ranks 0 and 1 of
-// the sharingRanks kernel (messages.sharing); COMMS3, SYNCH1 and the
-// collectives go into every rank count's kernel.
+// the sharingRanks kernel (messages.sharing), and there between the two
+// ranks of core 0 as SAMECORE when the host has fewer cores than its ranks
+// (messages.same_core); COMMS3, SYNCH1 and the collectives go into every
+// rank count's kernel.
 func plan(s sizes) []kernelPlan {
 	var out []kernelPlan
 	for _, p := range s.ranks {
@@ -179,6 +195,12 @@ func plan(s sizes) []kernelPlan {
 		if p == 2 || p == sharingRanks {
 			for _, n := range s.comms1 {
 				kp.add(Comms1, n, 2, s.target)
+			}
+		}
+		if p == sharingRanks && sharesCore(s.cores) {
+			for _, n := range s.comms1 {
+				kp.add(SameCore, n, 2, s.target)
+				kp.benches[len(kp.benches)-1].peer = s.cores
 			}
 		}
 		if p == 2 {
@@ -212,6 +234,11 @@ func plan(s sizes) []kernelPlan {
 	req.add(Req, 8, 1, s.target)
 	return append(out, req)
 }
+
+// sharesCore reports whether on a host of cores cores rank 0 of the
+// sharingRanks kernel shares its core with another rank that is not rank 1
+// (COMMS1's partner): rank cores, bound to core 0 (cores mod cores).
+func sharesCore(cores int) bool { return 1 < cores && cores < sharingRanks }
 
 // collMemory bounds the bytes × P² of a collective's block: an alltoall
 // keeps P blocks to send and P to receive on each of P ranks, 2·P²·bytes
@@ -275,7 +302,7 @@ func estimate(kind Bench, n float64, p int, mpi bool) float64 {
 		wake, bw = 2e-6, 2e9
 	}
 	switch kind {
-	case Comms1, Local:
+	case Comms1, Local, SameCore:
 		return wake + n/bw
 	case Req: // two posts, a wait, three regions' clock reads
 		return 2*wake + 0.5e-6
@@ -299,7 +326,7 @@ func (kp kernelPlan) arrays() (buf, sr, x int64) {
 	for _, b := range kp.benches {
 		e := max(1, b.bytes/8)
 		switch b.kind {
-		case Comms1, Comms2:
+		case Comms1, SameCore, Comms2:
 			buf = max(buf, e)
 		case Comms3, Local:
 			sr = max(sr, e)
@@ -377,6 +404,16 @@ func (bn bench) body() []string {
 			"  send buf" + s + " to 1",
 			"  recv buf" + s + " from 1",
 			"} else if rank == 1 {",
+			"  recv buf" + s + " from 0",
+			"  send buf" + s + " to 0",
+			"}",
+		}
+	case SameCore: // COMMS1 between rank 0 and the other rank of its core
+		return []string{
+			"if rank == 0 {",
+			fmt.Sprintf("  send buf%s to %d", s, bn.peer),
+			fmt.Sprintf("  recv buf%s from %d", s, bn.peer),
+			fmt.Sprintf("} else if rank == %d {", bn.peer),
 			"  recv buf" + s + " from 0",
 			"  send buf" + s + " to 0",
 			"}",

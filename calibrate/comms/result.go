@@ -37,6 +37,7 @@ type Result struct {
 	messagesErr error         // no Hockney ranges at all: the points are the law
 	exchange    *fit.Piecewise
 	sharing     *fit.Piecewise      // COMMS1 in the sharingRanks kernel
+	sameCore    *fit.Piecewise      // SAMECORE in the sharingRanks kernel
 	local       *fit.Piecewise      // LOCAL: payloads that stay with their senders
 	saturation  map[int]fit.Hockney // COMMS3 by P
 	colls       map[string]collFit  // by kind, barrier included
@@ -80,6 +81,11 @@ func analyse(pts []Point, samples int, date string, tr Transport) (*Result, erro
 	if n, t := series(pts, Comms1, sharingRanks); len(n) >= 3 {
 		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0}); err == nil {
 			r.sharing = &p
+		}
+	}
+	if n, t := series(pts, SameCore, sharingRanks); len(n) >= 3 {
+		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0}); err == nil {
+			r.sameCore = &p
 		}
 	}
 	if n, t := series(pts, Local, partition); len(n) >= 3 {
@@ -184,7 +190,7 @@ func collectiveLengths(pts []Point) []float64 {
 // wake-up's gap), not of a collective.
 func isPointToPoint(b Bench) bool {
 	switch b {
-	case Comms1, Local, Comms2, Comms3, Gap, Wake:
+	case Comms1, SameCore, Local, Comms2, Comms3, Gap, Wake:
 		return true
 	}
 	return false
@@ -265,7 +271,7 @@ func (r *Result) Messages() any {
 			fmtBytes(float64(t.bytes)), fmtTime(t.kept), fmtTime(t.dropped))
 	}
 	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong", partition), Wakeup: r.wakeupSection(),
-		Shared: r.sharedSection(), Sharing: r.sharingSection(), Local: r.localSection(), Requests: r.requestsSection()}
+		Shared: r.sharedSection(), Sharing: r.sharingSection(), SameCore: r.sameCoreSection(), Local: r.localSection(), Requests: r.requestsSection()}
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange", partition),
@@ -293,6 +299,26 @@ func (r *Result) sharingSection() *messagesYAML {
 	return &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS1 pingpong", sharingRanks),
 		Source: fmt.Sprintf("%s COMMS1 pingpong between ranks 0 and 1 of %d on %d cores (half the round trip, %s), %s..%s (%d lengths), %s",
 			r.transport.Command(), sharingRanks, r.cores, of, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+}
+
+// sameCoreSection is messages.same_core: SAMECORE, COMMS1 between the two
+// ranks of core 0 in the sharingRanks kernel; nil when the host's cores
+// do not put two of its ranks other than 0 and 1 on one core, or the law
+// did not fit. A message between partners of one core hands the core
+// over, and its copy reads lines that core's caches hold, where COMMS1
+// between ranks 0 and 1 of that kernel reads lines the other core wrote:
+// on this host 0.17 against 0.47 us at 8 B and 4.9 against 32.8 us at
+// 256 KiB (perfc check, 2026-11-27; docs/calibrate-comms.md, "Partners on
+// one core").
+func (r *Result) sameCoreSection() *messagesYAML {
+	p := r.sameCore
+	if p == nil || !sharesCore(r.cores) {
+		return nil
+	}
+	n, _ := series(r.points, SameCore, sharingRanks)
+	return &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "SAMECORE pingpong", sharingRanks),
+		Source: fmt.Sprintf("%s SAMECORE: COMMS1 pingpong between ranks 0 and %d of %d on %d cores, both bound to core 0 (half the round trip, %s), %s..%s (%d lengths), %s",
+			r.transport.Command(), r.cores, sharingRanks, r.cores, r.measuredAs(sharingRanks), fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 }
 
 // measuredAs says how a point on ranks ranks was taken from its
@@ -641,6 +667,9 @@ type messagesYAML struct {
 	// Sharing is the COMMS1 law when ranks outnumber the cores, which
 	// the pricing reads as messages.sharing.
 	Sharing *messagesYAML `yaml:"sharing,omitempty"`
+	// SameCore is the COMMS1 law between two ranks bound to one core,
+	// which the pricing reads as messages.same_core.
+	SameCore *messagesYAML `yaml:"same_core,omitempty"`
 	// Local is the LOCAL law, of payloads that stay with their senders,
 	// which the pricing reads as messages.local.
 	Local *messagesYAML `yaml:"local,omitempty"`

@@ -74,6 +74,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		s.ranks = rankCounts(o.MaxRanks)
 	}
 	s.mpi = o.mpi()
+	if !s.mpi {
+		s.cores = runtime.NumCPU() // the goroutine runtime binds rank r to core r mod the cores
+	}
 	kernels := plan(s)
 	tr := Transport{Backend: "goroutine"}
 	if o.mpi() {

@@ -1,6 +1,7 @@
 package comms
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -92,6 +93,78 @@ func TestSharingSection(t *testing.T) {
 		}
 		if !strings.Contains(m.Sharing.Source, "between ranks 0 and 1 of 4 on 2 cores") || !strings.Contains(m.Sharing.Ranges[0].Source, "P=4") {
 			t.Errorf("sources %q, %q do not say where the law was measured", m.Sharing.Source, m.Sharing.Ranges[0].Source)
+		}
+	}
+}
+
+// TestSameCorePlan: the sharingRanks kernel measures SAMECORE between rank
+// 0 and rank C (both on core 0 of C cores) at COMMS1's lengths when
+// 1 < C < sharingRanks, and not on one core (COMMS1's partner already
+// shares it), on as many cores as ranks, or when the cores are unknown.
+func TestSameCorePlan(t *testing.T) {
+	for _, tt := range []struct{ cores, want int }{{2, 2}, {3, 3}, {1, 0}, {sharingRanks, 0}, {0, 0}} {
+		s := modeSizes(true, false)
+		s.cores = tt.cores
+		var got []bench
+		for _, kp := range plan(s) {
+			for _, b := range kp.benches {
+				if b.kind == SameCore {
+					got = append(got, b)
+					if kp.ranks != sharingRanks {
+						t.Errorf("%d cores: SAMECORE in the %d-rank kernel", tt.cores, kp.ranks)
+					}
+				}
+			}
+		}
+		if tt.want == 0 {
+			if len(got) > 0 {
+				t.Errorf("%d cores: %d SAMECORE benchmarks, want none", tt.cores, len(got))
+			}
+			continue
+		}
+		if len(got) != len(s.comms1) {
+			t.Fatalf("%d cores: %d SAMECORE lengths, want COMMS1's %d", tt.cores, len(got), len(s.comms1))
+		}
+		body := strings.Join(got[1].body(), "\n")
+		for _, want := range []string{fmt.Sprintf("send buf[0:1] to %d", tt.want), fmt.Sprintf("} else if rank == %d {", tt.want)} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%d cores: body %q lacks %q", tt.cores, body, want)
+			}
+		}
+	}
+}
+
+// TestSameCoreSection: SAMECORE points become messages.same_core with the
+// law they follow when the host's cores put two ranks other than 0 and 1
+// on one core, and name where they were measured; not otherwise.
+func TestSameCoreSection(t *testing.T) {
+	pts := synthetic(knownFormulas())
+	turns := func(n float64) float64 { return 0.15e-6 + n/50e9 }
+	for _, n := range modeSizes(false, false).comms1 {
+		pts = append(pts, Point{Bench: SameCore, Bytes: float64(n), Ranks: sharingRanks, Time: turns(float64(n))})
+	}
+	r, err := Analyse(pts, 9, "2026-11-27")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cores int
+		want  bool
+	}{{2, true}, {3, true}, {1, false}, {sharingRanks, false}, {0, false}} {
+		r.cores = tt.cores
+		m := r.Messages().(messagesYAML)
+		if (m.SameCore != nil) != tt.want {
+			t.Fatalf("%d cores: same_core section %+v, want one: %v", tt.cores, m.SameCore, tt.want)
+		}
+		if !tt.want {
+			continue
+		}
+		if len(m.SameCore.Ranges) != 1 || m.SameCore.Ranges[0].T0 != "150ns" || m.SameCore.Ranges[0].Rinf != "50GB/s" {
+			t.Errorf("same-core law %+v, want one range of t0 150ns, r∞ 50GB/s", m.SameCore.Ranges)
+		}
+		want := fmt.Sprintf("between ranks 0 and %d of 4 on %d cores, both bound to core 0", tt.cores, tt.cores)
+		if !strings.Contains(m.SameCore.Source, want) || !strings.Contains(m.SameCore.Ranges[0].Source, "SAMECORE pingpong") {
+			t.Errorf("sources %q, %q do not say where the law was measured (%q)", m.SameCore.Source, m.SameCore.Ranges[0].Source, want)
 		}
 	}
 }
