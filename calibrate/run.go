@@ -3,8 +3,6 @@ package calibrate
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
 
 	"perfc/analyze"
 	"perfc/analyze/cache"
@@ -158,7 +156,7 @@ func joinCounts(spec kernelSpec, rep *analyze.Report, m *spmd.Measurement) (*mea
 // perfc validate measures a case when its core witness is within 15 % of
 // the table (settling), so the table's times are those outside them.
 func outsideSlowMoments(t spmd.Timing) spmd.Timing {
-	if len(t.SamplesUs) == 0 || slices.ContainsFunc(t.SamplesUs, func(x float64) bool { return !(x > 0) || math.IsInf(x, 1) }) {
+	if len(t.SamplesUs) == 0 || !fit.Usable(t.SamplesUs) {
 		return t
 	}
 	b := fit.FastBand(t.SamplesUs, fit.FastFactor)

@@ -624,4 +624,19 @@ func TestOutsideSpells(t *testing.T) {
 	if want := 80e-6 / 200; math.Abs(got[0].Time-want) > 1e-15 {
 		t.Errorf("COMMS1 8B without samples: %g s, want the median of both runs' fastest, %g", got[0].Time, want)
 	}
+
+	// A sample the harness could not time (NaN, or a zero from a clock
+	// that did not move) makes no band: the first run's timing stands,
+	// as calibrate's in-core points do (fit.Usable).
+	for _, bad := range []float64{math.NaN(), 0} {
+		a := run([]float64{300, 80, 70}, []float64{800, 900, 1000}, []float64{500, 900, 1000})
+		b := run([]float64{100, bad, 100}, []float64{210, 200, 700}, []float64{1200, 1300, 1100})
+		got, err := outsideSpells(kp, a, b)
+		if err != nil {
+			t.Fatalf("a sample of %g: %v", bad, err)
+		}
+		if want := 80e-6 / 200; math.Abs(got[0].Time-want) > 1e-15 {
+			t.Errorf("COMMS1 8B with a sample of %g: %g s, want the first run's median, %g", bad, got[0].Time, want)
+		}
+	}
 }

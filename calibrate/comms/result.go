@@ -251,8 +251,8 @@ func (r *Result) Ranks() int { return partition }
 // bytes).
 func (r *Result) Messages() any {
 	n, _ := series(r.points, Comms1, partition)
-	src := fmt.Sprintf("%s COMMS1 pingpong %s (half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
-		r.transport.Command(), r.transport.Describe(partition), r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
+	src := fmt.Sprintf("%s COMMS1 pingpong %s (half the round trip, %s), %s..%s (%d lengths), P=2, %s",
+		r.transport.Command(), r.transport.Describe(partition), r.measuredAs(partition), fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
 	if r.messagesErr != nil {
 		return messagesYAML{
 			Source:   src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
@@ -267,7 +267,7 @@ func (r *Result) Messages() any {
 		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
 	}
 	if t := r.twin; t != nil {
-		src += fmt.Sprintf("; the two-rank kernel ran twice, in two processes, and the one whose %s message took %s (the other %s) is kept",
+		src += fmt.Sprintf("; the two-rank kernel ran twice, in two processes, its %s message %s in the median of the faster run and %s in the other",
 			fmtBytes(float64(t.bytes)), fmtTime(t.kept), fmtTime(t.dropped))
 	}
 	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong", partition), Wakeup: r.wakeupSection(),
@@ -275,8 +275,8 @@ func (r *Result) Messages() any {
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange", partition),
-			Source: fmt.Sprintf("%s COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, median of %d measurements), %s..%s (%d lengths), P=2, %s",
-				r.transport.Command(), r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+			Source: fmt.Sprintf("%s COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, %s), %s..%s (%d lengths), P=2, %s",
+				r.transport.Command(), r.measuredAs(partition), fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 	}
 	return m
 }
@@ -322,11 +322,11 @@ func (r *Result) sameCoreSection() *messagesYAML {
 }
 
 // measuredAs says how a point on ranks ranks was taken from its
-// measurements: their median, or for the sharingRanks kernel when it ran
-// twice the median of both runs' outside the host's slow spells
-// (outsideSpells).
+// measurements: their median, or for a kernel that ran twice (the
+// two-rank and the sharingRanks one) the median of both runs' outside
+// the host's slow spells (outsideSpells).
 func (r *Result) measuredAs(ranks int) string {
-	if ranks == sharingRanks && r.twinShared != nil {
+	if ranks == sharingRanks && r.twinShared != nil || ranks == partition && r.twin != nil {
 		return fmt.Sprintf("the median of those of %d measurements in the kernel's two runs within %.1f × their fastest: the host's slow spells", 2*r.samples, fit.FastFactor)
 	}
 	return fmt.Sprintf("median of %d measurements", r.samples)
@@ -348,8 +348,8 @@ func (r *Result) localSection() *messagesYAML {
 	}
 	n, _ := series(r.points, Local, partition)
 	return &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "LOCAL pingpong", partition),
-		Source: fmt.Sprintf("%s LOCAL pingpong %s (each rank sends its own buffer and receives into another; half the round trip, median of %d measurements), %s..%s (%d lengths), P=2, %s",
-			r.transport.Command(), r.transport.Describe(partition), r.samples, fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+		Source: fmt.Sprintf("%s LOCAL pingpong %s (each rank sends its own buffer and receives into another; half the round trip, %s), %s..%s (%d lengths), P=2, %s",
+			r.transport.Command(), r.transport.Describe(partition), r.measuredAs(partition), fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 }
 
 // ranges writes the Hockney ranges of a piecewise law of bench measured
@@ -433,8 +433,10 @@ func (r *Result) table(b Bench, p int, x string) *tableYAML {
 // formula named in the source.
 func (r *Result) Collectives() any {
 	src := fmt.Sprintf("%s collectives and SYNCH1 %s, median of %d measurements", r.transport.Command(), r.transport.Describe(0), r.samples)
-	if r.twinShared != nil {
-		src += fmt.Sprintf(" (P=%d: %s)", sharingRanks, r.measuredAs(sharingRanks))
+	for _, p := range []int{partition, sharingRanks} {
+		if of := r.measuredAs(p); of != r.measuredAs(0) {
+			src += fmt.Sprintf(" (P=%d: %s)", p, of)
+		}
 	}
 	c := collectivesYAML{Source: src + ", " + r.date}
 	for _, kind := range CollectiveKinds() {

@@ -135,18 +135,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", f.kp.ranks, err)
 		}
 		done += f.kp.seconds(s.samples)
-		m, t := faster(f.kp, f.m, m2)
+		_, t := faster(f.kp, f.m, m2)
 		if f.kp.ranks == partition {
 			twin = t
 		} else {
 			twinShared = t
 		}
-		var got []Point
-		if f.kp.ranks == sharingRanks {
-			got, err = outsideSpells(f.kp, f.m, m2)
-		} else {
-			got, err = f.kp.points(m)
-		}
+		got, err := outsideSpells(f.kp, f.m, m2)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate comms on %d ranks: %w", f.kp.ranks, err)
 		}
@@ -231,14 +226,24 @@ func faster(kp kernelPlan, a, b *spmd.Measurement) (*spmd.Measurement, *twinRuns
 	return a, &twinRuns{bytes: ref.bytes, kept: ta * 1e-6 / per, dropped: tb * 1e-6 / per}
 }
 
-// outsideSpells gives every benchmark of the sharingRanks kernel (COMMS1
-// for messages.sharing, COMMS3 for messages.shared, SYNCH1 and the
-// collectives at P = 4) the median of those of its measurements in both
-// runs a and b that lie within fit.FastFactor of the fastest; Min is the
-// fastest and Spread is taken over the measurements kept. Why not the
-// median of one run: every message of this kernel crosses the cores, and
-// this kernel runs for tens of seconds, long enough to meet the spells in
-// most of its samples: in four calibrations of five in session 17,
+// outsideSpells gives every benchmark of a kernel that ran twice (the
+// two-rank kernel's COMMS1, LOCAL, COMMS2, COMMS3, SYNCH1 and collectives
+// at P = 2; the sharingRanks kernel's COMMS1 for messages.sharing,
+// SAMECORE, COMMS3 for messages.shared, SYNCH1 and the collectives at
+// P = 4) the median of those of its measurements in both runs a and b
+// that lie within fit.FastFactor of the fastest; Min is the fastest and
+// Spread is taken over the measurements kept. Why each benchmark, not the
+// run whose shortest COMMS1 was faster (the two-rank kernel until session
+// 20): a spell can begin or end within one run, between benchmarks (by
+// hand, 2026-11-27: bcast of 8 B at 0.115, 0.442 and 0.433 us in one
+// run's three samples, its COMMS1 of 8 B at 0.109, 0.105 and 0.425), and
+// the 02:58 calibration kept a run whose COMMS1 of 8 B was fast (105 ns)
+// and whose exchanges and collectives at P = 2 had been measured in a
+// spell, 3.5 to 4 times slow: the validation's messages came out +29 % in
+// the median. Why not the median of one run: every message of these
+// kernels crosses the cores, and they run for tens of seconds, long
+// enough to meet the spells in most of their samples: in four
+// calibrations of five in session 17,
 // messages.sharing came out 1.1-1.4 us, its short collectives 2.3-3.1 us
 // where a quieter run measured 0.86-0.98, and the validation's 4-rank
 // messages and collectives, measured outside the spells (settling waits
@@ -265,7 +270,7 @@ func outsideSpells(kp kernelPlan, a, b *spmd.Measurement) ([]Point, error) {
 	pooled := &spmd.Measurement{}
 	for _, t := range a.Regions {
 		all := slices.Concat(samples(a, t.Name), samples(b, t.Name))
-		if slices.ContainsFunc(all, func(x float64) bool { return math.IsNaN(x) }) {
+		if !fit.Usable(all) {
 			pooled.Regions = append(pooled.Regions, t) // points reports it
 			continue
 		}

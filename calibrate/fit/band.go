@@ -1,6 +1,9 @@
 package fit
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // FastFactor is how much slower than the fastest of a benchmark's
 // measurements another may be and still count as taken outside the
@@ -49,4 +52,13 @@ func FastBand(samples []float64, factor float64) Band {
 		median = (kept[n/2-1] + kept[n/2]) / 2
 	}
 	return Band{Min: kept[0], Median: median, Max: kept[n-1], N: n}
+}
+
+// Usable reports whether every sample is a time FastBand can summarise:
+// positive and finite. A harness that could not time a run reports NaN
+// (or a zero from a clock that did not move), and the fastest of such
+// samples would make a band of nothing; callers keep the run's own
+// timing instead, and their checks report it.
+func Usable(samples []float64) bool {
+	return !slices.ContainsFunc(samples, func(x float64) bool { return !(x > 0) || math.IsInf(x, 1) })
 }
