@@ -86,14 +86,7 @@ func TestSameCoreMessages(t *testing.T) {
 			}
 			src := strings.ReplaceAll(strings.ReplaceAll(tt.src, "PEER", tt.peer), "N]", tt.n+"]")
 			k := checkSource(t, "k.spmd", src)
-			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			pred, err := Predict(k, rep, m, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			pred := predictCached(t, k, m, Options{})
 			var msg *Term
 			for _, r := range pred.Regions {
 				for i, term := range r.Terms {
@@ -114,6 +107,10 @@ func TestSameCoreMessages(t *testing.T) {
 			// The emulator's price of the same message, without the
 			// switch it charges apart.
 			dst := int64(tt.peer[0] - '0')
+			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if got := PricerFor(k, rep, m, Options{}).Message(0, dst, int64(tt.bytes)); !sameTime(got, tt.want-sw) {
 				t.Errorf("the emulator's message 0 -> %d costs %g s, want %g s", dst, got, tt.want-sw)
 			}
