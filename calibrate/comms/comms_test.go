@@ -640,3 +640,32 @@ func TestOutsideSpells(t *testing.T) {
 		}
 	}
 }
+
+// TestSectionsBesideMeasuredPoints: when no Hockney law with a positive r∞
+// fits the pingpong (its times fall with the length), the message law is
+// its measured points, and the laws measured apart from it (here the
+// exchange and LOCAL) are written all the same.
+func TestSectionsBesideMeasuredPoints(t *testing.T) {
+	var pts []Point
+	for _, n := range modeSizes(true, false).comms1 {
+		pts = append(pts,
+			Point{Bench: Comms1, Bytes: float64(n), Ranks: 2, Time: 10e-6 - float64(n)*1e-12},
+			Point{Bench: Local, Bytes: float64(n), Ranks: 2, Time: 0.2e-6 + float64(n)/50e9},
+			Point{Bench: Comms2, Bytes: float64(n), Ranks: 2, Time: 0.5e-6 + float64(n)/10e9})
+	}
+	pts = append(pts, Point{Bench: Synch1, Ranks: 2, Time: 1e-6}, Point{Bench: Synch1, Ranks: 4, Time: 2e-6})
+	r, err := Analyse(pts, 5, "2026-11-27")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, body := tableOf(t, r)
+	if len(m.Messages("").HockneyRanges()) != 0 || !strings.Contains(body, "measured points: no Hockney law with a positive r∞ fits") {
+		t.Fatalf("a falling pingpong: want its measured points\n%s", body)
+	}
+	if m.Exchange() == nil || m.LocalMessages() == nil {
+		t.Fatalf("exchange %v, local %v: want both beside the measured points\n%s", m.Exchange(), m.LocalMessages(), body)
+	}
+	if got, want := m.Exchange().Time(4096, 1), 0.5e-6+4096/10e9; math.Abs(got-want) > 0.01*want {
+		t.Errorf("exchange of 4 KiB: %g s, want %g", got, want)
+	}
+}

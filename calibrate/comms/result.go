@@ -253,25 +253,25 @@ func (r *Result) Messages() any {
 	n, _ := series(r.points, Comms1, partition)
 	src := fmt.Sprintf("%s COMMS1 pingpong %s (half the round trip, %s), %s..%s (%d lengths), P=2, %s",
 		r.transport.Command(), r.transport.Describe(partition), r.measuredAs(partition), fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)
-	if r.messagesErr != nil {
-		return messagesYAML{
-			Source:   src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")",
-			Model:    "expr",
-			Time:     r.table(Comms1, partition, "bytes"),
-			Wakeup:   r.wakeupSection(),
-			Shared:   r.sharedSection(),
-			Requests: r.requestsSection(),
-		}
-	}
-	if !r.messagesOK {
-		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
-	}
 	if t := r.twin; t != nil {
 		src += fmt.Sprintf("; the two-rank kernel ran twice, in two processes, its %s message %s in the median of the faster run and %s in the other",
 			fmtBytes(float64(t.bytes)), fmtTime(t.kept), fmtTime(t.dropped))
 	}
-	m := messagesYAML{Source: src, Model: "hockney", Ranges: r.ranges(r.messages, "COMMS1 pingpong", partition), Wakeup: r.wakeupSection(),
-		Shared: r.sharedSection(), Sharing: r.sharingSection(), SameCore: r.sameCoreSection(), Local: r.localSection(), Requests: r.requestsSection()}
+	// The laws beside the message law are measured apart from it and
+	// written whatever its form (until session 20 the measured-points form
+	// below left them out, and with them the exchange's serial halves).
+	m := messagesYAML{Wakeup: r.wakeupSection(), Shared: r.sharedSection(), Sharing: r.sharingSection(), SameCore: r.sameCoreSection(),
+		Local: r.localSection(), Requests: r.requestsSection()}
+	switch {
+	case r.messagesErr != nil:
+		m.Source = src + "; measured points: no Hockney law with a positive r∞ fits (" + r.messagesErr.Error() + ")"
+		m.Model, m.Time = "expr", r.table(Comms1, partition, "bytes")
+	case !r.messagesOK:
+		src += fmt.Sprintf("; no split into at most %d Hockney ranges follows every point within 10 %% (%s)", maxRanges, describePiecewise(r.messages))
+		fallthrough
+	default:
+		m.Source, m.Model, m.Ranges = src, "hockney", r.ranges(r.messages, "COMMS1 pingpong", partition)
+	}
 	if p := r.exchange; p != nil {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange", partition),
