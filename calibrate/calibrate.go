@@ -39,6 +39,11 @@ type Options struct {
 	// NoComms leaves out the communication benchmarks (messages and
 	// collectives sections).
 	NoComms bool
+	// OnlyComms runs the communication benchmarks alone (and the NOISE
+	// benchmark, which messages.noise comes from), for Result.MergeInto:
+	// the in-core, clock, start, memory and SHARED benchmarks are left
+	// out, and Table cannot be written.
+	OnlyComms bool
 	// Now dates the sources (nil: time.Now).
 	Now func() time.Time
 	// Launch runs the communication benchmarks through MPI when its
@@ -129,12 +134,15 @@ func (s sizes) runSeconds() float64 {
 }
 
 // Run benchmarks this host: the in-core kernel, the memory kernel and,
-// unless NoComms, the communication benchmarks of calibrate/comms; and
-// fits every benchmark's parameters.
+// unless NoComms, the communication benchmarks of calibrate/comms (with
+// OnlyComms those alone); and fits every benchmark's parameters.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	start := time.Now()
 	if o.NoComms && o.Launch.Backend == codegen.BackendMPI {
 		return nil, fmt.Errorf("calibrate: --mpi measures the communication benchmarks through MPI; it cannot go with --no-comms")
+	}
+	if o.OnlyComms && (o.NoComms || o.Launch.Backend == codegen.BackendMPI) {
+		return nil, fmt.Errorf("calibrate: measuring the communication benchmarks alone goes with neither --no-comms nor --mpi")
 	}
 	if !o.NoComms {
 		if err := comms.Preflight(comms.Options{Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, Launch: o.Launch}); err != nil {
@@ -158,6 +166,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	st := newSettler(o.Mode)
 
 	mine := 3 * (buildSeconds + sz.runSeconds()) // in core, clock, memory
+	if o.OnlyComms {
+		mine = 0
+	}
 	commsTotal := 0.0
 	if !o.NoComms {
 		commsTotal = 20 // until comms says
@@ -186,57 +197,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		done += sz.runSeconds()
 		return mk, nil
 	}
-	core, err := run(inCoreKernel(sz), "in-core benchmarks")
-	if err != nil {
-		return nil, err
-	}
-	if res.Core, err = fitCore(core); err != nil {
-		return nil, err
-	}
-	clk, err := run(clockKernel(), "the program's clock")
-	if err != nil {
-		return nil, err
-	}
-	if res.Clock, err = fitClock(clk); err != nil {
-		return nil, err
-	}
-	if o.Launch.Backend != codegen.BackendMPI {
-		report("the start of a run on shared cores: building", 0)
-		if res.Start, err = runStart(ctx, st, o.Mode, info.Cores, res.Clock, o.CacheDir,
-			func() { report("the start of a run on shared cores: running", 0) }); err != nil {
+	if !o.OnlyComms {
+		if err := runHost(ctx, o, st, info, res, run, report); err != nil {
 			return nil, err
 		}
-	}
-	memSpec := memoryKernel(sz)
-	mem, err := run(memSpec, "working-set sweep and strides")
-	if err != nil {
-		return nil, err
-	}
-	if res.Caches, res.Effective = effectiveHierarchy(mem.points, info.Caches); len(res.Effective) > 0 {
-		// The analyzer's lines per level depend on the sizes: count the
-		// sweep again on the measured ones (the measurement stands).
-		_, rep, err := countKernel(memSpec, res.Caches)
-		if err != nil {
-			return nil, err
-		}
-		if mem, err = joinCounts(memSpec, rep, mem.m); err != nil {
-			return nil, err
-		}
-	}
-	if res.Memory, err = fitMemory(mem, res.Caches); err != nil {
-		return nil, err
-	}
-	report("streaming on every core: building", 0)
-	caches := res.Caches
-	if caches == nil {
-		caches = info.Caches
-	}
-	if res.MemShared, err = runMemShared(ctx, st, o.Mode, info.Cores, int64(caches[len(caches)-1].Size), o.CacheDir,
-		func() { report("streaming on every core: running", 0) }); err != nil {
-		return nil, err
 	}
 	if !o.NoComms {
 		base := done
+		var err error
 		res.Comms, err = comms.Run(ctx, comms.Options{
 			Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, CacheDir: o.CacheDir, Now: o.Now, Launch: o.Launch, MaxRanks: o.MaxRanks,
 			Around: st.around,
@@ -260,4 +228,61 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Settle = st.rec
 	}
 	return res, nil
+}
+
+// runHost runs the benchmarks of this host's cores and memory (in-core,
+// clock, start, working-set sweep, SHARED) into res, through run.
+func runHost(ctx context.Context, o Options, st *settler, info host.Info, res *Result,
+	run func(kernelSpec, string) (*measuredKernel, error), report func(string, float64)) error {
+	sz := res.sz
+	core, err := run(inCoreKernel(sz), "in-core benchmarks")
+	if err != nil {
+		return err
+	}
+	if res.Core, err = fitCore(core); err != nil {
+		return err
+	}
+	clk, err := run(clockKernel(), "the program's clock")
+	if err != nil {
+		return err
+	}
+	if res.Clock, err = fitClock(clk); err != nil {
+		return err
+	}
+	if o.Launch.Backend != codegen.BackendMPI {
+		report("the start of a run on shared cores: building", 0)
+		if res.Start, err = runStart(ctx, st, o.Mode, info.Cores, res.Clock, o.CacheDir,
+			func() { report("the start of a run on shared cores: running", 0) }); err != nil {
+			return err
+		}
+	}
+	memSpec := memoryKernel(sz)
+	mem, err := run(memSpec, "working-set sweep and strides")
+	if err != nil {
+		return err
+	}
+	if res.Caches, res.Effective = effectiveHierarchy(mem.points, info.Caches); len(res.Effective) > 0 {
+		// The analyzer's lines per level depend on the sizes: count the
+		// sweep again on the measured ones (the measurement stands).
+		_, rep, err := countKernel(memSpec, res.Caches)
+		if err != nil {
+			return err
+		}
+		if mem, err = joinCounts(memSpec, rep, mem.m); err != nil {
+			return err
+		}
+	}
+	if res.Memory, err = fitMemory(mem, res.Caches); err != nil {
+		return err
+	}
+	report("streaming on every core: building", 0)
+	caches := res.Caches
+	if caches == nil {
+		caches = info.Caches
+	}
+	if res.MemShared, err = runMemShared(ctx, st, o.Mode, info.Cores, int64(caches[len(caches)-1].Size), o.CacheDir,
+		func() { report("streaming on every core: running", 0) }); err != nil {
+		return err
+	}
+	return nil
 }

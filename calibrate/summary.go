@@ -11,6 +11,20 @@ import (
 // quality, the levels' rates and whether the curve showed each sysfs
 // level, so that a disagreement is seen without reading the table.
 func (r *Result) Summary(w io.Writer) {
+	if r.Core != nil && r.Memory != nil {
+		r.hostSummary(w)
+	}
+	if r.Comms != nil {
+		r.Comms.Summary(w)
+	}
+	if st := r.Settle; unsettledMany(st) {
+		fmt.Fprintf(w, "warning: %d of %d benchmark programs ran while the host was slower than its fastest probes by more than %.0f%% (a core's chain), %.0f%% (its loads and stores) or %.0f%% (a copy between cores), after waiting for it; their figures describe the host's slow spell, not the host: run perfc calibrate again on a quieter host (docs/calibrate.md, \"Waiting for the host\")\n",
+			st.Unsettled, st.Programs, 100*settleBand, 100*settleStreamBand, 100*settleCopyBand)
+	}
+}
+
+// hostSummary is Summary's part of the in-core and memory benchmarks.
+func (r *Result) hostSummary(w io.Writer) {
 	cf, mf := r.Core, r.Memory
 	it, _ := cf.throughput.Coefficient(featIteration)
 	en, _ := cf.throughput.Coefficient(featEntry)
@@ -42,13 +56,6 @@ func (r *Result) Summary(w io.Writer) {
 	}
 	if wa := mf.writeAllocate; wa != nil {
 		fmt.Fprintf(w, "memory: a store-only stream reads %s of its lines first (write_allocate: %t)\n", pct(*wa), *wa >= 0.5)
-	}
-	if r.Comms != nil {
-		r.Comms.Summary(w)
-	}
-	if st := r.Settle; unsettledMany(st) {
-		fmt.Fprintf(w, "warning: %d of %d benchmark programs ran while the host was slower than its fastest probes by more than %.0f%% (a core's chain), %.0f%% (its loads and stores) or %.0f%% (a copy between cores), after waiting for it; their figures describe the host's slow spell, not the host: run perfc calibrate again on a quieter host (docs/calibrate.md, \"Waiting for the host\")\n",
-			st.Unsettled, st.Programs, 100*settleBand, 100*settleStreamBand, 100*settleCopyBand)
 	}
 }
 

@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -123,6 +124,9 @@ type resultYAML struct {
 // Table writes the calibration as a machine table (YAML) that
 // machines.Load reads and perfc predict -m uses.
 func (r *Result) Table() ([]byte, error) {
+	if r.Core == nil || r.Memory == nil {
+		return nil, errors.New("calibrate: this calibration measured the communication benchmarks alone; write them into a table of this host with MergeInto (perfc calibrate --comms-into)")
+	}
 	t := tableYAML{
 		Name:        "host",
 		Description: "calibrated by perfc calibrate on " + r.Host.Describe(),
@@ -136,14 +140,12 @@ func (r *Result) Table() ([]byte, error) {
 	t.Results = r.results()
 	header := "# Machine table of this host, written by perfc calibrate (docs/calibrate.md).\n"
 	if r.Comms != nil {
-		t.Messages, t.Collectives, t.Ranks = r.Comms.Messages(), r.Comms.Collectives(), r.Comms.Ranks()
-		if r.Noise != nil {
-			var err error
-			if t.Messages, err = withNoise(t.Messages, r.Noise.section(r.Date)); err != nil {
-				return nil, err
-			}
+		c, err := r.commsSections()
+		if err != nil {
+			return nil, err
 		}
-		t.Results = append(t.Results, anySlice(r.Comms.Results())...)
+		t.Messages, t.Collectives, t.Ranks = c.messages, c.collectives, c.ranks
+		t.Results = append(t.Results, c.results...)
 		if tr := r.Comms.Transport(); tr.MPI() {
 			t.Name = "host-mpi"
 			t.Description = strings.Replace(t.Description, "perfc calibrate", tr.Command(), 1) + "; messages and collectives " + tr.Describe(0)
@@ -167,6 +169,28 @@ func (r *Result) Table() ([]byte, error) {
 		return nil, err
 	}
 	return []byte(b.String()), nil
+}
+
+// commsTable is what the communication benchmarks write into a table.
+type commsTable struct {
+	messages, collectives any
+	ranks                 int
+	results               []any
+}
+
+// commsSections are the sections of the communication benchmarks: the
+// messages (with the NOISE benchmark's noise), the collectives, the ranks
+// of the message law and their results.
+func (r *Result) commsSections() (commsTable, error) {
+	c := commsTable{messages: r.Comms.Messages(), collectives: r.Comms.Collectives(), ranks: r.Comms.Ranks(),
+		results: anySlice(r.Comms.Results())}
+	if r.Noise != nil {
+		var err error
+		if c.messages, err = withNoise(c.messages, r.Noise.section(r.Date)); err != nil {
+			return commsTable{}, err
+		}
+	}
+	return c, nil
 }
 
 // anySlice turns a slice held in an any into its elements.

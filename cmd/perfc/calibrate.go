@@ -17,17 +17,18 @@ import (
 // calibrateCmd is `perfc calibrate`: benchmark this machine into a machine
 // table that perfc predict -m uses at once (docs/calibrate.md).
 type calibrateCmd struct {
-	Out      string        `short:"o" type:"path" placeholder:"FILE.yaml" help:"Write the table to this file (default: standard output)."`
-	Quick    bool          `help:"Fewer sizes and shorter measurements: under a minute on a 2-core host, with noisier numbers."`
-	Plot     string        `type:"path" placeholder:"DIR" help:"Draw every fit against its points into DIR, as PNG and SVG."`
-	CacheDir string        `type:"path" placeholder:"DIR" help:"Where the benchmark programs are built (default: the user cache directory, perfc/)."`
-	NoComms  bool          `help:"Leave out the communication benchmarks (the table then has no messages or collectives)."`
-	Timeout  time.Duration `default:"30m" help:"Stop if the calibration runs longer than this."`
-	TestMode bool          `hidden:"" help:"For tests: every benchmark once on a few sizes, in seconds; not a calibration."`
-	MPI      bool          `name:"mpi" help:"Measure messages and collectives through MPI (mpirun, or the launcher --mpirun names): a table of MPI's messages between the nodes the launch spans (docs/mpi.md)."`
-	Ranks    int           `short:"n" placeholder:"RANKS" help:"With --mpi: the most ranks the collectives, COMMS3 and SYNCH1 run on (2, 4, 8 … below it and RANKS itself; default 2 and 4 with --quick, 2, 4 and 8 without)."`
-	Hostfile string        `type:"existingfile" placeholder:"FILE" help:"With --mpi: mpirun's hostfile (the nodes and their slots)."`
-	Mpirun   string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
+	Out       string        `short:"o" type:"path" placeholder:"FILE.yaml" help:"Write the table to this file (default: standard output)."`
+	Quick     bool          `help:"Fewer sizes and shorter measurements: under a minute on a 2-core host, with noisier numbers."`
+	Plot      string        `type:"path" placeholder:"DIR" help:"Draw every fit against its points into DIR, as PNG and SVG."`
+	CacheDir  string        `type:"path" placeholder:"DIR" help:"Where the benchmark programs are built (default: the user cache directory, perfc/)."`
+	NoComms   bool          `help:"Leave out the communication benchmarks (the table then has no messages or collectives)."`
+	CommsInto string        `type:"existingfile" placeholder:"BASE.yaml" help:"Measure the communication benchmarks alone and write BASE, a table perfc calibrate wrote on this host, with its messages, collectives and their results replaced (a third of a full run)."`
+	Timeout   time.Duration `default:"30m" help:"Stop if the calibration runs longer than this."`
+	TestMode  bool          `hidden:"" help:"For tests: every benchmark once on a few sizes, in seconds; not a calibration."`
+	MPI       bool          `name:"mpi" help:"Measure messages and collectives through MPI (mpirun, or the launcher --mpirun names): a table of MPI's messages between the nodes the launch spans (docs/mpi.md)."`
+	Ranks     int           `short:"n" placeholder:"RANKS" help:"With --mpi: the most ranks the collectives, COMMS3 and SYNCH1 run on (2, 4, 8 … below it and RANKS itself; default 2 and 4 with --quick, 2, 4 and 8 without)."`
+	Hostfile  string        `type:"existingfile" placeholder:"FILE" help:"With --mpi: mpirun's hostfile (the nodes and their slots)."`
+	Mpirun    string        `placeholder:"'srun …'" help:"With --mpi: the launcher instead of mpirun, split at spaces (e.g. 'srun --mpi=pmix'); it is given the rank count and the program."`
 }
 
 // Run calibrates, writes the table and, with --plot, the figures.
@@ -51,6 +52,18 @@ func (c *calibrateCmd) Run(e env) error {
 	if c.MPI && c.NoComms {
 		return errors.New("calibrate: --mpi measures the communication benchmarks through MPI; it cannot go with --no-comms")
 	}
+	var base []byte
+	if c.CommsInto != "" {
+		if c.NoComms || c.MPI || c.Plot != "" {
+			return errors.New("calibrate: --comms-into measures the goroutine messages alone; it goes with neither --no-comms, --mpi nor --plot")
+		}
+		if base, err = os.ReadFile(c.CommsInto); err != nil {
+			return fmt.Errorf("calibrate: --comms-into: %w", err)
+		}
+		if err := calibrate.CheckCommsBase(base, c.CommsInto); err != nil {
+			return fmt.Errorf("calibrate: --comms-into: %w", err)
+		}
+	}
 	mode := calibrate.Full
 	switch {
 	case c.TestMode:
@@ -61,8 +74,8 @@ func (c *calibrateCmd) Run(e env) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
 	line := newCalibrateLine(e)
-	res, err := calibrate.Run(ctx, calibrate.Options{Mode: mode, CacheDir: c.CacheDir, NoComms: c.NoComms, Progress: line.update,
-		Launch: launch, MaxRanks: c.Ranks})
+	res, err := calibrate.Run(ctx, calibrate.Options{Mode: mode, CacheDir: c.CacheDir, NoComms: c.NoComms, OnlyComms: base != nil,
+		Progress: line.update, Launch: launch, MaxRanks: c.Ranks})
 	line.finish()
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -70,7 +83,12 @@ func (c *calibrateCmd) Run(e env) error {
 		}
 		return err
 	}
-	table, err := res.Table()
+	var table []byte
+	if base != nil {
+		table, err = res.MergeInto(base, c.CommsInto)
+	} else {
+		table, err = res.Table()
+	}
 	if err != nil {
 		return err
 	}

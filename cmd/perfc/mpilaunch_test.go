@@ -46,7 +46,8 @@ func TestMPILaunchArgs(t *testing.T) {
 }
 
 // The MPI options are refused, before any benchmark runs, where they make
-// no sense: without --mpi, -n below 2, --mpi with --no-comms.
+// no sense: without --mpi, -n below 2, --mpi with --no-comms; and
+// --comms-into with them, or with a base that is no table of this host.
 func TestCalibrateMPIArgs(t *testing.T) {
 	hosts := filepath.Join(t.TempDir(), "hosts")
 	if err := os.WriteFile(hosts, []byte("localhost slots=2\n"), 0o644); err != nil {
@@ -62,6 +63,12 @@ func TestCalibrateMPIArgs(t *testing.T) {
 		{[]string{"--mpi", "-n", "1"}, "-n 1: the pingpong needs 2 ranks"},
 		{[]string{"--mpi", "--no-comms"}, "cannot go with --no-comms"},
 		{[]string{"--mpi", "--hostfile", filepath.Join(t.TempDir(), "nosuch")}, "nosuch"},
+		// --comms-into measures the goroutine messages into a table of this
+		// host, checked before any benchmark.
+		{[]string{"--comms-into", hosts, "--mpi"}, "--comms-into measures the goroutine messages alone"},
+		{[]string{"--comms-into", hosts, "--no-comms"}, "goes with neither --no-comms, --mpi nor --plot"},
+		{[]string{"--comms-into", hosts}, "calibrate: --comms-into: "},
+		{[]string{"--comms-into", hostTable}, "calibrate this host whole"},
 	} {
 		var stdout, stderr bytes.Buffer
 		args := append([]string{"calibrate", "--test-mode"}, tc.args...)
