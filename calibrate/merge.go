@@ -19,8 +19,8 @@ import (
 // kept as it is. Why: on a host whose copies between cores run slow in
 // spells (docs/calibrate.md, "Waiting for the host"), the message laws
 // are the part of a calibration that most often catches a bad moment, and
-// they take a third of a full run; measuring them again alone took 3.5
-// minutes where the whole calibration takes 8 (2026-11-27). The base must
+// they take half of a full run; measuring them again alone took 6 minutes
+// with the host's waits (2026-11-27), the whole calibration 5.5-9. The base must
 // describe this host (its host.cpu and host.cores): a table of another
 // machine with these messages would be neither.
 func (r *Result) MergeInto(base []byte, file string) ([]byte, error) {

@@ -22,7 +22,7 @@ type calibrateCmd struct {
 	Plot      string        `type:"path" placeholder:"DIR" help:"Draw every fit against its points into DIR, as PNG and SVG."`
 	CacheDir  string        `type:"path" placeholder:"DIR" help:"Where the benchmark programs are built (default: the user cache directory, perfc/)."`
 	NoComms   bool          `help:"Leave out the communication benchmarks (the table then has no messages or collectives)."`
-	CommsInto string        `type:"existingfile" placeholder:"BASE.yaml" help:"Measure the communication benchmarks alone and write BASE, a table perfc calibrate wrote on this host, with its messages, collectives and their results replaced (a third of a full run)."`
+	CommsInto string        `type:"existingfile" placeholder:"BASE.yaml" help:"Measure the communication benchmarks alone and write BASE, a table perfc calibrate wrote on this host, with its messages, collectives and their results replaced (about half of a full run)."`
 	Timeout   time.Duration `default:"30m" help:"Stop if the calibration runs longer than this."`
 	TestMode  bool          `hidden:"" help:"For tests: every benchmark once on a few sizes, in seconds; not a calibration."`
 	MPI       bool          `name:"mpi" help:"Measure messages and collectives through MPI (mpirun, or the launcher --mpirun names): a table of MPI's messages between the nodes the launch spans (docs/mpi.md)."`
