@@ -65,18 +65,10 @@ func (r *Result) MergeInto(base []byte, file string) ([]byte, error) {
 	if len(top.Content) > 0 {
 		top.Content[0].HeadComment = ""
 	}
-	var b strings.Builder
-	b.WriteString("# Machine table of this host, written by perfc calibrate (docs/calibrate.md); its messages and collectives by perfc calibrate --comms-into.\n")
-	b.WriteString("# Use it with: perfc predict -m FILE KERNEL, perfc check -m FILE KERNEL.\n")
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(top); err != nil {
+	out, err := encodeTable("# Machine table of this host, written by perfc calibrate (docs/calibrate.md); its messages and collectives by perfc calibrate --comms-into.\n", top)
+	if err != nil {
 		return nil, err
 	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	out := []byte(b.String())
 	if _, err := machines.Parse(file, out); err != nil {
 		return nil, fmt.Errorf("calibrate: the merged table does not load: %w", err)
 	}

@@ -157,12 +157,18 @@ func (r *Result) Table() ([]byte, error) {
 			header = "# Machine table of this host with MPI's messages, written by perfc calibrate --mpi (docs/calibrate.md, docs/mpi.md).\n"
 		}
 	}
+	return encodeTable(header, t)
+}
+
+// encodeTable writes a table, v, after its header comment and the line
+// that says how to use it, indented by two as docs/machines.md shows.
+func encodeTable(header string, v any) ([]byte, error) {
 	var b strings.Builder
 	b.WriteString(header)
-	fmt.Fprintf(&b, "# Use it with: perfc predict -m FILE KERNEL, perfc check -m FILE KERNEL.\n")
+	b.WriteString("# Use it with: perfc predict -m FILE KERNEL, perfc check -m FILE KERNEL.\n")
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(t); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
