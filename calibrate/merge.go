@@ -98,15 +98,16 @@ func CheckCommsBase(base []byte, file string) error {
 func (r *Result) sameHost(top *yaml.Node, file string) error {
 	h := value(top, "host")
 	if h == nil || h.Kind != yaml.MappingNode {
-		return fmt.Errorf("%s has no host: section: --comms-into takes a table that perfc calibrate wrote on this host", file)
+		return fmt.Errorf("%s:%d:%d: the table has no host: section: --comms-into takes a table that perfc calibrate wrote on this host", file, top.Line, top.Column)
 	}
 	cpu, cores := value(h, "cpu"), value(h, "cores")
 	if cpu == nil || cores == nil || cpu.Value != r.Host.CPU || cores.Value != fmt.Sprint(r.Host.Cores) {
-		got := "?"
+		got, at := "?", h
 		if cpu != nil && cores != nil {
-			got = fmt.Sprintf("%s, %s cores", cpu.Value, cores.Value)
+			got, at = fmt.Sprintf("%s, %s cores", cpu.Value, cores.Value), cpu
 		}
-		return fmt.Errorf("%s describes %s; this host is %s, %d cores: calibrate this host whole (perfc calibrate -o FILE)", file, got, r.Host.CPU, r.Host.Cores)
+		return fmt.Errorf("%s:%d:%d: the table describes %s; this host is %s, %d cores: calibrate this host whole (perfc calibrate -o FILE)",
+			file, at.Line, at.Column, got, r.Host.CPU, r.Host.Cores)
 	}
 	return nil
 }
