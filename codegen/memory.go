@@ -199,13 +199,16 @@ func bytesBound(k *lang.Checked, size lang.Expr) int64 {
 // ScratchBytes is the memory of one rank's runtime buffers that its
 // messages copy through, beside its arrays: the copy of what an in-place
 // sendrecv or exchange sends (the largest such payload: the buffer is
-// reused), the send and receive sides of `SIZE bytes` payloads, and the
+// reused), the send and receive sides of `SIZE bytes` payloads, the
 // running result and the partner's part of a reduce, allreduce or scan
-// (codegen/spmd: rank.scratch). They are working memory like the arrays:
-// an exchange of 512 KiB in place touches 1 MiB per rank, which a 1 MiB
-// L2 holds or not depending on where the pages fall.
+// (codegen/spmd: rank.scratch), and the P-block buffers of scatter,
+// gather, allgather and alltoall (rank.big and rank.big2, one per
+// statement). They are working memory like the arrays: an exchange of
+// 512 KiB in place touches 1 MiB per rank, which a 1 MiB L2 holds or not
+// depending on where the pages fall; a scatter of m bytes on P ranks
+// touches (P+1)·m on its root.
 func ScratchBytes(k *lang.Checked) int64 {
-	var replace, bytesOut, bytesIn, reduce int64
+	var replace, bytesOut, bytesIn, reduce, blocks, rotated int64
 	lang.Inspect(k.Kernel.Body, func(n lang.Node) bool {
 		s, ok := n.(*lang.CommStmt)
 		if !ok || s.Payload == nil {
@@ -221,6 +224,9 @@ func ScratchBytes(k *lang.Checked) int64 {
 		case s.Kind == lang.Reduce || s.Kind == lang.Allreduce || s.Kind == lang.Scan:
 			reduce = max(reduce, b)
 		}
+		big, rot := blockBuffers(k, s, b)
+		blocks = satAdd(blocks, big)
+		rotated = max(rotated, rot)
 		if s.Payload.Bytes != nil && s.Kind != lang.Recv && s.Kind != lang.IRecv {
 			bytesOut = max(bytesOut, b)
 		}
@@ -231,7 +237,37 @@ func ScratchBytes(k *lang.Checked) int64 {
 		}
 		return true
 	})
-	return satAdd(satAdd(replace, bytesOut), satAdd(bytesIn, satAdd(reduce, reduce)))
+	sum := satAdd(satAdd(replace, bytesOut), satAdd(bytesIn, satAdd(reduce, reduce)))
+	return satAdd(sum, satAdd(blocks, rotated))
+}
+
+// blockBuffers is what one collective of b bytes a block holds on the
+// rank that holds the most, its root (codegen/spmd coll.go): big, the
+// P-block buffers the statement keeps for itself (scatter's and gather's
+// on the root, allgather's on every rank, alltoall's two), with gather's
+// tree of P blocks beside them; and rot, scatter's rotation into the
+// tree's order, reused by every scatter, when its root may be another
+// rank than 0.
+func blockBuffers(k *lang.Checked, s *lang.CommStmt, b int64) (big, rot int64) {
+	p := k.NumRanks()
+	blocks := func(n int64) int64 {
+		if b > 0 && p > math.MaxInt64/n/b {
+			return math.MaxInt64
+		}
+		return n * p * b
+	}
+	switch s.Kind {
+	case lang.Scatter:
+		if root, ok := constInt(k, s.Peer); !ok || root != 0 {
+			rot = blocks(1)
+		}
+		return blocks(1), rot
+	case lang.Gather, lang.Alltoall:
+		return blocks(2), 0
+	case lang.Allgather:
+		return blocks(1), 0
+	}
+	return 0, 0
 }
 
 // satAdd adds two byte counts, saturating at the largest int64.

@@ -17,6 +17,13 @@ func TestScratchBytes(t *testing.T) {
 		{"bytes", "sendrecv 64 bytes to (rank + 1) % P from (rank + 1) % P into 64 bytes", 128},
 		{"allreduce", "allreduce sum y", 16000},
 		{"bytes without into: two buffers, no copy", "sendrecv 64 bytes to (rank + 1) % P from (rank + 1) % P", 128},
+		{"scatter of bytes from 0: the block, the root's two", "scatter 100 bytes from 0", 100 + 2*100},
+		{"scatter from a root that moves: and the rotation", "for r in 0..P { scatter 100 bytes from r }", 100 + 2*100 + 2*100},
+		{"scatter of an array: the root's blocks", "scatter x from 0", 2 * 8000},
+		{"gather: the root's blocks and its tree", "gather x to 0", 2 * 2 * 8000},
+		{"allgather", "allgather y", 2 * 8000},
+		{"alltoall: two buffers of blocks", "alltoall y", 2 * 2 * 8000},
+		{"two gathers: a buffer each", "gather x to 0\n  gather y to 0", 2 * 2 * 2 * 8000},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			src := "kernel k() on P = 2 ranks {\n  array x[1000], y[1000]: f64\n  " + tt.body + "\n}\n"
