@@ -195,6 +195,7 @@ func (ra *rankAnalysis) collective(s *lang.CommStmt, l *leaf, c *Counts) error {
 	col := Collective{
 		Kind: s.Kind.String(), Stmt: ra.place(s),
 		Participants: ra.k.NumRanks(), Count: n, Bytes: bytes,
+		AfterBarrier: ra.p.afterBarrier()[s],
 	}
 	if s.Op != lang.NoReduce {
 		col.Op = s.Op.String()

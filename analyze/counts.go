@@ -275,6 +275,8 @@ type Collective struct {
 	Participants int64  `json:"participants"`
 	Count        Count  `json:"count"`
 	Bytes        Count  `json:"bytes"` // summed over calls; per call = Bytes/Count
+	// AfterBarrier: the statement runs right after a barrier (AfterBarrier).
+	AfterBarrier bool `json:"after_barrier,omitempty"`
 }
 
 // Counts is what one rank does in one region (or in all of them).

@@ -69,6 +69,7 @@ type refInfo struct {
 // plan is the shared structure of one checked kernel.
 type plan struct {
 	k       *lang.Checked
+	barrier map[*lang.CommStmt]bool // AfterBarrier of the kernel's body, made on first use
 	leaves  []*leaf
 	regions []string // region names in order of first appearance; "" is outside every region
 	specs   map[*lang.Object]*lang.ArraySpec
@@ -420,4 +421,12 @@ func appendLevel(chain []level, l level) []level {
 	out := make([]level, len(chain), len(chain)+1)
 	copy(out, chain)
 	return append(out, l)
+}
+
+// afterBarrier is AfterBarrier of the kernel's body, made once.
+func (p *plan) afterBarrier() map[*lang.CommStmt]bool {
+	if p.barrier == nil {
+		p.barrier = AfterBarrier(p.k.Kernel.Body)
+	}
+	return p.barrier
 }
