@@ -125,6 +125,18 @@ func (c *Comparison) laws(a, b *Machine) {
 				c.leaf(key, qa.format(displayUnit(qa), 4), qb.format(displayUnit(qb), 4))
 			}
 		}
+		ia, oka := a.CollectiveAfterBarrier(kind, "", "")
+		ib, okb := b.CollectiveAfterBarrier(kind, "", "")
+		if !oka || !okb {
+			continue
+		}
+		for _, at := range collectivePoints {
+			qa, qb := Quantity{ia.Eval(Vars{Bytes: at.bytes, P: at.p}), Time}, Quantity{ib.Eval(Vars{Bytes: at.bytes, P: at.p}), Time}
+			key := fmt.Sprintf("collectives %s after a barrier at %s, P=%g", kind, Quantity{at.bytes, Bytes}, at.p)
+			if !slices.ContainsFunc(c.Values, func(d Difference) bool { return d.Key == key }) {
+				c.leaf(key, qa.format(displayUnit(qa), 4), qb.format(displayUnit(qb), 4))
+			}
+		}
 	}
 }
 

@@ -300,6 +300,9 @@ func (d *describer) collectives(c *collectives) {
 			label += " " + strings.Join(r.elems, ",")
 		}
 		d.row(label, r.cost.String(), r.cost.Source())
+		if r.afterBarrier != nil {
+			d.row(label+" after a barrier", r.afterBarrier.String(), r.afterBarrier.Source())
+		}
 	}
 	if c.mpich != nil {
 		d.number("otherwise mpich alpha", c.mpich.Alpha)

@@ -69,6 +69,12 @@ collectives:
   entries:
     - {kind: bcast, time: 10us - 1us/B * bytes}
 `, []string{`m.yaml:8:27: 'time' is a negative time (-1.048566s) at bytes=1.048576e+06, P=1024`}},
+		{"after_barrier: with ops:", `
+collectives:
+  source: s
+  entries:
+    - {kind: allreduce, ops: {sum: 1us}, after_barrier: 2us}
+`, []string{`m.yaml:8:42: after_barrier: goes with time:, not with ops: (give the operators an entry each)`}},
 		{"unknown variable in an expression", `
 params:
   T_s: {value: 5us, source: s}

@@ -264,6 +264,23 @@ func (m *Machine) Collective(kind, op, elem string) (*Cost, bool) {
 	return m.collectives.lookup(kind, op, elem)
 }
 
+// CollectiveAfterBarrier returns the table's cost of a collective call
+// that runs right after a barrier (analyze.AfterBarrier): the entry
+// Collective would use, when it gives an `after_barrier:` time (calibrate
+// measures it as the IMH benchmarks do, a barrier and then the call). ok
+// is false when that entry has none: its time: prices every call.
+func (m *Machine) CollectiveAfterBarrier(kind, op, elem string) (*Cost, bool) {
+	if m.collectives == nil {
+		return nil, false
+	}
+	key, ok := m.collectives.find(kind, op, elem)
+	if !ok {
+		return nil, false
+	}
+	c, ok := m.collectives.afterBarrier[key]
+	return c, ok
+}
+
 // MPICH returns the α, β, γ of the MPICH collective algorithms when the table
 // asks for them (collectives: algorithm: mpich).
 func (m *Machine) MPICH() (MPICH, bool) {
@@ -1088,10 +1105,11 @@ type MPICH struct {
 // collectives holds the table's collective costs keyed by (kind, op, elem),
 // "" meaning any.
 type collectives struct {
-	source  string
-	entries map[collKey]*Cost
-	rows    []collRow // the entries as written, for Describe
-	mpich   *MPICH
+	source       string
+	entries      map[collKey]*Cost
+	afterBarrier map[collKey]*Cost // the entries' after_barrier: times, where given
+	rows         []collRow         // the entries as written, for Describe
+	mpich        *MPICH
 }
 
 // collRow is one cost as the table wrote it, for several kinds and types.
@@ -1099,17 +1117,28 @@ type collRow struct {
 	kinds, elems []string
 	op           string
 	cost         *Cost
+	afterBarrier *Cost // nil: none given
 }
 
 type collKey struct{ kind, op, elem string }
 
 func (c *collectives) lookup(kind, op, elem string) (*Cost, bool) {
+	key, ok := c.find(kind, op, elem)
+	if !ok {
+		return nil, false
+	}
+	return c.entries[key], true
+}
+
+// find is the key of the entry that prices (kind, op, elem): the exact
+// one, then any element type, then any operator, then the kind alone.
+func (c *collectives) find(kind, op, elem string) (collKey, bool) {
 	for _, k := range []collKey{{kind, op, elem}, {kind, op, ""}, {kind, "", elem}, {kind, "", ""}} {
-		if c, ok := c.entries[k]; ok {
-			return c, true
+		if _, ok := c.entries[k]; ok {
+			return k, true
 		}
 	}
-	return nil, false
+	return collKey{}, false
 }
 
 // ---------------------------------------------------------------------------

@@ -906,7 +906,7 @@ func reduceOps() []string { return []string{"sum", "prod", "max", "min", "and", 
 func (d *decoder) collectives(n *yaml.Node) *collectives {
 	f := d.mapping(n, "collectives", "source", "entries", "algorithm", "alpha", "beta", "gamma")
 	src := f.source("")
-	c := &collectives{source: src, entries: map[collKey]*Cost{}}
+	c := &collectives{source: src, entries: map[collKey]*Cost{}, afterBarrier: map[collKey]*Cost{}}
 	for _, e := range d.list(f.get("entries"), "collectives.entries") {
 		d.collectiveEntry(e, c, src)
 	}
@@ -925,7 +925,7 @@ func (d *decoder) collectives(n *yaml.Node) *collectives {
 // collectiveEntry reads one entry: kinds, optional operators and element
 // types (each a name or a list), and a time or a map of times by operator.
 func (d *decoder) collectiveEntry(e *yaml.Node, c *collectives, src string) {
-	f := d.mapping(e, "a collective entry", "kind", "op", "elem", "time", "ops", "source")
+	f := d.mapping(e, "a collective entry", "kind", "op", "elem", "time", "after_barrier", "ops", "source")
 	esrc := f.source(src)
 	f.require("kind")
 	kinds, ops, elems := f.names("kind"), f.names("op"), f.names("elem")
@@ -947,6 +947,14 @@ func (d *decoder) collectiveEntry(e *yaml.Node, c *collectives, src string) {
 		cost *Cost
 	}
 	var costs []opCost
+	var afterBarrier *Cost // the time of a call right after a barrier (Machine.CollectiveAfterBarrier)
+	if f.has("after_barrier") {
+		if f.has("ops") {
+			d.errorf(f.keyAt["after_barrier"], "after_barrier: goes with time:, not with ops: (give the operators an entry each)")
+		} else {
+			afterBarrier = d.cost(f.get("after_barrier"), "after_barrier", setOf(varBytes, varP), esrc)
+		}
+	}
 	switch {
 	case f.has("time") == f.has("ops"):
 		d.errorf(f.node, "a collective entry needs either time: or ops: (a time per operator)")
@@ -978,7 +986,7 @@ func (d *decoder) collectiveEntry(e *yaml.Node, c *collectives, src string) {
 		if oc.cost == nil {
 			continue // reported
 		}
-		c.rows = append(c.rows, collRow{kinds: kinds, elems: elems, op: oc.op, cost: oc.cost})
+		c.rows = append(c.rows, collRow{kinds: kinds, elems: elems, op: oc.op, cost: oc.cost, afterBarrier: afterBarrier})
 		for _, kind := range kinds {
 			for _, elem := range keyElems {
 				key := collKey{kind, oc.op, elem}
@@ -986,6 +994,9 @@ func (d *decoder) collectiveEntry(e *yaml.Node, c *collectives, src string) {
 					d.errorf(f.node, "duplicate collective entry for %s", describeKey(key))
 				}
 				c.entries[key] = oc.cost
+				if afterBarrier != nil {
+					c.afterBarrier[key] = afterBarrier
+				}
 			}
 		}
 	}
