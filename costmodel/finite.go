@@ -105,8 +105,12 @@ func checkTableEntries(rep *analyze.Report, m *machines.Machine) error {
 				if n == 0 {
 					continue
 				}
-				if cost, ok := m.Collective(col.Kind, col.Op, col.Elem); ok {
-					use := fmt.Sprintf("%s at %s in region %q on machine %s", col.Kind, col.Stmt, r.Name, m.Name())
+				cost, ok := m.Collective(col.Kind, col.Op, col.Elem)
+				use := fmt.Sprintf("%s at %s in region %q on machine %s", col.Kind, col.Stmt, r.Name, m.Name())
+				if iso, isOK := m.CollectiveAfterBarrier(col.Kind, col.Op, col.Elem); isOK && col.AfterBarrier {
+					cost, ok, use = iso, true, use+" (its after_barrier: time)"
+				}
+				if ok {
 					if _, err := cost.Check(machines.Vars{Bytes: col.Bytes.Float() / n, P: float64(col.Participants)}, use); err != nil {
 						return err
 					}

@@ -471,13 +471,13 @@ func (p *machinePricer) collectiveTerms(c analyze.Counts) []Term {
 			continue
 		}
 		bytes := col.Bytes.Float() / n
-		unit, how, src := p.collective(col.Kind, col.Op, col.Elem, bytes, col.Participants)
+		unit, how, src := p.collective(col.Kind, col.Op, col.Elem, bytes, col.Participants, col.AfterBarrier)
 		what := strings.Join(strings.Fields(col.Kind+" "+col.Op+" "+col.Elem), " ")
 		terms = append(terms, Term{Resource: "collective", What: fmt.Sprintf("%s (%s)", what, col.Stmt), Count: n,
 			Unit: "call of " + units.Count(bytes) + " B", UnitCost: unit, Time: n * unit, How: how, Source: src})
 	}
 	if n := c.Barriers.Float(); n > 0 {
-		unit, how, src := p.collective("barrier", "", "", 0, p.ranks)
+		unit, how, src := p.collective("barrier", "", "", 0, p.ranks, false)
 		terms = append(terms, Term{Resource: "collective", What: "barrier", Count: n, Unit: "call", UnitCost: unit,
 			Time: n * unit, How: how, Source: src})
 	}

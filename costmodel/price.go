@@ -671,12 +671,25 @@ func (p *machinePricer) differentNodes(cl *machines.Cluster, a, b int64) bool {
 
 // Collective implements Pricer.
 func (p *machinePricer) Collective(kind, op, elem string, bytes int64, participants int64) float64 {
-	t, _, _ := p.collective(kind, op, elem, float64(bytes), participants)
+	t, _, _ := p.collective(kind, op, elem, float64(bytes), participants, true)
 	return t
 }
 
-// collective prices one call and names the rule used.
-func (p *machinePricer) collective(kind, op, elem string, bytes float64, participants int64) (float64, string, string) {
+// CollectiveAfterBarrier implements emulate.AfterBarrierPricer: the table's
+// after_barrier: time of the call's entry, else its time:.
+func (p *machinePricer) CollectiveAfterBarrier(kind, op, elem string, bytes int64, participants int64) float64 {
+	t, _, _ := p.collective(kind, op, elem, float64(bytes), participants, false)
+	return t
+}
+
+// collective prices one call and names the rule used: a call right after
+// a barrier (analyze.AfterBarrier) at its entry's after_barrier: time when
+// it has one, any other at its time:.
+func (p *machinePricer) collective(kind, op, elem string, bytes float64, participants int64, afterBarrier bool) (float64, string, string) {
+	if cost, ok := p.m.CollectiveAfterBarrier(kind, op, elem); ok && afterBarrier {
+		t := cost.Eval(machines.Vars{Bytes: bytes, P: float64(participants)})
+		return t, "table (after a barrier): " + cost.String(), cost.Source()
+	}
 	if cost, ok := p.m.Collective(kind, op, elem); ok {
 		t := cost.Eval(machines.Vars{Bytes: bytes, P: float64(participants)})
 		return t, "table: " + cost.String(), cost.Source()

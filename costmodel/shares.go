@@ -223,6 +223,11 @@ func (p *machinePricer) MessageEntryError(src, dst int64, bytes int64, what stri
 // call, described by what.
 func (p *machinePricer) CollectiveEntryError(kind, op, elem string, bytes int64, participants int64, what string) error {
 	use := fmt.Sprintf("%s on machine %s", what, p.m.Name())
+	if cost, ok := p.m.CollectiveAfterBarrier(kind, op, elem); ok {
+		if _, err := cost.Check(machines.Vars{Bytes: float64(bytes), P: float64(participants)}, use+" (its after_barrier: time)"); err != nil {
+			return err
+		}
+	}
 	if cost, ok := p.m.Collective(kind, op, elem); ok {
 		_, err := cost.Check(machines.Vars{Bytes: float64(bytes), P: float64(participants)}, use)
 		return err

@@ -275,39 +275,41 @@ func (w wakeup) extra(waited float64) float64 {
 
 // emulator is the state of one emulation.
 type emulator struct {
-	k        *lang.Checked
-	p        Pricer         // checked, the caller's pricer behind the finiteness check
-	checked  *checkedPricer // the first unusable price, kept for Emulate's error
-	eager    int64
-	inject   Injector
-	serial   SerialSendRecv // nil when the halves of a sendrecv overlap
-	stmtMsg  StmtMessager   // nil when every statement's messages cost Message
-	opts     EmulateOptions
-	until    float64 // opts.Until when positive, +Inf otherwise: a rank stops once its clock passes it
-	observe  bool    // someone wants the intervals (a timeline or an observer)
-	ranks    []rankState
-	run1     []int32 // ranks that can move on
-	current  int64   // the rank being advanced, or -1
-	floor    float64 // while granting links: the earliest clock of a woken rank
-	done     int64
-	regions  map[lang.Stmt]string // of every communication and wait statement
-	works    map[workKey]float64
-	computer RankComputer // p, when its segments cost differently by rank class
-	nb       *nbState     // non-blocking messages; nil when the kernel posts none
-	cores    *coreState   // the cores the ranks share; nil when every rank has its own
-	noise    *noiseState  // the synchronisation noise; nil when the pricer has none (SyncNoise)
-	wake     wakeup       // the pricer's wake-up cost; applied only when cores is nil
-	net      network
-	path     pathRing
-	coll     collectiveState
-	tl       *timelineWriter
-	ev       analyze.Event // the event the rank being advanced is at
-	peerSlab []peerEntry   // room for ranks' destinations beyond the inline ones (morePeer)
-	events   int64         // events emulated so far, all ranks
-	checkAt  int64         // the event count at which checkpoint runs next
-	evBudget int64         // the event budget
-	iv       Interval
-	res      Emulation
+	k            *lang.Checked
+	p            Pricer         // checked, the caller's pricer behind the finiteness check
+	checked      *checkedPricer // the first unusable price, kept for Emulate's error
+	eager        int64
+	inject       Injector
+	serial       SerialSendRecv          // nil when the halves of a sendrecv overlap
+	stmtMsg      StmtMessager            // nil when every statement's messages cost Message
+	afterBarrier AfterBarrierPricer      // nil when a collective costs Collective wherever it is
+	barriers     map[*lang.CommStmt]bool // analyze.AfterBarrier of the kernel, when afterBarrier is set
+	opts         EmulateOptions
+	until        float64 // opts.Until when positive, +Inf otherwise: a rank stops once its clock passes it
+	observe      bool    // someone wants the intervals (a timeline or an observer)
+	ranks        []rankState
+	run1         []int32 // ranks that can move on
+	current      int64   // the rank being advanced, or -1
+	floor        float64 // while granting links: the earliest clock of a woken rank
+	done         int64
+	regions      map[lang.Stmt]string // of every communication and wait statement
+	works        map[workKey]float64
+	computer     RankComputer // p, when its segments cost differently by rank class
+	nb           *nbState     // non-blocking messages; nil when the kernel posts none
+	cores        *coreState   // the cores the ranks share; nil when every rank has its own
+	noise        *noiseState  // the synchronisation noise; nil when the pricer has none (SyncNoise)
+	wake         wakeup       // the pricer's wake-up cost; applied only when cores is nil
+	net          network
+	path         pathRing
+	coll         collectiveState
+	tl           *timelineWriter
+	ev           analyze.Event // the event the rank being advanced is at
+	peerSlab     []peerEntry   // room for ranks' destinations beyond the inline ones (morePeer)
+	events       int64         // events emulated so far, all ranks
+	checkAt      int64         // the event count at which checkpoint runs next
+	evBudget     int64         // the event budget
+	iv           Interval
+	res          Emulation
 
 	// The eager messages not yet received, per (sender, receiver) pair
 	// (pairKey); queued counts them. extraPeers counts the destinations
@@ -428,6 +430,9 @@ func newEmulator(k *lang.Checked, p Pricer, opts EmulateOptions) (*emulator, err
 	em.inject, _ = p.(Injector)
 	em.serial, _ = p.(SerialSendRecv)
 	em.stmtMsg, _ = p.(StmtMessager)
+	if em.afterBarrier, _ = p.(AfterBarrierPricer); em.afterBarrier != nil {
+		em.barriers = analyze.AfterBarrier(k.Kernel.Body)
+	}
 	em.computer, _ = p.(RankComputer)
 	em.initRequests(k, p)
 	cores, err := newCoreState(k, p, opts.Limits)

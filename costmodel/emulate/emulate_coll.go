@@ -43,7 +43,9 @@ func (em *emulator) arrive(r int64, rs *rankState, ev *analyze.Event) error {
 }
 
 // startCollective runs the collective every rank has reached: it starts at
-// the latest arrival and costs what the pricer says for all ranks.
+// the latest arrival and costs what the pricer says for all ranks (its
+// price after a barrier when it has one and the call runs right after a
+// barrier: AfterBarrierPricer).
 func (em *emulator) startCollective() {
 	c := &em.coll
 	s := c.stmt
@@ -53,7 +55,12 @@ func (em *emulator) startCollective() {
 	if s.Op != lang.NoReduce {
 		op = s.Op.String()
 	}
-	cost := em.p.Collective(kind, op, payloadElem(em.k, s.Payload), c.bytes, n)
+	var cost float64
+	if em.afterBarrier != nil && em.barriers[s] {
+		cost = em.checked.collectiveAfterBarrier(em.afterBarrier, kind, op, payloadElem(em.k, s.Payload), c.bytes, n)
+	} else {
+		cost = em.p.Collective(kind, op, payloadElem(em.k, s.Payload), c.bytes, n)
+	}
 	if em.wake.on {
 		cost += em.wake.extra(c.latest - em.earliestArrival()) // the first to arrive slept
 	}

@@ -56,6 +56,15 @@ func (c *checkedPricer) Collective(kind, op, elem string, bytes int64, participa
 	return c.keep(price{t: t, kind: kind, op: op, elem: elem, bytes: bytes, participants: participants})
 }
 
+// collectiveAfterBarrier is ip's CollectiveAfterBarrier, checked as Collective.
+func (c *checkedPricer) collectiveAfterBarrier(ip AfterBarrierPricer, kind, op, elem string, bytes int64, participants int64) float64 {
+	t := ip.CollectiveAfterBarrier(kind, op, elem, bytes, participants)
+	if usable(t) && t <= c.largest.t {
+		return t
+	}
+	return c.keep(price{t: t, kind: kind, op: op, elem: elem, bytes: bytes, participants: participants})
+}
+
 // keep records a price larger than any before, or the first unusable one
 // (then the emulator gets 0).
 func (c *checkedPricer) keep(p price) float64 {

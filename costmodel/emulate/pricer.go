@@ -39,6 +39,15 @@ type Pricer interface {
 	Cluster() *Cluster
 }
 
+// AfterBarrierPricer is implemented by a Pricer that prices a collective call
+// that runs right after a barrier (analyze.AfterBarrier) apart: the
+// emulator asks CollectiveAfterBarrier for those calls, and Collective for
+// the others. A machine table's pricer does so when the table gives the
+// call's entry an `after_barrier:` time.
+type AfterBarrierPricer interface {
+	CollectiveAfterBarrier(kind, op, elem string, bytes int64, participants int64) float64
+}
+
 // RankComputer is implemented by a Pricer whose compute segments cost
 // different amounts on different classes of ranks: the machine pricer
 // built from an analysis (costmodel.PricerFor) charges a segment its share of its
