@@ -45,7 +45,33 @@ const (
 	Req     Bench = "REQ"
 	ReqPost Bench = "REQ post"
 	ReqWait Bench = "REQ wait"
+	// Entry is the clock reads of a region entered once per repetition
+	// after a barrier, empty: taken off the collectives after a barrier.
+	Entry Bench = "ENTRY"
 )
+
+// afterBarrierSuffix marks the benchmark of a collective after a barrier:
+// each repetition a barrier and then one call in a region of its own, as
+// the IMH benchmarks time one (benchmarks.md, [000] A.4-A.5), the Entry
+// region's clock reads taken off (the table's collectives'
+// after_barrier:). The plain kind calls it back to back in one region
+// (their time:).
+const afterBarrierSuffix = " after a barrier"
+
+// AfterBarrier is the benchmark of kind after a barrier
+// (afterBarrierSuffix).
+func AfterBarrier(kind string) Bench { return Bench(kind + afterBarrierSuffix) }
+
+// afterBarrierOf is the collective kind of a benchmark after a barrier, and whether
+// b is one.
+func afterBarrierOf(b Bench) (string, bool) { return strings.CutSuffix(string(b), afterBarrierSuffix) }
+
+// alone reports whether a benchmark's regions are entered once per
+// repetition after a barrier: a collective's AfterBarrier, or Entry.
+func (b Bench) alone() bool {
+	_, iso := afterBarrierOf(b)
+	return iso || b == Entry
+}
 
 // reqRegions are the regions of the Req benchmark, in the order they run.
 var reqRegions = [...]string{"REQ post", "REQ clock", "REQ wait"}
@@ -217,11 +243,17 @@ func plan(s sizes) []kernelPlan {
 			kp.add(Comms3, n, 1, s.target)
 		}
 		kp.add(Synch1, 0, 1, s.target)
+		// Each collective twice, back to back and after a barrier, each
+		// in half the time one took until session 21 (the calibration
+		// stays within its 10 minutes); Entry once, for the clock reads
+		// of the ones after a barrier.
 		for _, kind := range collectiveKinds {
 			for _, n := range collSizes(s.coll, p) {
-				kp.add(Bench(kind), n, 1, s.target)
+				kp.add(Bench(kind), n, 1, s.target/2)
+				kp.add(AfterBarrier(kind), n, 1, s.target/2)
 			}
 		}
+		kp.add(Entry, 0, 1, s.target/2)
 		out = append(out, kp)
 	}
 	// REQ has a kernel of its own: the goroutine runtime matches every
@@ -265,7 +297,10 @@ func (kp *kernelPlan) add(kind Bench, n int64, per int64, target float64) {
 	est := estimate(kind, float64(n), kp.ranks, kp.mpi) * float64(per)
 	reps := int64(math.Max(1, math.Round(target/est)))
 	name := fmt.Sprintf("%s %dB", kind, n)
-	if kind == Synch1 {
+	if base, ok := afterBarrierOf(kind); ok {
+		name = fmt.Sprintf("%s %dB%s", base, n, afterBarrierSuffix)
+	}
+	if kind == Synch1 || kind == Entry {
 		name = string(kind)
 	}
 	kp.benches = append(kp.benches, bench{kind: kind, bytes: n, ranks: kp.ranks, reps: reps, per: per, name: name})
@@ -299,7 +334,12 @@ func estimate(kind Bench, n float64, p int, mpi bool) float64 {
 	if mpi {
 		wake, bw = 2e-6, 2e9
 	}
+	if base, ok := afterBarrierOf(kind); ok { // a barrier and the call
+		return estimate(Synch1, n, p, mpi) + estimate(Bench(base), n, p, mpi)
+	}
 	switch kind {
+	case Entry: // a barrier and two clock reads
+		return estimate(Synch1, n, p, mpi) + 0.1e-6
 	case Comms1, Local, SameCore:
 		return wake + n/bw
 	case Req: // two posts, a wait, three regions' clock reads
@@ -328,7 +368,7 @@ func (kp kernelPlan) arrays() (buf, sr, x int64) {
 			buf = max(buf, e)
 		case Comms3, Local:
 			sr = max(sr, e)
-		case Synch1:
+		case Synch1, Entry:
 		default:
 			x = max(x, e)
 		}
@@ -364,6 +404,14 @@ func (kp kernelPlan) source() string {
 			b.WriteString(bn.reqSource())
 			continue
 		}
+		if bn.kind.alone() {
+			fmt.Fprintf(&b, "  repeat %d {\n    barrier\n    region %q {\n", bn.reps, bn.name)
+			for _, line := range bn.body() {
+				fmt.Fprintf(&b, "      %s\n", line)
+			}
+			b.WriteString("    }\n  }\n")
+			continue
+		}
 		fmt.Fprintf(&b, "  region %q {\n    repeat %d {\n", bn.name, bn.reps)
 		for _, line := range bn.body() {
 			fmt.Fprintf(&b, "      %s\n", line)
@@ -395,7 +443,13 @@ func (bn bench) reqSource() string {
 func (bn bench) body() []string {
 	e := bn.bytes / 8
 	s := fmt.Sprintf("[0:%d]", e)
-	switch bn.kind {
+	kind := bn.kind
+	if base, ok := afterBarrierOf(kind); ok {
+		kind = Bench(base)
+	}
+	switch kind {
+	case Entry:
+		return nil
 	case Comms1: // COMMS1 ([001] L515-557): the slave returns what it received
 		return []string{
 			"if rank == 0 {",
@@ -458,12 +512,12 @@ func (bn bench) body() []string {
 	case "reduce":
 		return []string{"reduce sum x" + s + " to 0"}
 	case "allreduce", "scan":
-		return []string{string(bn.kind) + " sum x" + s}
+		return []string{string(kind) + " sum x" + s}
 	case "scatter":
 		return []string{"scatter x" + s + " from 0"}
 	case "gather":
 		return []string{"gather x" + s + " to 0"}
 	default: // allgather, alltoall
-		return []string{string(bn.kind) + " x" + s}
+		return []string{string(kind) + " x" + s}
 	}
 }

@@ -120,7 +120,11 @@ func analyse(pts []Point, samples int, date string, tr Transport) (*Result, erro
 		}
 	}
 	knee := r.knee(collectiveLengths(pts))
-	for _, kind := range CollectiveKinds() {
+	kinds := CollectiveKinds()
+	for _, kind := range collectiveKinds {
+		kinds = append(kinds, string(AfterBarrier(kind)))
+	}
+	for _, kind := range kinds {
 		b := Bench(kind)
 		if kind == "barrier" {
 			b = Synch1
@@ -444,30 +448,40 @@ func (r *Result) Collectives() any {
 		if !ok {
 			continue
 		}
-		e := collEntryYAML{Kind: kind, Time: formulaText(cf.formula)}
-		src := r.collSource(kind, cf)
-		switch {
-		case cf.fits:
-			e.Source = fmt.Sprintf("%s, fit rms %s (max %s)", src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
-		case kind == "barrier":
-			tab := r.table(Synch1, 0, "P")
-			e.Time = tab
-			e.Source = fmt.Sprintf("%s, measured points: no formula fits within 10 %% (best rms %s)", src, percent(cf.formula.RMS()))
-			if tab.raised > 0 {
-				e.Source += fmt.Sprintf("; %d point(s) below the one of fewer ranks raised to it (more ranks never synchronise sooner)", tab.raised)
-			}
-		default:
-			tab := grid(cf.points)
-			e.Time = tab
-			e.Source = fmt.Sprintf("%s, measured points: no formula over bytes and P fits within 10 %% (best %s, rms %s, max %s)",
-				src, formulaText(cf.formula), percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
-			if tab.raised > 0 {
-				e.Source += fmt.Sprintf("; %d point(s) below a shorter length or fewer ranks raised to it (more bytes or ranks never cost less)", tab.raised)
-			}
+		e := collEntryYAML{Kind: kind}
+		e.Time, e.Source = r.collTime(kind, cf)
+		if icf, ok := r.colls[string(AfterBarrier(kind))]; ok {
+			var isrc string
+			e.AfterBarrier, isrc = r.collTime(string(AfterBarrier(kind)), icf)
+			e.Source += "; after_barrier: " + isrc
 		}
 		c.Entries = append(c.Entries, e)
 	}
 	return c
+}
+
+// collTime is the time of a collective benchmark in the table (its
+// formula, or its measured points) and the source that says which.
+func (r *Result) collTime(kind string, cf collFit) (any, string) {
+	src := r.collSource(kind, cf)
+	switch {
+	case cf.fits:
+		return formulaText(cf.formula), fmt.Sprintf("%s, fit rms %s (max %s)", src, percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
+	case kind == "barrier":
+		tab := r.table(Synch1, 0, "P")
+		out := fmt.Sprintf("%s, measured points: no formula fits within 10 %% (best rms %s)", src, percent(cf.formula.RMS()))
+		if tab.raised > 0 {
+			out += fmt.Sprintf("; %d point(s) below the one of fewer ranks raised to it (more ranks never synchronise sooner)", tab.raised)
+		}
+		return tab, out
+	}
+	tab := grid(cf.points)
+	out := fmt.Sprintf("%s, measured points: no formula over bytes and P fits within 10 %% (best %s, rms %s, max %s)",
+		src, formulaText(cf.formula), percent(cf.formula.RMS()), percent(cf.formula.MaxResidual()))
+	if tab.raised > 0 {
+		out += fmt.Sprintf("; %d point(s) below a shorter length or fewer ranks raised to it (more bytes or ranks never cost less)", tab.raised)
+	}
+	return tab, out
 }
 
 // grid is the measured table over bytes by P of a collective's points: a
@@ -529,6 +543,9 @@ func rowAt(row []Point, bytes float64) float64 {
 // collSource names a collective's benchmark, lengths, rank counts and date.
 func (r *Result) collSource(kind string, cf collFit) string {
 	bench := "COLL " + kind
+	if base, ok := afterBarrierOf(Bench(kind)); ok {
+		bench = "COLL " + base + " after a barrier (a barrier, then one call in a region; its clock reads taken off)"
+	}
 	if kind == "barrier" {
 		bench = "SYNCH1 barrier"
 	}
@@ -635,7 +652,11 @@ func (r *Result) Results() any {
 			resultYAML{Name: fmt.Sprintf("COMMS3 saturation rinf (total), P=%d", p), Value: fmtRate(h.Rinf * msgs), Source: src},
 			resultYAML{Name: fmt.Sprintf("COMMS3 t0 (all messages), P=%d", p), Value: fmtTime(h.T0), Source: src})
 	}
+	var kinds []string
 	for _, kind := range collectiveKinds {
+		kinds = append(kinds, kind, string(AfterBarrier(kind)))
+	}
+	for _, kind := range kinds {
 		cf, ok := r.colls[kind]
 		if !ok || cf.fits {
 			continue
@@ -704,9 +725,10 @@ type collectivesYAML struct {
 }
 
 type collEntryYAML struct {
-	Kind   string `yaml:"kind"`
-	Time   any    `yaml:"time"` // a formula (string) or a *tableYAML
-	Source string `yaml:"source"`
+	Kind         string `yaml:"kind"`
+	Time         any    `yaml:"time"`                    // a formula (string) or a *tableYAML
+	AfterBarrier any    `yaml:"after_barrier,omitempty"` // the same, of a call right after a barrier
+	Source       string `yaml:"source"`
 }
 
 type resultYAML struct {

@@ -445,7 +445,11 @@ func (kp kernelPlan) points(m *spmd.Measurement) ([]Point, error) {
 		byName[t.Name] = t
 	}
 	var out []Point
+	entry := kp.entryTime(byName) // s per entry, taken off the collectives after a barrier
 	for _, b := range kp.benches {
+		if b.kind == Entry {
+			continue
+		}
 		if b.kind == Req {
 			pts, err := reqPoints(b, byName)
 			if err != nil {
@@ -462,14 +466,34 @@ func (kp kernelPlan) points(m *spmd.Measurement) ([]Point, error) {
 		if !(t.MinUs > 0) || !(t.MedianUs > 0) || math.IsInf(t.MaxUs, 0) {
 			return nil, fmt.Errorf("region %q measured %g..%g us; a time must be positive and finite", b.name, t.MinUs, t.MaxUs)
 		}
-		out = append(out, Point{
+		pt := Point{
 			Bench: b.kind, Bytes: float64(b.bytes), Ranks: b.ranks, Blocks: b.blocks,
 			Time:   t.MedianUs * 1e-6 / ops,
 			Min:    t.MinUs * 1e-6 / ops,
 			Spread: (t.MaxUs - t.MinUs) / t.MedianUs,
-		})
+		}
+		if _, iso := afterBarrierOf(b.kind); iso && pt.Min > entry {
+			// a call never costs less than nothing: a region whose
+			// fastest time does not exceed the clock reads keeps them
+			pt.Time, pt.Min = pt.Time-entry, pt.Min-entry
+		}
+		out = append(out, pt)
 	}
 	return out, nil
+}
+
+// entryTime is the Entry region's median time per entry in seconds: the
+// clock reads of a region entered after a barrier; 0 without one.
+func (kp kernelPlan) entryTime(byName map[string]spmd.Timing) float64 {
+	for _, b := range kp.benches {
+		if b.kind != Entry {
+			continue
+		}
+		if t, ok := byName[b.name]; ok && t.MedianUs > 0 && !math.IsInf(t.MedianUs, 0) {
+			return t.MedianUs * 1e-6 / float64(b.reps*b.per)
+		}
+	}
+	return 0
 }
 
 // reqPoints turns the Req benchmark's three regions into a ReqPost and a
