@@ -671,14 +671,14 @@ func (p *machinePricer) differentNodes(cl *machines.Cluster, a, b int64) bool {
 
 // Collective implements Pricer.
 func (p *machinePricer) Collective(kind, op, elem string, bytes int64, participants int64) float64 {
-	t, _, _ := p.collective(kind, op, elem, float64(bytes), participants, true)
+	t, _, _ := p.collective(kind, op, elem, float64(bytes), participants, false)
 	return t
 }
 
 // CollectiveAfterBarrier implements emulate.AfterBarrierPricer: the table's
 // after_barrier: time of the call's entry, else its time:.
 func (p *machinePricer) CollectiveAfterBarrier(kind, op, elem string, bytes int64, participants int64) float64 {
-	t, _, _ := p.collective(kind, op, elem, float64(bytes), participants, false)
+	t, _, _ := p.collective(kind, op, elem, float64(bytes), participants, true)
 	return t
 }
 
