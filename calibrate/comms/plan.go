@@ -62,15 +62,16 @@ const afterBarrierSuffix = " after a barrier"
 // (afterBarrierSuffix).
 func AfterBarrier(kind string) Bench { return Bench(kind + afterBarrierSuffix) }
 
-// afterBarrierOf is the collective kind of a benchmark after a barrier, and whether
-// b is one.
+// afterBarrierOf is the collective kind of a benchmark after a barrier,
+// and whether b is one.
 func afterBarrierOf(b Bench) (string, bool) { return strings.CutSuffix(string(b), afterBarrierSuffix) }
 
-// alone reports whether a benchmark's regions are entered once per
-// repetition after a barrier: a collective's AfterBarrier, or Entry.
-func (b Bench) alone() bool {
-	_, iso := afterBarrierOf(b)
-	return iso || b == Entry
+// entersAfterBarrier reports whether a benchmark's region is entered
+// once per repetition after a barrier: a collective's AfterBarrier, or
+// Entry.
+func (b Bench) entersAfterBarrier() bool {
+	_, ok := afterBarrierOf(b)
+	return ok || b == Entry
 }
 
 // reqRegions are the regions of the Req benchmark, in the order they run.
@@ -406,7 +407,7 @@ func (kp kernelPlan) source() string {
 			b.WriteString(bn.reqSource())
 			continue
 		}
-		if bn.kind.alone() {
+		if bn.kind.entersAfterBarrier() {
 			fmt.Fprintf(&b, "  repeat %d {\n    barrier\n    region %q {\n", bn.reps, bn.name)
 			for _, line := range bn.body() {
 				fmt.Fprintf(&b, "      %s\n", line)
