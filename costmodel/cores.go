@@ -185,10 +185,20 @@ func (p *machinePricer) fewCopiers() bool {
 // between two of four ranks copies one message at a time), to messages
 // that do not fit in a core's private caches (privateCacheBytes: a
 // shorter one is copied within the core, untouched by the others),
-// inside one node (a cluster's network law is measured as it is).
-func (p *machinePricer) sharedFactor(src, dst int64, bytes float64) float64 {
+// inside one node (a cluster's network law is measured as it is). Under
+// messages.local and messages.same_core, laws of copies between two
+// spinning ranks, it applies to messages longer than the first-level
+// cache (firstCacheBytes): at P = 4 on 2 cores every message of
+// meshshift at 256 KiB a message cost 7-10 µs, one on each core at once,
+// where those laws give 5.0 and 5.3 µs (docs/predict.md, "Ranks sharing
+// cores").
+func (p *machinePricer) sharedFactor(mm *machines.MessageModel, src, dst int64, bytes float64) float64 {
 	sc := p.m.SharedCopies()
-	if sc == nil || !p.sharesCores() || bytes < p.privateCacheBytes() {
+	private := p.privateCacheBytes()
+	if mm != nil && (mm == p.m.LocalMessages() || mm == p.m.SameCoreMessages()) {
+		private = p.firstCacheBytes()
+	}
+	if sc == nil || !p.sharesCores() || bytes < private {
 		return 1
 	}
 	if p.fewCopiers() {
@@ -214,7 +224,7 @@ func withShared(t, t0, f float64) float64 {
 // sharedCopies scales the bytes' part of the time t of a message of bytes
 // under model mm at level and says so.
 func (p *machinePricer) sharedCopies(mm *machines.MessageModel, level int, src, dst int64, bytes, t float64, how string) (float64, string) {
-	f := p.sharedFactor(src, dst, bytes)
+	f := p.sharedFactor(mm, src, dst, bytes)
 	if f <= 1 {
 		return t, how
 	}
@@ -247,4 +257,14 @@ func (p *machinePricer) privateCacheBytes() float64 {
 		return 0
 	}
 	return float64(caches[len(caches)-2].Size)
+}
+
+// firstCacheBytes is the size of the table's first cache level (a core's
+// L1 data cache); 0 without caches.
+func (p *machinePricer) firstCacheBytes() float64 {
+	caches := p.m.Memory().Caches()
+	if len(caches) == 0 {
+		return 0
+	}
+	return float64(caches[0].Size)
 }

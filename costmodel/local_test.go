@@ -165,6 +165,19 @@ func TestLocalLawPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Caches of 8 KiB, 64 KiB and 1 MiB, and copies at once twice as
+	// slow: the 10,000 B payload is longer than the first level, so when
+	// every rank copies its bytes' part doubles (the core's private
+	// caches, 64 KiB, would hold it: the top-level law keeps its time).
+	cached := strings.Replace(localTable, "  source: test memory\n", "  source: test memory\n  caches:\n"+
+		"    - {name: L1, size: 8KiB, line: 64B, assoc: 8, bandwidth: 100GB/s}\n"+
+		"    - {name: L2, size: 64KiB, line: 64B, assoc: 8, bandwidth: 50GB/s}\n"+
+		"    - {name: L3, size: 1MiB, line: 64B, assoc: 16, bandwidth: 20GB/s}\n", 1)
+	cached = strings.Replace(cached, "  local:\n", "  shared: {factor: 2, source: test}\n  local:\n", 1)
+	shared2, err := machines.Parse("shared2.yaml", []byte(cached+"cores: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// 4 ranks on 2 cores: a ring to the next rank crosses cores, a ring
 	// to the rank after it stays on one (rank r on core r mod 2).
 	const across = `kernel k() on P = 4 ranks {
@@ -211,6 +224,7 @@ func TestLocalLawPrices(t *testing.T) {
 		{"local payload, 4 ranks on 2 cores, across cores", across, sharing2, 2e-6, "messages.local"},
 		{"local payload, 4 ranks on 2 cores, on one core", oneCore, sharing2, 11e-6, "hockney model"},
 		{"local payload, 4 MPI ranks on 2 cores", across, mpi2, 11e-6, "hockney model"},
+		{"local payload, 4 ranks on 2 cores copying at once", across, shared2, 3e-6, "messages.local: the payload stays with its sender), its bytes' part x 2"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkSource(t, "k.spmd", tt.src)

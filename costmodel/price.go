@@ -504,7 +504,7 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 // scaled by the slowdown of concurrent copies (messages.shared).
 func (p *machinePricer) lawTime(mm *machines.MessageModel, level int, src, dst, bytes int64) float64 {
 	t := mm.Time(float64(bytes), level)
-	if f := p.sharedFactor(src, dst, float64(bytes)); f > 1 {
+	if f := p.sharedFactor(mm, src, dst, float64(bytes)); f > 1 {
 		t = withShared(t, mm.Time(0, level), f)
 	}
 	return t
@@ -624,6 +624,13 @@ func (p *machinePricer) route(src, dst int64, elem string, bytes float64, handsO
 	switch sc, sm := p.sameCoreLaw(src, dst), p.m.SharingMessages(); {
 	case sc != nil && handsOff:
 		mm = sc
+	case handsOff && p.m.SameCoreMessages() != nil && p.sameCore(src, dst) && bytes > p.firstCacheBytes():
+		// Every rank copies, and this copy is longer than the first
+		// level: its bytes cost what they do on one core (sharedFactor
+		// adds the other core's copies), not messages.sharing's, which
+		// crossed the cores (meshshift 2 × 2 at 256 KiB: 7.8 µs a
+		// one-core message measured, 31.8 by messages.sharing).
+		mm = p.m.SameCoreMessages()
 	case sm != nil && handsOff && p.sharesCores() && (p.fewCopiers() || bytes < p.privateCacheBytes()):
 		mm = sm
 	}
@@ -648,7 +655,9 @@ func (p *machinePricer) route(src, dst int64, elem string, bytes float64, handsO
 // gives 0.46 (the 01:02 validation, docs/accuracy.md, "Session 20"), and
 // replayed on that validation, this law for every one-core message took
 // the 4-rank cases from 10.2 to 12.6 % median |error|, L1 worst (halo2d,
-// hypercube, comms3, wave: −15..−58 %), where the L2 ones gained.
+// hypercube, comms3, wave: −15..−58 %), where the L2 ones gained. So with
+// every rank copying route takes it only for messages longer than the
+// first-level cache, with messages.shared (session 21).
 func (p *machinePricer) sameCoreLaw(src, dst int64) *machines.MessageModel {
 	sc := p.m.SameCoreMessages()
 	if sc == nil || !p.fewCopiers() || !p.sameCore(src, dst) {
