@@ -618,19 +618,17 @@ func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string
 // bound ranks, postedAt): messages.sharing does not apply. Between two
 // ranks bound to one core (sameCore) a message that hands the core over
 // costs messages.same_core when the table has it and no more ranks than
-// cores copy, the regime it was measured in (sameCoreLaw).
+// cores copy, the regime it was measured in (sameCoreLaw), or, when every
+// rank copies, when it is longer than the first-level cache: its bytes
+// then cost what they do on one core (sharedFactor adds the other core's
+// copies), not messages.sharing's, which crossed the cores (meshshift
+// 2 × 2 at 256 KiB: 7.8 µs a one-core message measured, 31.8 by
+// messages.sharing).
 func (p *machinePricer) route(src, dst int64, elem string, bytes float64, handsOff bool) (*machines.MessageModel, int) {
 	mm := p.m.Messages(elem)
-	switch sc, sm := p.sameCoreLaw(src, dst), p.m.SharingMessages(); {
-	case sc != nil && handsOff:
+	switch sc, sm := p.m.SameCoreMessages(), p.m.SharingMessages(); {
+	case sc != nil && handsOff && p.sameCore(src, dst) && (p.fewCopiers() || bytes > p.firstCacheBytes()):
 		mm = sc
-	case handsOff && p.m.SameCoreMessages() != nil && p.sameCore(src, dst) && bytes > p.firstCacheBytes():
-		// Every rank copies, and this copy is longer than the first
-		// level: its bytes cost what they do on one core (sharedFactor
-		// adds the other core's copies), not messages.sharing's, which
-		// crossed the cores (meshshift 2 × 2 at 256 KiB: 7.8 µs a
-		// one-core message measured, 31.8 by messages.sharing).
-		mm = p.m.SameCoreMessages()
 	case sm != nil && handsOff && p.sharesCores() && (p.fewCopiers() || bytes < p.privateCacheBytes()):
 		mm = sm
 	}
