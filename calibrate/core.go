@@ -60,6 +60,10 @@ type coreModelFit struct {
 	// have set aside.
 	oneCycle float64
 	byRMS    machines.CoreModel
+	// divider is the divider's hold per kind (nil: none fitted, with
+	// dividerErr saying why), fitted after the widths.
+	divider    *dividerFit
+	dividerErr error
 }
 
 // Grids of the widths searched.
@@ -90,7 +94,7 @@ func cyclesWith(r coreRow, core machines.CoreModel) float64 {
 // computes them (machinecode.Cycles), and the resource that sets them.
 func coreCyclesOf(core machines.CoreModel, b machinecode.Body) (float64, string) {
 	cycles, bound, _ := machinecode.Cycles(b, machinecode.Widths{Blocks: core.BlocksPerCycle.Value, Issue: core.Issue.Value,
-		Loads: core.LoadPorts.Value, Stores: core.StorePorts.Value, FP: core.FPPorts.Value})
+		Loads: core.LoadPorts.Value, Stores: core.StorePorts.Value, FP: core.FPPorts.Value, Divider: core.DividerCycles()})
 	return cycles, bound
 }
 
@@ -198,9 +202,17 @@ func (f *coreModelFit) tieNote() string {
 	return s
 }
 
-// model is the fit as a CoreModel (values only).
+// model is the fit as a CoreModel (values only), with the divider's holds
+// once they are fitted.
 func (f *coreModelFit) model() machines.CoreModel {
-	return widths(f.cycle, f.blocks, f.issue, f.loads, f.stores, f.fp)
+	m := widths(f.cycle, f.blocks, f.issue, f.loads, f.stores, f.fp)
+	if f.divider != nil {
+		m.Divider = map[string]machines.Number{}
+		for k, v := range f.divider.hold {
+			m.Divider[k] = machines.Number{Quantity: machines.Quantity{Value: v}, Given: true}
+		}
+	}
+	return m
 }
 
 // coreRows pairs the throughput benchmarks with their code: every loop of
@@ -267,14 +279,45 @@ func lineColOf(pos string) string {
 
 // coreYAML is compute.core as the table writes it.
 type coreYAML struct {
-	Cycle          string      `yaml:"cycle"`
-	Issue          float64     `yaml:"issue"`
-	LoadPorts      float64     `yaml:"load_ports"`
-	StorePorts     float64     `yaml:"store_ports"`
-	FPPorts        float64     `yaml:"fp_ports"`
-	BlocksPerCycle float64     `yaml:"blocks_per_cycle"`
-	Window         *numberYAML `yaml:"window,omitempty,flow"`
-	Source         string      `yaml:"source"`
+	Cycle          string       `yaml:"cycle"`
+	Issue          float64      `yaml:"issue"`
+	LoadPorts      float64      `yaml:"load_ports"`
+	StorePorts     float64      `yaml:"store_ports"`
+	FPPorts        float64      `yaml:"fp_ports"`
+	BlocksPerCycle float64      `yaml:"blocks_per_cycle"`
+	Window         *numberYAML  `yaml:"window,omitempty,flow"`
+	Divider        *dividerYAML `yaml:"divider,omitempty"`
+	Source         string       `yaml:"source"`
+}
+
+// dividerYAML is compute.core.divider as the table writes it.
+type dividerYAML struct {
+	Div    map[string]string `yaml:"div,omitempty,flow"`
+	Sqrt   map[string]string `yaml:"sqrt,omitempty,flow"`
+	Source string            `yaml:"source"`
+}
+
+// dividerSection writes compute.core.divider from the fit, nil without one.
+func (r *Result) dividerSection(f *coreModelFit) *dividerYAML {
+	d := f.divider
+	if d == nil {
+		return nil
+	}
+	out := &dividerYAML{Source: fmt.Sprintf("perfc calibrate ops div and sqrt regions' machine code (y[i] = x[i] OP z[i], one and two per iteration, in L1): "+
+		"a region's time less its other loops' over its divides, the median per kind of the regions bound by the divider, %s; "+
+		"the %d regions priced with them: fit rms %s, worst %s", r.Date, d.rows, pct(d.rms), d.worst)}
+	for k, v := range d.hold {
+		op, elem, _ := strings.Cut(k, " ")
+		m := &out.Div
+		if op == "sqrt" {
+			m = &out.Sqrt
+		}
+		if *m == nil {
+			*m = map[string]string{}
+		}
+		(*m)[elem] = ns(v)
+	}
+	return out
 }
 
 // coreSection writes compute.core from the fit, nil without one.
@@ -293,7 +336,7 @@ func (r *Result) coreSection() *coreYAML {
 	if f.window > 0 {
 		window = &numberYAML{Value: ns(f.window), Source: fmt.Sprintf("perfc calibrate window benchmarks (as compute.latency.window) with each entry's work priced by its compiled code, %s, fit rms %s", r.Date, pct(f.windowRMS))}
 	}
-	return &coreYAML{Window: window, Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
+	return &coreYAML{Window: window, Divider: r.dividerSection(f), Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
 		Source: fmt.Sprintf("perfc calibrate in-core regions' machine code (go tool objdump of the timed binary), %d regions (%d left out: slow operations or unmapped loops), "+
 			"time = cycle × Σ iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f), widths by grid search, cycle by least squares on relative error%s, %s, fit rms %s; regions bound by: %s",
 			len(f.rows), f.skipped, f.blocks, f.tieNote(), r.Date, pct(f.rms), strings.Join(bound, ", "))}
@@ -313,6 +356,9 @@ func (r *Result) coreResults(add func(name, value, src string)) {
 	}
 	if f.windowErr != nil {
 		add("compute.core window", "not fitted", fmt.Sprintf("perfc calibrate, %s: %v", r.Date, f.windowErr))
+	}
+	if f.dividerErr != nil {
+		add("compute.core divider", "not fitted", fmt.Sprintf("perfc calibrate, %s: %v", r.Date, f.dividerErr))
 	}
 	// The counts' fit on the same regions, for comparison.
 	byName := map[string]int{}

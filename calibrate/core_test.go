@@ -110,3 +110,52 @@ func TestCoreModelFitNearTies(t *testing.T) {
 		t.Errorf("far hint: rms %.4f beyond the ties of %.4f", far.rms, plain.rms)
 	}
 }
+
+// TestFitDividerRecoversHolds makes divide and square-root region times
+// from a known core (0.25 ns cycle) whose divider is held 4.5 cycles by a
+// divide f64 and 8.5 by a square root f64, over loops of one and two
+// divides and one region with a loop of its own around them, and checks
+// that the fit finds both holds within 1 %; a region whose loop is bound by
+// its other work (a divide under 12 stores) says nothing of the divider
+// and is left out of the holds.
+func TestFitDividerRecoversHolds(t *testing.T) {
+	core := &coreModelFit{cycle: 0.25e-9, blocks: 1, issue: 6, loads: 2, stores: 1, fp: 4}
+	truth := map[string]float64{"div f64": 4.5, "sqrt f64": 8.5}
+	mk := func(name string, noise float64, loops ...coreLoop) dividerRow {
+		var c float64
+		for _, l := range loops {
+			cy, _, _ := machinecode.Cycles(l.body, machinecode.Widths{Blocks: 1, Issue: 6, Loads: 2, Stores: 1, FP: 4, Divider: truth})
+			c += l.iters * cy
+		}
+		return dividerRow{name: name, seconds: c * core.cycle * (1 + noise), loops: loops}
+	}
+	div := func(kind string, n int) machinecode.Body {
+		return machinecode.Body{Blocks: 1, Insts: 5 + 2*n, Loads: 2 * n, Stores: n, Divides: n, Dividers: map[string]int{kind: n}}
+	}
+	outer := coreLoop{iters: 64, body: machinecode.Body{Blocks: 2, Insts: 6}}
+	rows := []dividerRow{
+		mk("div f64 k=1", 0.004, coreLoop{iters: 1 << 17, body: div("div f64", 1)}),
+		mk("div f64 k=2", -0.004, coreLoop{iters: 1 << 17, body: div("div f64", 2)}),
+		mk("sqrt f64 k=1", 0.002, outer, coreLoop{iters: 1 << 17, body: div("sqrt f64", 1)}),
+		mk("sqrt f64 k=2", -0.002, coreLoop{iters: 1 << 17, body: div("sqrt f64", 2)}),
+		mk("div f64 under stores", 0, coreLoop{iters: 1 << 17, body: machinecode.Body{Blocks: 2, Insts: 30, Stores: 12, Divides: 1, Dividers: map[string]int{"div f64": 1}}}),
+	}
+	f, err := fitDivider(rows, core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, want := range truth {
+		if got := f.hold[kind] / core.cycle; math.Abs(got/want-1) > 0.01 {
+			t.Errorf("hold of %s = %.3f cycles, want %g within 1%%", kind, got, want)
+		}
+	}
+	if f.rows != len(rows) || f.rms > 0.01 || f.worst == "" {
+		t.Errorf("rows %d (want %d), rms %.4f (want below 1%%), worst %q", f.rows, len(rows), f.rms, f.worst)
+	}
+	if _, err := fitDivider(rows[4:], core); err == nil {
+		t.Error("fitDivider with no region bound by the divider: no error")
+	}
+	if _, err := fitDivider(rows, nil); err == nil {
+		t.Error("fitDivider without a core: no error")
+	}
+}

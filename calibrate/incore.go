@@ -204,6 +204,7 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 		rows, skipped := coreRows(cf.tp, mk.code)
 		if cf.core, cf.coreErr = fitCoreModel(rows, coreCycleHint(cf.latency)); cf.core != nil {
 			cf.core.skipped = skipped
+			cf.core.divider, cf.core.dividerErr = fitDivider(dividerRows(cf.tp, mk.code), cf.core)
 			cf.core.window, cf.core.windowRMS, cf.core.windowErr = fitCoreWindow(cf, mk.code)
 		}
 	}

@@ -20,10 +20,14 @@ import (
 //
 // per kernel loop, over the code directly in its machine loop (the code of
 // the loops nested in it is theirs; a loop's entry code is in its parent's
-// body, run once per parent iteration), plus the divides, square roots and
-// calls (exp, log, sin, cos) at their table costs, which the code's
-// instruction counts cannot time. A region whose loops cannot all be found
-// in the code is priced by its counts, with a note.
+// body, run once per parent iteration), plus the calls (exp, log, sin, cos)
+// at their table costs, which the code's instruction counts cannot time.
+// Divides and square roots are one more resource of the max when the table
+// gives compute.core.divider for their kind (the time each holds the
+// divider: they overlap the loop's other work, as the calibration's divide
+// loops measure), and otherwise added at their table costs too. A region
+// whose loops cannot all be found in the code is priced by its counts,
+// with a note.
 
 // codeLoop is one kernel loop priced by its machine code.
 type codeLoop struct {
@@ -35,8 +39,9 @@ type codeLoop struct {
 }
 
 // slowOps are the operations the compiled-code pricing keeps at their
-// table costs: a divide or square root occupies its unit for many cycles,
-// and exp, log, sin and cos are calls.
+// table costs: a divide or square root occupies its unit for many cycles
+// (unless the table's compute.core.divider times it: dividerKind), and
+// exp, log, sin and cos are calls.
 var slowOps = [...]analyze.OpKind{analyze.OpDiv, analyze.OpRem, analyze.OpSqrt, analyze.OpExp, analyze.OpLog, analyze.OpSin, analyze.OpCos}
 
 // isSlowOp reports whether op is one of slowOps.
@@ -64,8 +69,28 @@ func lineCol(pos string) string {
 // and the resource that sets them (machinecode.Cycles).
 func coreCycles(core machines.CoreModel, b machinecode.Body) (float64, string) {
 	cycles, _, how := machinecode.Cycles(b, machinecode.Widths{Blocks: core.BlocksPerCycle.Value, Issue: core.Issue.Value,
-		Loads: core.LoadPorts.Value, Stores: core.StorePorts.Value, FP: core.FPPorts.Value})
+		Loads: core.LoadPorts.Value, Stores: core.StorePorts.Value, FP: core.FPPorts.Value, Divider: core.DividerCycles()})
 	return cycles, how
+}
+
+// dividerKind is the machinecode.DividerKind of a counted operation ("div
+// f64" for a divide of f64, "div i64" for a remainder of u64), "" for an
+// operation that holds no divider.
+func dividerKind(op analyze.OpKind, typ analyze.OpType) string {
+	elem := string(typ)
+	switch elem {
+	case "u64":
+		elem = "i64"
+	case "u32":
+		elem = "i32"
+	}
+	switch op {
+	case analyze.OpDiv, analyze.OpRem:
+		return "div " + elem
+	case analyze.OpSqrt:
+		return "sqrt " + elem
+	}
+	return ""
 }
 
 // codeLoops prices every loop of a region's counts by its machine code;
@@ -115,18 +140,32 @@ func (p *machinePricer) codeTerms(w *workload) ([]Term, bool) {
 		unit := l.cycles * core.Cycle.Value
 		terms = append(terms, Term{Resource: "compute", What: "loop at " + l.pos + " (compiled code)", Count: l.iters, Unit: "iteration",
 			UnitCost: unit, Time: l.iters * unit,
-			How: fmt.Sprintf("%d B of code over %d 64-byte blocks, %d instructions, %d loads, %d stores, %d floating-point: %s cycles per iteration (%s) × %s cycle",
-				b.Bytes, b.Blocks, b.Insts, b.Loads, b.Stores, b.FP, units.Count(l.cycles), l.bound, core.Cycle.String()),
+			How: fmt.Sprintf("%d B of code over %d 64-byte blocks, %d instructions, %d loads, %d stores, %d floating-point%s: %s cycles per iteration (%s) × %s cycle",
+				b.Bytes, b.Blocks, b.Insts, b.Loads, b.Stores, b.FP, dividesSaid(b), units.Count(l.cycles), l.bound, core.Cycle.String()),
 			Source: core.Cycle.Source})
 	}
-	return append(terms, p.opTableTerms(slowPart(w))...), true
+	return append(terms, p.opTableTerms(slowPart(w, core))...), true
 }
 
-// slowPart is the workload of w's slow operations only (slowOps).
-func slowPart(w *workload) *workload {
+// dividesSaid says a body's divides and square roots for a term's How
+// (", 1 divide or square root"), "" without any.
+func dividesSaid(b machinecode.Body) string {
+	switch b.Divides {
+	case 0:
+		return ""
+	case 1:
+		return ", 1 divide or square root"
+	}
+	return fmt.Sprintf(", %d divides or square roots", b.Divides)
+}
+
+// slowPart is the workload of w's slow operations only (slowOps), less
+// the divides and square roots whose kind the core's divider times: the
+// code's loops price those.
+func slowPart(w *workload, core machines.CoreModel) *workload {
 	s := &workload{}
 	for _, o := range w.ops {
-		if isSlowOp(o.op) {
+		if _, timed := core.Divider[dividerKind(o.op, o.typ)]; isSlowOp(o.op) && !timed {
 			s.ops = append(s.ops, o)
 		}
 	}
@@ -155,5 +194,5 @@ func (p *machinePricer) codeBodyTime(w *workload, pos string, body analyze.LoopB
 			t += l.iters * l.cycles * core.Cycle.Value
 		}
 	}
-	return t + sumTerms(p.opTableTerms(slowPart(bodyWorkload(body)))), true
+	return t + sumTerms(p.opTableTerms(slowPart(bodyWorkload(body), core))), true
 }

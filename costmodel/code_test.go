@@ -2,6 +2,7 @@ package costmodel
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -69,6 +70,54 @@ func TestPriceByCompiledCode(t *testing.T) {
 	r, _ = priceRegion(t, m, once, 0, Options{Code: loopCode(body)})
 	if math.Abs(r.Compute-1625*ns) > 1e-15 {
 		t.Errorf("a loop of one iteration per entry: compute %g s, want 1625 ns", r.Compute)
+	}
+}
+
+// TestPriceDividerByCode prices a loop's divides by the table's
+// compute.core.divider: one more resource of the loop's max, not their
+// operation cost added. With a divide f64 holding the divider 1.25 ns (5
+// cycles of 0.25 ns), the loop of 2.5 cycles of other work takes 5 cycles,
+// and a loop of 6 cycles (24 instructions) hides its divide; a divide i64,
+// whose kind the divider does not give, keeps its table cost (4 ns).
+func TestPriceDividerByCode(t *testing.T) {
+	ns := 1e-9
+	src, err := os.ReadFile("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := strings.Replace(string(src), "blocks_per_cycle: 1,", "blocks_per_cycle: 1, divider: {div: {f64: 1.25ns}},", 1)
+	m, err := machines.Parse("ecm_core_divider.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := analyze.Counts{Iterations: n(1000), LoopEntries: n(1), Loads: n(2000), Stores: n(1000),
+		Ops:   []analyze.OpCount{f64(analyze.OpAdd, "a&b&c", 1000), f64(analyze.OpDiv, "a&b&c", 1000)},
+		Loops: []analyze.LoopCount{{Stmt: "k.spmd:4:5", Iterations: n(1000), Entries: n(1)}}}
+	divides := map[string]int{"div f64": 1}
+	for _, tc := range []struct {
+		name  string
+		body  machinecode.Body
+		ops   []analyze.OpCount
+		want  []term
+		bound string
+	}{
+		{"bound by the divider", machinecode.Body{Bytes: 70, Blocks: 2, Insts: 10, Loads: 2, Stores: 1, FP: 2, Divides: 1, Dividers: divides}, counts.Ops,
+			[]term{{"loop at k.spmd:4:5 (compiled code)", 1000, 1.25 * ns, 1250 * ns}}, "1 div f64 × 5 cycles on the divider"},
+		{"hidden under the loop's instructions", machinecode.Body{Bytes: 70, Blocks: 2, Insts: 24, Loads: 2, Stores: 1, FP: 2, Divides: 1, Dividers: divides}, counts.Ops,
+			[]term{{"loop at k.spmd:4:5 (compiled code)", 1000, 1.5 * ns, 1500 * ns}}, "24 instructions / 4 per cycle"},
+		{"a kind the divider does not give", machinecode.Body{Bytes: 70, Blocks: 2, Insts: 10, Loads: 2, Stores: 1, Divides: 1, Dividers: map[string]int{"div i64": 1}},
+			[]analyze.OpCount{{Op: analyze.OpDiv, Type: "i64", Pattern: "a&b&c", Count: n(1000)}},
+			[]term{{"loop at k.spmd:4:5 (compiled code)", 1000, 0.625 * ns, 625 * ns}, {"div i64 a&b&c", 1000, 4 * ns, 4000 * ns}}, "10 instructions / 4 per cycle"},
+	} {
+		c := counts
+		c.Ops = tc.ops
+		r, _ := priceRegion(t, m, c, 0, Options{Code: loopCode(tc.body)})
+		if diff := cmp.Diff(tc.want, terms(r.Terms), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+			t.Errorf("%s: terms (-want +got):\n%s", tc.name, diff)
+		}
+		if !strings.Contains(r.Terms[0].How, tc.bound) {
+			t.Errorf("%s: how %q, want it to say %q", tc.name, r.Terms[0].How, tc.bound)
+		}
 	}
 }
 

@@ -83,8 +83,13 @@ func TestBodyCounts(t *testing.T) {
 		{"LEAQ 0x110(SI), SI", Body{Insts: 1}},
 		{"ADDQ $0x1, 0x8(AX)", Body{Insts: 1, Loads: 1, Stores: 1}},
 		{"CMPQ 0x10(R14), SP", Body{Insts: 1, Loads: 1}},
-		{"DIVSD X1, X0", Body{Insts: 1, Divides: 1}},
-		{"SQRTSD X0, X0", Body{Insts: 1, Divides: 1}},
+		{"DIVSD X1, X0", Body{Insts: 1, Divides: 1, Dividers: map[string]int{"div f64": 1}}},
+		{"DIVSS 0(AX), X0", Body{Insts: 1, Loads: 1, Divides: 1, Dividers: map[string]int{"div f32": 1}}},
+		{"SQRTSD X0, X0", Body{Insts: 1, Divides: 1, Dividers: map[string]int{"sqrt f64": 1}}},
+		{"SQRTSS X0, X0", Body{Insts: 1, Divides: 1, Dividers: map[string]int{"sqrt f32": 1}}},
+		{"IDIVQ CX", Body{Insts: 1, Divides: 1, Dividers: map[string]int{"div i64": 1}}},
+		{"DIVQ CX", Body{Insts: 1, Divides: 1, Dividers: map[string]int{"div i64": 1}}},
+		{"IDIVL CX", Body{Insts: 1, Divides: 1, Dividers: map[string]int{"div i32": 1}}},
 		{"CALL math.Exp(SB)", Body{Insts: 1, Calls: []string{"math.Exp"}}},
 		{"UCOMISD X1, X0", Body{Insts: 1}},
 	} {
@@ -207,11 +212,25 @@ func TestCycles(t *testing.T) {
 		{Body{Blocks: 3, Insts: 12, Loads: 2, Stores: 1, FP: 2}, 3, "64-byte blocks"},
 		{Body{Blocks: 1, Insts: 8, Loads: 3, Stores: 1, FP: 2}, 1.5, "loads"},
 		{Body{Blocks: 1, Insts: 6, Loads: 0, Stores: 2, FP: 0}, 2, "stores"},
+		// The divider: sweep3d_abstract's loop of 8 stores holds it for
+		// one divide of 4.5 cycles, which overlaps; two divides and a
+		// square root of their own do not.
+		{Body{Blocks: 4, Insts: 47, Loads: 8, Stores: 8, FP: 3, Divides: 1, Dividers: map[string]int{"div f64": 1}}, 8, "stores"},
+		{Body{Blocks: 1, Insts: 9, Loads: 4, Stores: 2, Divides: 2, Dividers: map[string]int{"div f64": 2}}, 9, "divider"},
+		{Body{Blocks: 1, Insts: 9, Loads: 4, Stores: 2, Divides: 3, Dividers: map[string]int{"div f64": 2, "sqrt f64": 1}}, 17.5, "divider"},
+		// A kind the table does not give bounds nothing.
+		{Body{Blocks: 1, Insts: 7, Loads: 2, Stores: 1, Divides: 1, Dividers: map[string]int{"div i64": 1}}, 1.1666666666666667, "instructions"},
 	} {
-		got, bound, _ := Cycles(tc.b, w)
+		wd := w
+		wd.Divider = map[string]float64{"div f64": 4.5, "sqrt f64": 8.5}
+		got, bound, _ := Cycles(tc.b, wd)
 		if got != tc.want || bound != tc.bound {
 			t.Errorf("Cycles(%+v) = %g (%s), want %g (%s)", tc.b, got, bound, tc.want, tc.bound)
 		}
+	}
+	_, _, how := Cycles(Body{Blocks: 1, Dividers: map[string]int{"div f64": 2, "sqrt f64": 1}}, Widths{Blocks: 1, Divider: map[string]float64{"div f64": 4.5, "sqrt f64": 8.5}})
+	if want := "2 div f64 × 4.5 cycles + 1 sqrt f64 × 8.5 cycles on the divider"; how != want {
+		t.Errorf("how = %q, want %q", how, want)
 	}
 }
 

@@ -2,6 +2,7 @@ package machinecode
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -37,7 +38,12 @@ type Body struct {
 	Stores  int // instructions that write memory
 	FP      int // floating-point arithmetic (add, sub, mul, min, max, logic, conversions)
 	Divides int // divides and square roots (integer and floating point)
-	Calls   []string
+	// Dividers counts the divides and square roots by the kind of work
+	// they hold the divider for ("div f64", "div i32", "sqrt f32"; see
+	// DividerKind): each holds the unit for cycles of its own, so a loop's
+	// divider time is their sum (Cycles).
+	Dividers map[string]int
+	Calls    []string
 }
 
 // add counts one instruction by what it asks of the core.
@@ -60,8 +66,12 @@ func (b *Body) add(in Inst) {
 		b.Loads++
 		return
 	}
-	if strings.HasPrefix(op, "DIV") || strings.HasPrefix(op, "IDIV") || strings.HasPrefix(op, "SQRT") {
+	if kind := DividerKind(op); kind != "" {
 		b.Divides++
+		if b.Dividers == nil {
+			b.Dividers = map[string]int{}
+		}
+		b.Dividers[kind]++
 	} else if isFP(op) {
 		b.FP++
 	}
@@ -86,6 +96,31 @@ func (b *Body) add(in Inst) {
 	if isMem(in.Args[last]) && !readsAll && last > 0 {
 		b.Stores++
 	}
+}
+
+// DividerKind names the divider work of a divide or square-root mnemonic
+// as the table's compute.core.divider keys it ("div f64", "sqrt f32"), ""
+// for any other instruction. Scalar and packed forms share a kind (the
+// suite's code has only scalar ones); integer divides are "div i64" for
+// the 64-bit forms and "div i32" for the narrower ones, signed or not
+// (Go's % compiles to the same instruction).
+func DividerKind(op string) string {
+	op = strings.TrimPrefix(op, "V") // the AVX forms: VDIVSD, VSQRTSD
+	switch {
+	case op == "DIVSD" || op == "DIVPD":
+		return "div f64"
+	case op == "DIVSS" || op == "DIVPS":
+		return "div f32"
+	case op == "SQRTSD" || op == "SQRTPD":
+		return "sqrt f64"
+	case op == "SQRTSS" || op == "SQRTPS":
+		return "sqrt f32"
+	case op == "IDIVQ" || op == "DIVQ":
+		return "div i64"
+	case strings.HasPrefix(op, "IDIV") || strings.HasPrefix(op, "DIV"):
+		return "div i32"
+	}
+	return ""
 }
 
 // isFP reports whether a mnemonic is scalar or packed floating-point
@@ -386,9 +421,13 @@ func (b Body) CallNames() []string {
 
 // Widths are how many of each resource a core handles per cycle
 // (compute.core's blocks_per_cycle, issue, load_ports, store_ports,
-// fp_ports); a width that is not positive bounds nothing.
+// fp_ports); a width that is not positive bounds nothing. Divider is the
+// cycles one instruction of each DividerKind holds the divider
+// (compute.core.divider); a kind it does not give bounds nothing (the
+// pricing then adds that operation's table cost).
 type Widths struct {
 	Blocks, Issue, Loads, Stores, FP float64
+	Divider                          map[string]float64
 }
 
 // Cycles is the cycles per iteration of a loop's direct code on a core of
@@ -413,5 +452,27 @@ func Cycles(b Body, w Widths) (cycles float64, bound, how string) {
 			how = fmt.Sprintf("%d %s / %s per cycle", r.n, r.name, strconv.FormatFloat(r.width, 'g', 4, 64))
 		}
 	}
+	if held, parts := dividerCycles(b, w); held > cycles {
+		cycles, bound = held, "divider"
+		how = strings.Join(parts, " + ") + " on the divider"
+	}
 	return cycles, bound, how
+}
+
+// dividerCycles is the cycles a body's divides and square roots hold the
+// divider for, of the kinds w.Divider gives, with each kind's part said
+// ("1 div f64 × 4.6 cycles"), in a fixed order.
+func dividerCycles(b Body, w Widths) (float64, []string) {
+	var total float64
+	var parts []string
+	for _, kind := range slices.Sorted(maps.Keys(b.Dividers)) {
+		occ, ok := w.Divider[kind]
+		if !ok || occ <= 0 {
+			continue
+		}
+		n := b.Dividers[kind]
+		total += float64(n) * occ
+		parts = append(parts, fmt.Sprintf("%d %s × %s cycles", n, kind, strconv.FormatFloat(occ, 'g', 4, 64)))
+	}
+	return total, parts
 }

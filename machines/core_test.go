@@ -1,6 +1,8 @@
 package machines
 
 import (
+	"maps"
+	"math"
 	"strings"
 	"testing"
 )
@@ -22,6 +24,40 @@ memory:
     - {name: L1, size: 32KiB, line: 64B, assoc: 8}
   main_bandwidth: 16GB/s
 `
+}
+
+// coreWidths is a complete compute.core without its divider.
+const coreWidths = "cycle: 0.25ns, issue: 4, load_ports: 2, store_ports: 1, fp_ports: 2, blocks_per_cycle: 1"
+
+// TestComputeCoreDivider reads compute.core.divider: the time one divide
+// or square root holds the divider, per kind, and in cycles for the
+// pricing of code; describe prints each.
+func TestComputeCoreDivider(t *testing.T) {
+	m, err := Parse("t.yaml", []byte(coreTable(coreWidths+", divider: {div: {f64: 1.25ns, i32: 1.5ns}, sqrt: {f32: 1ns}, source: bench}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := m.Compute().Core()
+	got := map[string]float64{}
+	for k, n := range c.Divider {
+		got[k] = n.Value
+		if n.Source != "bench" {
+			t.Errorf("%s: source %q, want bench", k, n.Source)
+		}
+	}
+	if want := map[string]float64{"div f64": 1.25e-9, "div i32": 1.5e-9, "sqrt f32": 1e-9}; !maps.EqualFunc(got, want, func(a, b float64) bool { return math.Abs(a/b-1) < 1e-12 }) {
+		t.Errorf("divider %v, want %v", got, want)
+	}
+	if cy := c.DividerCycles(); math.Abs(cy["div f64"]-5) > 1e-9 || math.Abs(cy["sqrt f32"]-4) > 1e-9 {
+		t.Errorf("DividerCycles = %v, want div f64 5 and sqrt f32 4", cy)
+	}
+	var b strings.Builder
+	if err := m.Describe(&b); err != nil || !strings.Contains(b.String(), "core divider held by one div f64") {
+		t.Errorf("Describe does not print the divider (%v):\n%s", err, b.String())
+	}
+	if (CoreModel{}).DividerCycles() != nil {
+		t.Error("a core without a divider has divider cycles")
+	}
 }
 
 func TestComputeCore(t *testing.T) {
@@ -49,6 +85,10 @@ func TestComputeCore(t *testing.T) {
 		{"cycle: 0.25ns, issue: 0, load_ports: 2, store_ports: 1, fp_ports: 2, blocks_per_cycle: 1", "issue"},
 		{"cycle: 1GB/s, issue: 4, load_ports: 2, store_ports: 1, fp_ports: 2, blocks_per_cycle: 1", "cycle"},
 		{"cycle: 0.25ns, issue: 4, load_ports: 2, store_ports: 1, fp_ports: 2, blocks_per_cycle: 1, ports: 3", "ports"},
+		{coreWidths + ", divider: {sqrt: {i64: 1ns}}", "i64"},
+		{coreWidths + ", divider: {div: {f64: 2}}", "f64"},
+		{coreWidths + ", divider: {mul: {f64: 1ns}}", "mul"},
+		{coreWidths + ", divider: {source: x}", "divider needs div or sqrt"},
 	} {
 		_, err := Parse("t.yaml", []byte(coreTable(tc.core)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

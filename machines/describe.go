@@ -3,6 +3,8 @@ package machines
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -172,6 +174,9 @@ func (d *describer) compute(c *Compute) {
 	d.optional("core floating-point instructions per cycle", c.core.FPPorts)
 	d.optional("core 64-byte code blocks per cycle", c.core.BlocksPerCycle)
 	d.optional("core reorder window (entries priced by their code)", c.core.Window)
+	for _, k := range slices.Sorted(maps.Keys(c.core.Divider)) {
+		d.optional("core divider held by one "+k, c.core.Divider[k])
+	}
 	for _, k := range c.opOrder {
 		d.number(opLabel("op", k), c.ops[k])
 	}

@@ -394,6 +394,25 @@ type CoreModel struct {
 	// the entries' work priced by their code: optional; without it the
 	// latency section's window is used.
 	Window Number
+	// Divider is the time one divide or square root holds the core's
+	// divider, by machinecode.DividerKind ("div f64", "sqrt f32"):
+	// optional; a kind it gives is a resource of a loop's code (its
+	// instructions of that kind times this), and a kind it does not give
+	// is priced by its operation cost added to the loop's time.
+	Divider map[string]Number
+}
+
+// DividerCycles is Divider in cycles of Cycle, for machinecode.Widths;
+// nil when the model gives no divider.
+func (c CoreModel) DividerCycles() map[string]float64 {
+	if len(c.Divider) == 0 || c.Cycle.Value <= 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(c.Divider))
+	for k, n := range c.Divider {
+		out[k] = n.Value / c.Cycle.Value
+	}
+	return out
 }
 
 // Core is the table's model of the core's code throughput; ok is false

@@ -334,7 +334,7 @@ func (d *decoder) compute(n *yaml.Node) *Compute {
 // core reads compute.core: the cycle time and the widths the pricing of
 // compiled code divides a machine loop's instructions by (CoreModel).
 func (d *decoder) core(n *yaml.Node, src string) CoreModel {
-	f := d.mapping(n, "core", "cycle", "issue", "load_ports", "store_ports", "fp_ports", "blocks_per_cycle", "window", "source")
+	f := d.mapping(n, "core", "cycle", "issue", "load_ports", "store_ports", "fp_ports", "blocks_per_cycle", "window", "divider", "source")
 	src = f.source(src)
 	c := CoreModel{Cycle: d.reqNumber(f, "cycle", Time, positive, src)}
 	c.Issue = d.reqNumber(f, "issue", Dimensionless, positive, src)
@@ -343,7 +343,39 @@ func (d *decoder) core(n *yaml.Node, src string) CoreModel {
 	c.FPPorts = d.reqNumber(f, "fp_ports", Dimensionless, positive, src)
 	c.BlocksPerCycle = d.reqNumber(f, "blocks_per_cycle", Dimensionless, positive, src)
 	c.Window = d.optNumber(f, "window", Time, positive, src)
+	if f.has("divider") {
+		c.Divider = d.divider(f.get("divider"), src)
+	}
 	return c
+}
+
+// dividerElems are the element types of each divider operation: the
+// divides of every type and the floating-point square roots, the kinds
+// machinecode.DividerKind names.
+var dividerElems = map[string][]string{"div": {"f64", "f32", "i64", "i32"}, "sqrt": {"f64", "f32"}}
+
+// divider reads compute.core.divider: per operation (div, sqrt) a time per
+// element type, the time one instruction holds the divider.
+func (d *decoder) divider(n *yaml.Node, src string) map[string]Number {
+	f := d.mapping(n, "divider", "div", "sqrt", "source")
+	src = f.source(src)
+	out := map[string]Number{}
+	for _, op := range []string{"div", "sqrt"} {
+		if !f.has(op) {
+			continue
+		}
+		ef := d.mapping(f.get(op), "divider."+op, append(dividerElems[op], "source")...)
+		esrc := ef.source(src)
+		for _, elem := range ef.order {
+			if elem != "source" {
+				out[op+" "+elem] = d.number(ef.get(elem), elem, Time, positive, esrc)
+			}
+		}
+	}
+	if len(out) == 0 && n != nil {
+		d.errorf(n, "divider needs div or sqrt times (e.g. div: {f64: 1.3ns})")
+	}
+	return out
 }
 
 // peak reads one rate for every type, or a rate per element type.
