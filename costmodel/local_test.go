@@ -114,6 +114,62 @@ func TestLocalStmts(t *testing.T) {
 	}
 }
 
+// TestCrossingStmts checks which statements are priced as crossing the
+// cores once: every copy of a kernel that computes with what it receives
+// but an in-place exchange's, and none of a kernel that does not.
+func TestCrossingStmts(t *testing.T) {
+	for _, tt := range []struct {
+		name, src string
+		want      []int // the lines of the crossing statements
+	}{
+		{"a ring that reads what it receives", `kernel k() on P = 2 ranks {
+  array cur[8], nxt[8], acc[8]: f64
+  irecv nxt from (rank + 1) % P as left
+  isend cur to (rank + 1) % P as right
+  wait left, right
+  for i in 0..8 {
+    acc[i] += nxt[i]
+  }
+}`, []int{3, 4}},
+		{"a relay: received into what it sends", `kernel k() on P = 2 ranks {
+  array buf[8]: f64
+  if rank == 0 {
+    send buf to 1
+  } else {
+    recv buf from 0
+    buf[0] = buf[1] + 1.0
+  }
+}`, []int{4, 6}},
+		{"an in-place exchange keeps messages.exchange", `kernel k() on P = 2 ranks {
+  array u[8], c[8]: f64
+  exchange u with (rank + 1) % P
+  sendrecv u to (rank + 1) % P from (rank + 1) % P
+  sendrecv u[0:4] to (rank + 1) % P from (rank + 1) % P into c[0:4]
+  c[5] = c[0]
+}`, []int{5}},
+		{"received data never read", `kernel k() on P = 2 ranks {
+  array sb[8], rb[8]: f64
+  sendrecv sb to (rank + 1) % P from (rank + 1) % P into rb
+}`, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := checkSource(t, "k.spmd", tt.src)
+			byStmt, byPos := crossingStmts(k)
+			var got []int
+			for s := range byStmt {
+				got = append(got, k.File.Source.Position(s.Pos()).Line)
+			}
+			slices.Sort(got)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("crossing statements' lines (-want +got):\n%s", diff)
+			}
+			if len(byPos) != len(byStmt) {
+				t.Errorf("%d positions for %d statements", len(byPos), len(byStmt))
+			}
+		})
+	}
+}
+
 // localTable is a table with a slow message law (COMMS1's, 1 GB/s) and a
 // fast messages.local (10 GB/s), 1 µs start-up each.
 const localTable = `name: local-test
@@ -210,6 +266,13 @@ func TestLocalLawPrices(t *testing.T) {
     }
   }
 }`
+	const reads = `kernel k() on P = 2 ranks {
+  array sb[1250], rb[1250], c[4]: f64
+  region "ring" {
+    sendrecv sb to (rank + 1) % P from (rank + 1) % P into rb
+  }
+  c[0] = rb[0]
+}`
 	// 10,000 B: 1 µs + 1 µs at 10 GB/s, 1 µs + 10 µs at 1 GB/s.
 	for _, tt := range []struct {
 		name, src string
@@ -225,6 +288,12 @@ func TestLocalLawPrices(t *testing.T) {
 		{"local payload, 4 ranks on 2 cores, on one core", oneCore, sharing2, 11e-6, "hockney model"},
 		{"local payload, 4 MPI ranks on 2 cores", across, mpi2, 11e-6, "hockney model"},
 		{"local payload, 4 ranks on 2 cores copying at once", across, shared2, 3e-6, "messages.local: the payload stays with its sender), its bytes' part x 2"},
+		// A kernel that computes with what it receives: the payload's
+		// lines cross the cores once, the mean of the two laws; with
+		// ranks sharing a core, the top-level law.
+		{"received data read", reads, m, 6.5e-6, "the mean of hockney model, 1 network level(s), and messages.local"},
+		{"received data read, no messages.local", reads, plain, 11e-6, "hockney model"},
+		{"received data read, ranks sharing a core", reads, shared, 11e-6, "hockney model"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkSource(t, "k.spmd", tt.src)

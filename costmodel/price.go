@@ -65,6 +65,11 @@ type machinePricer struct {
 	// table has no messages.local.
 	localStmt map[*lang.CommStmt]bool
 	localPos  map[string]bool
+	// crossStmt and crossPos are the message statements of a kernel that
+	// computes with what it receives (local.go, crossingStmts); nil when
+	// the table has no messages.local.
+	crossStmt map[*lang.CommStmt]bool
+	crossPos  map[string]bool
 	// reqStmt and reqPos are the kernel's isend statements, by statement
 	// and by position (requests.go); nil when the table has no cores.
 	reqStmt map[*lang.CommStmt]bool
@@ -84,6 +89,7 @@ func newMachinePricer(m *machines.Machine, k *lang.Checked) *machinePricer {
 	}
 	if m.LocalMessages() != nil {
 		p.localStmt, p.localPos = localStmts(k)
+		p.crossStmt, p.crossPos = crossingStmts(k)
 	}
 	if _, ok := m.Cores(); ok {
 		p.reqStmt, p.reqPos = requestStmts(k)
@@ -580,6 +586,13 @@ func (p *machinePricer) messageOf(s *lang.CommStmt, src, dst, bytes int64) float
 // message prices one message of the statement at stmt (a position, as
 // analyze.Message.Stmt spells it) and says how.
 func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string) (float64, string) {
+	if lm := p.crossLaw(src, dst); lm != nil && p.crossPos[stmt] {
+		if mm, level := p.route(src, dst, elem, bytes, !p.postedAt(stmt)); mm != nil {
+			ll := lm.Levels(int(src), int(dst))
+			how := fmt.Sprintf("the mean of %s model, %d network level(s), and messages.local (the kernel computes with what it receives: the payload's lines cross the cores once)", mm.Kind(), level)
+			return (mm.Time(bytes, level) + lm.Time(bytes, ll)) / 2, how
+		}
+	}
 	if p.isLocalAt(stmt) {
 		if lm := p.localLaw(src, dst); lm != nil {
 			level := lm.Levels(int(src), int(dst))
