@@ -1,7 +1,10 @@
 package comms
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,5 +103,32 @@ func TestAfterBarrierInTable(t *testing.T) {
 	}
 	if _, ok := m.CollectiveAfterBarrier("allreduce", "sum", "f64"); ok {
 		t.Errorf("allreduce, measured only back to back, has an after_barrier: time in\n%s", body)
+	}
+}
+
+// TestAfterBarrierPlotted checks that --plot draws the calls after a
+// barrier in their kind's panel, beside the back-to-back ones.
+func TestAfterBarrierPlotted(t *testing.T) {
+	pts := synthetic(map[string]Formula{"bcast": coef(map[term]float64{tConst: 1e-6, tBytes: 1e-10})})
+	s := modeSizes(false, false)
+	for _, p := range s.ranks {
+		for _, n := range s.coll {
+			pts = append(pts, Point{Bench: AfterBarrier("bcast"), Bytes: float64(n), Ranks: p, Time: 3e-6 + float64(n)*1e-10})
+		}
+	}
+	r, err := Analyse(pts, 9, "2026-11-27")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := r.Plot(dir); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "comms-collectives.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("P=%d after a barrier", s.ranks[0]); !strings.Contains(string(svg), want) {
+		t.Errorf("the collectives' figure has no %q series", want)
 	}
 }

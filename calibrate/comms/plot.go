@@ -197,8 +197,56 @@ func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 			return nil, err
 		}
 	}
+	if err := r.afterBarrierSeries(p, kind, ranks); err != nil {
+		return nil, err
+	}
 	p.Legend.Top, p.Legend.Left = true, true
 	return p, nil
+}
+
+// afterBarrierSeries adds to a kind's panel its calls timed right after a
+// barrier (the table's after_barrier:), per rank count in that count's
+// colour: hollow triangles, and the formula's curve dashed when one fits
+// them within the tolerance (the table then has it; otherwise it has the
+// measured points).
+func (r *Result) afterBarrierSeries(p *plot.Plot, kind string, ranks []int) error {
+	cf, ok := r.colls[string(AfterBarrier(kind))]
+	if !ok {
+		return nil
+	}
+	for i, rk := range ranks {
+		var pts plotter.XYs
+		for _, pt := range cf.points {
+			if pt.Ranks == rk && pt.Bytes > 0 {
+				pts = append(pts, plotter.XY{X: pt.Bytes, Y: pt.Time * 1e6})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		clr := palette[i%len(palette)]
+		sc.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(3), Shape: draw.TriangleGlyph{}}
+		p.Add(sc)
+		p.Legend.Add(fmt.Sprintf("P=%d after a barrier", rk), sc)
+		if !cf.fits || len(pts) < 2 {
+			continue
+		}
+		lo, hi := pts[0].X, pts[0].X
+		for _, q := range pts {
+			lo, hi = min(lo, q.X), max(hi, q.X)
+		}
+		line, err := plotter.NewLine(curve(lo, hi, func(x float64) float64 { return cf.formula.Time(x, rk) * 1e6 }))
+		if err != nil {
+			return err
+		}
+		line.Color, line.Dashes = clr, []vg.Length{vg.Points(3), vg.Points(2)}
+		p.Add(line)
+	}
+	return nil
 }
 
 // addSeries draws points and, when the formula is the table's (withCurve),
