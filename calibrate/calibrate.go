@@ -181,11 +181,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if st != nil {
 		st.waiting = func(what string) { report(what, 0) }
-		if o.Mode == Full {
-			st.spare = func() time.Duration {
-				return spareBefore(start.Add(fullDeadline), time.Now(), time.Since(start)-st.rec.WaitedFor, done, mine+commsTotal)
-			}
-		}
 	}
 
 	run := func(spec kernelSpec, what string) (*measuredKernel, error) {
@@ -233,24 +228,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		res.Settle = st.rec
 	}
 	return res, nil
-}
-
-// fullDeadline is how long a full calibration may take, waits included:
-// the 10 minutes, less half a minute for the fits and the table.
-const fullDeadline = 9*time.Minute + 30*time.Second
-
-// spareBefore is how long a run may still wait for the host and end by
-// deadline: the time to it less the work still to do, the nominal seconds
-// left (of total, done so far) at the rate the work has gone (worked of
-// real time for done nominal seconds; the nominal rate before any is
-// done, and within a factor of 3 of it).
-func spareBefore(deadline, now time.Time, worked time.Duration, done, total float64) time.Duration {
-	rate := 1.0
-	if done > 0 {
-		rate = min(max(worked.Seconds()/done, 1.0/3), 3)
-	}
-	left := time.Duration(max(total-done, 0) * rate * float64(time.Second))
-	return deadline.Sub(now) - left
 }
 
 // runHost runs the benchmarks of this host's cores and memory (in-core,

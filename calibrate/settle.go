@@ -129,12 +129,6 @@ type settler struct {
 	// the settler waits (the progress line: a wait of up to the budget
 	// must not look like a hang).
 	waiting func(what string)
-	// spare, when set, is how long the run may still wait before its
-	// deadline: the time left to it less the work still to do (Run's
-	// estimate). A full run must end within 10 minutes; on a busy host
-	// its work took up to 6 min 34 s (2026-11-27 08:23), and with the 4
-	// min total it ran 10 min 34 s.
-	spare func() time.Duration
 }
 
 // newSettler returns the settler of a mode: a budget of 20 s a program
@@ -162,16 +156,12 @@ func newSettler(mode Mode) *settler {
 }
 
 // programBudget is how long the next program may wait: the budget, or
-// what is left of the total or of the run's spare time when that is less.
+// what is left of the total when that is less.
 func (s *settler) programBudget() time.Duration {
-	b := s.budget
-	if s.total > 0 {
-		b = min(b, s.total-s.rec.WaitedFor)
+	if s.total <= 0 {
+		return s.budget
 	}
-	if s.spare != nil {
-		b = min(b, s.spare())
-	}
-	return max(b, 0)
+	return max(min(s.budget, s.total-s.rec.WaitedFor), 0)
 }
 
 // probeOnce probes and keeps the fastest of each probe as its reference.

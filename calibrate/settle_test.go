@@ -137,48 +137,6 @@ func TestSettlerTotal(t *testing.T) {
 	}
 }
 
-// TestSettlerSpare: a full run's waits also stop at its deadline: with
-// 1.5 s of spare time the first program waits 1 s (the steps of 1 s that
-// fit), and once the spare time is gone the next waits none.
-func TestSettlerSpare(t *testing.T) {
-	const ms = time.Millisecond
-	steady, slow := sample{core: 10 * ms}, sample{core: 20 * ms}
-	s, _ := fakeSamples(time.Minute, steady, steady, steady, steady, slow)
-	s.total = 4 * time.Minute
-	spare := 1500 * ms
-	s.spare = func() time.Duration { return spare - s.rec.WaitedFor }
-	for range 2 {
-		if err := s.around(context.Background(), func() error { return nil }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if s.rec.WaitedFor > spare || s.rec.WaitedFor == 0 || s.rec.Unsettled != 2 {
-		t.Errorf("waited %v (want some, at most the spare %v), %d unsettled (want 2)", s.rec.WaitedFor, spare, s.rec.Unsettled)
-	}
-}
-
-// TestSpareBefore: the spare time is the time to the deadline less the
-// work left at the rate the work has gone, clamped to 3 × the nominal.
-func TestSpareBefore(t *testing.T) {
-	t0 := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
-	deadline := t0.Add(10 * time.Minute)
-	for _, tc := range []struct {
-		now    time.Duration // since t0
-		worked time.Duration
-		done   float64
-		want   time.Duration
-	}{
-		{0, 0, 0, 10*time.Minute - 300*time.Second},                              // nominal rate
-		{4 * time.Minute, 2 * time.Minute, 60, 6*time.Minute - 480*time.Second},  // twice the nominal: 240 s left take 480
-		{4 * time.Minute, 30 * time.Minute, 60, 6*time.Minute - 720*time.Second}, // clamped at 3 ×
-		{9 * time.Minute, 5 * time.Minute, 300, time.Minute},                     // nothing left to do
-	} {
-		if got := spareBefore(deadline, t0.Add(tc.now), tc.worked, tc.done, 300); got != tc.want {
-			t.Errorf("spareBefore(now %v, worked %v, done %g of 300) = %v, want %v", tc.now, tc.worked, tc.done, got, tc.want)
-		}
-	}
-}
-
 // TestSettlerStream: a host whose chain runs at speed while a neighbour
 // halves its loads and stores (the stream probe × 1.9) waits for the
 // stream, within its band of 15 %; the source names the stream probe.
