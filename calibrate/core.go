@@ -218,30 +218,15 @@ func (f *coreModelFit) model() machines.CoreModel {
 // coreRows pairs the throughput benchmarks with their code: every loop of
 // a region must have its machine loop (or iterate at most once per
 // entry), and regions with slow operations (divides, square roots, calls)
-// are left out, since the pricing keeps those at their table costs.
+// are left out: the calls keep their table costs, and the divides time
+// the divider (dividerRows).
 func coreRows(pts []point, code *machinecode.Code) (rows []coreRow, skipped int) {
 	for _, p := range pts {
 		if hasSlowOps(p.counts) {
 			skipped++
 			continue
 		}
-		row := coreRow{name: p.bench.name, seconds: p.seconds}
-		ok := true
-		for _, l := range p.counts.Loops {
-			iters := l.Iterations.Float()
-			if iters == 0 {
-				continue
-			}
-			i, found := code.ByKernel[lineColOf(l.Stmt)]
-			if !found {
-				if iters <= l.Entries.Float() {
-					continue
-				}
-				ok = false
-				break
-			}
-			row.loops = append(row.loops, coreLoop{iters: iters, body: code.Loops[i].Body})
-		}
+		row, ok := rowOf(p, code)
 		if !ok || len(row.loops) == 0 {
 			skipped++
 			continue
@@ -249,6 +234,28 @@ func coreRows(pts []point, code *machinecode.Code) (rows []coreRow, skipped int)
 		rows = append(rows, row)
 	}
 	return rows, skipped
+}
+
+// rowOf is a region with each of its loops' machine code; ok is false when
+// a loop that iterates more than once per entry has no machine loop (one
+// that iterates at most once is straight-line code of its parent).
+func rowOf(p point, code *machinecode.Code) (coreRow, bool) {
+	row := coreRow{name: p.bench.name, seconds: p.seconds}
+	for _, l := range p.counts.Loops {
+		iters := l.Iterations.Float()
+		if iters == 0 {
+			continue
+		}
+		i, found := code.ByKernel[lineColOf(l.Stmt)]
+		if !found {
+			if iters <= l.Entries.Float() {
+				continue
+			}
+			return coreRow{}, false
+		}
+		row.loops = append(row.loops, coreLoop{iters: iters, body: code.Loops[i].Body})
+	}
+	return row, true
 }
 
 // hasSlowOps reports whether counts have operations the pricing of code

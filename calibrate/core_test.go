@@ -121,19 +121,19 @@ func TestCoreModelFitNearTies(t *testing.T) {
 func TestFitDividerRecoversHolds(t *testing.T) {
 	core := &coreModelFit{cycle: 0.25e-9, blocks: 1, issue: 6, loads: 2, stores: 1, fp: 4}
 	truth := map[string]float64{"div f64": 4.5, "sqrt f64": 8.5}
-	mk := func(name string, noise float64, loops ...coreLoop) dividerRow {
+	mk := func(name string, noise float64, loops ...coreLoop) coreRow {
 		var c float64
 		for _, l := range loops {
 			cy, _, _ := machinecode.Cycles(l.body, machinecode.Widths{Blocks: 1, Issue: 6, Loads: 2, Stores: 1, FP: 4, Divider: truth})
 			c += l.iters * cy
 		}
-		return dividerRow{name: name, seconds: c * core.cycle * (1 + noise), loops: loops}
+		return coreRow{name: name, seconds: c * core.cycle * (1 + noise), loops: loops}
 	}
 	div := func(kind string, n int) machinecode.Body {
 		return machinecode.Body{Blocks: 1, Insts: 5 + 2*n, Loads: 2 * n, Stores: n, Divides: n, Dividers: map[string]int{kind: n}}
 	}
 	outer := coreLoop{iters: 64, body: machinecode.Body{Blocks: 2, Insts: 6}}
-	rows := []dividerRow{
+	rows := []coreRow{
 		mk("div f64 k=1", 0.004, coreLoop{iters: 1 << 17, body: div("div f64", 1)}),
 		mk("div f64 k=2", -0.004, coreLoop{iters: 1 << 17, body: div("div f64", 2)}),
 		mk("sqrt f64 k=1", 0.002, outer, coreLoop{iters: 1 << 17, body: div("sqrt f64", 1)}),

@@ -24,13 +24,6 @@ import (
 // loop of 8 stores and one divide came to 8 + 3.7 cycles where it runs
 // in 8.
 
-// dividerRow is one divide or square-root region seen through its code.
-type dividerRow struct {
-	name    string
-	seconds float64
-	loops   []coreLoop
-}
-
 // dividerFit is the divider's hold per kind with its quality.
 type dividerFit struct {
 	hold  map[string]float64 // seconds one instruction of the kind holds the divider
@@ -43,32 +36,14 @@ type dividerFit struct {
 // remainders and square roots with their code, as coreRows pairs the
 // others: every loop must have its machine loop, and some loop must hold
 // the divider.
-func dividerRows(pts []point, code *machinecode.Code) []dividerRow {
-	var rows []dividerRow
+func dividerRows(pts []point, code *machinecode.Code) []coreRow {
+	var rows []coreRow
 	for _, p := range pts {
 		if !hasSlowOps(p.counts) || hasCalls(p.counts) {
 			continue
 		}
-		row := dividerRow{name: p.bench.name, seconds: p.seconds}
-		ok, divides := true, false
-		for _, l := range p.counts.Loops {
-			iters := l.Iterations.Float()
-			if iters == 0 {
-				continue
-			}
-			i, found := code.ByKernel[lineColOf(l.Stmt)]
-			if !found {
-				if iters <= l.Entries.Float() {
-					continue
-				}
-				ok = false
-				break
-			}
-			body := code.Loops[i].Body
-			divides = divides || len(body.Dividers) > 0
-			row.loops = append(row.loops, coreLoop{iters: iters, body: body})
-		}
-		if ok && divides {
+		row, ok := rowOf(p, code)
+		if ok && slices.ContainsFunc(row.loops, func(l coreLoop) bool { return len(l.body.Dividers) > 0 }) {
 			rows = append(rows, row)
 		}
 	}
@@ -93,7 +68,7 @@ func hasCalls(c analyze.Counts) bool {
 // divides, kept when it exceeds the loop's other resources (the region
 // is then bound by the divider) and taken as the median of the regions of
 // the kind. The rms is that of every row priced with the holds.
-func fitDivider(rows []dividerRow, core *coreModelFit) (*dividerFit, error) {
+func fitDivider(rows []coreRow, core *coreModelFit) (*dividerFit, error) {
 	if core == nil {
 		return nil, fmt.Errorf("calibrate: no compute.core to fit the divider beside")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"perfc/analyze"
+	"perfc/lang"
 	"perfc/machines"
 )
 
@@ -98,17 +99,8 @@ func TestLocalStmts(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkSource(t, "k.spmd", tt.src)
-			byStmt, byPos := localStmts(k)
-			var got []int
-			for s := range byStmt {
-				got = append(got, k.File.Source.Position(s.Pos()).Line)
-			}
-			slices.Sort(got)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, stmtLines(t, k, localStmts)); diff != "" {
 				t.Errorf("local statements' lines (-want +got):\n%s", diff)
-			}
-			if len(byPos) != len(byStmt) {
-				t.Errorf("%d positions for %d statements", len(byPos), len(byStmt))
 			}
 		})
 	}
@@ -154,20 +146,28 @@ func TestCrossingStmts(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			k := checkSource(t, "k.spmd", tt.src)
-			byStmt, byPos := crossingStmts(k)
-			var got []int
-			for s := range byStmt {
-				got = append(got, k.File.Source.Position(s.Pos()).Line)
-			}
-			slices.Sort(got)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, stmtLines(t, k, crossingStmts)); diff != "" {
 				t.Errorf("crossing statements' lines (-want +got):\n%s", diff)
-			}
-			if len(byPos) != len(byStmt) {
-				t.Errorf("%d positions for %d statements", len(byPos), len(byStmt))
 			}
 		})
 	}
+}
+
+// stmtLines is the sorted lines of the statements a finder (localStmts,
+// crossingStmts) finds in k, after checking that it keys each by its
+// position too.
+func stmtLines(t *testing.T, k *lang.Checked, find func(*lang.Checked) (map[*lang.CommStmt]bool, map[string]bool)) []int {
+	t.Helper()
+	byStmt, byPos := find(k)
+	var got []int
+	for s := range byStmt {
+		got = append(got, k.File.Source.Position(s.Pos()).Line)
+	}
+	slices.Sort(got)
+	if len(byPos) != len(byStmt) {
+		t.Errorf("%d positions for %d statements", len(byPos), len(byStmt))
+	}
+	return got
 }
 
 // localTable is a table with a slow message law (COMMS1's, 1 GB/s) and a

@@ -77,16 +77,10 @@ func round(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 // barrier become their entries' after_barrier: times, fitted as the back-to-back ones
 // are, and that an entry without them has none.
 func TestAfterBarrierInTable(t *testing.T) {
-	pts := synthetic(map[string]Formula{
+	pts := withBcastAfterBarrier(synthetic(map[string]Formula{
 		"bcast":     coef(map[term]float64{tConst: 1e-6, tBytes: 1e-10}),
 		"allreduce": coef(map[term]float64{tConst: 2e-6}),
-	})
-	s := modeSizes(false, false)
-	for _, p := range s.ranks {
-		for _, n := range s.coll {
-			pts = append(pts, Point{Bench: AfterBarrier("bcast"), Bytes: float64(n), Ranks: p, Time: 3e-6 + float64(n)*1e-10})
-		}
-	}
+	}))
 	r, err := Analyse(pts, 9, "2026-11-27")
 	if err != nil {
 		t.Fatal(err)
@@ -109,13 +103,7 @@ func TestAfterBarrierInTable(t *testing.T) {
 // TestAfterBarrierPlotted checks that --plot draws the calls after a
 // barrier in their kind's panel, beside the back-to-back ones.
 func TestAfterBarrierPlotted(t *testing.T) {
-	pts := synthetic(map[string]Formula{"bcast": coef(map[term]float64{tConst: 1e-6, tBytes: 1e-10})})
-	s := modeSizes(false, false)
-	for _, p := range s.ranks {
-		for _, n := range s.coll {
-			pts = append(pts, Point{Bench: AfterBarrier("bcast"), Bytes: float64(n), Ranks: p, Time: 3e-6 + float64(n)*1e-10})
-		}
-	}
+	pts := withBcastAfterBarrier(synthetic(map[string]Formula{"bcast": coef(map[term]float64{tConst: 1e-6, tBytes: 1e-10})}))
 	r, err := Analyse(pts, 9, "2026-11-27")
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +116,19 @@ func TestAfterBarrierPlotted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("P=%d after a barrier", s.ranks[0]); !strings.Contains(string(svg), want) {
+	if want := fmt.Sprintf("P=%d after a barrier", modeSizes(false, false).ranks[0]); !strings.Contains(string(svg), want) {
 		t.Errorf("the collectives' figure has no %q series", want)
 	}
+}
+
+// withBcastAfterBarrier adds to pts a bcast timed after a barrier at
+// every rank count and length of a full run: 3 µs + 0.1 ns/B.
+func withBcastAfterBarrier(pts []Point) []Point {
+	s := modeSizes(false, false)
+	for _, p := range s.ranks {
+		for _, n := range s.coll {
+			pts = append(pts, Point{Bench: AfterBarrier("bcast"), Bytes: float64(n), Ranks: p, Time: 3e-6 + float64(n)*1e-10})
+		}
+	}
+	return pts
 }

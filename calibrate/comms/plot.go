@@ -183,7 +183,7 @@ func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 		for _, pt := range cf.points {
 			pts = append(pts, plotter.XY{X: float64(pt.Ranks), Y: pt.Time * 1e6})
 		}
-		return p, addSeries(p, pts, 0, "SYNCH1", func(x float64) float64 { return cf.formula.at(0, x) * 1e6 }, cf.fits)
+		return p, addSeries(p, pts, 0, "SYNCH1", func(x float64) float64 { return cf.formula.at(0, x) * 1e6 }, cf.fits, backToBack)
 	}
 	p.X.Label.Text = "bytes"
 	for i, rk := range ranks {
@@ -193,7 +193,7 @@ func (r *Result) collectivePlot(kind string, cf collFit) (*plot.Plot, error) {
 				pts = append(pts, plotter.XY{X: pt.Bytes, Y: pt.Time * 1e6})
 			}
 		}
-		if err := addSeries(p, pts, i, fmt.Sprintf("P=%d", rk), func(x float64) float64 { return cf.formula.Time(x, rk) * 1e6 }, true); err != nil {
+		if err := addSeries(p, pts, i, fmt.Sprintf("P=%d", rk), func(x float64) float64 { return cf.formula.Time(x, rk) * 1e6 }, true, backToBack); err != nil {
 			return nil, err
 		}
 	}
@@ -221,37 +221,30 @@ func (r *Result) afterBarrierSeries(p *plot.Plot, kind string, ranks []int) erro
 				pts = append(pts, plotter.XY{X: pt.Bytes, Y: pt.Time * 1e6})
 			}
 		}
-		if len(pts) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
+		if err := addSeries(p, pts, i, fmt.Sprintf("P=%d after a barrier", rk), func(x float64) float64 { return cf.formula.Time(x, rk) * 1e6 }, cf.fits, afterBarrier); err != nil {
 			return err
 		}
-		clr := palette[i%len(palette)]
-		sc.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(3), Shape: draw.TriangleGlyph{}}
-		p.Add(sc)
-		p.Legend.Add(fmt.Sprintf("P=%d after a barrier", rk), sc)
-		if !cf.fits || len(pts) < 2 {
-			continue
-		}
-		lo, hi := pts[0].X, pts[0].X
-		for _, q := range pts {
-			lo, hi = min(lo, q.X), max(hi, q.X)
-		}
-		line, err := plotter.NewLine(curve(lo, hi, func(x float64) float64 { return cf.formula.Time(x, rk) * 1e6 }))
-		if err != nil {
-			return err
-		}
-		line.Color, line.Dashes = clr, []vg.Length{vg.Points(3), vg.Points(2)}
-		p.Add(line)
 	}
 	return nil
 }
 
+// seriesStyle is how a series' points and curve are drawn.
+type seriesStyle struct {
+	shape  draw.GlyphDrawer
+	radius vg.Length
+	dashes []vg.Length // the curve's; none: solid
+}
+
+// The styles of the collectives' series: calls back to back, and right
+// after a barrier.
+var (
+	backToBack   = seriesStyle{shape: draw.CircleGlyph{}, radius: vg.Points(2.5)}
+	afterBarrier = seriesStyle{shape: draw.TriangleGlyph{}, radius: vg.Points(3), dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+)
+
 // addSeries draws points and, when the formula is the table's (withCurve),
-// its curve.
-func addSeries(p *plot.Plot, pts plotter.XYs, i int, name string, f func(float64) float64, withCurve bool) error {
+// its curve, in the i-th colour and the given style.
+func addSeries(p *plot.Plot, pts plotter.XYs, i int, name string, f func(float64) float64, withCurve bool, style seriesStyle) error {
 	if len(pts) == 0 {
 		return nil
 	}
@@ -260,7 +253,7 @@ func addSeries(p *plot.Plot, pts plotter.XYs, i int, name string, f func(float64
 		return err
 	}
 	clr := palette[i%len(palette)]
-	sc.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+	sc.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: style.radius, Shape: style.shape}
 	p.Add(sc)
 	p.Legend.Add(name, sc)
 	if !withCurve || len(pts) < 2 {
@@ -274,7 +267,7 @@ func addSeries(p *plot.Plot, pts plotter.XYs, i int, name string, f func(float64
 	if err != nil {
 		return err
 	}
-	line.Color = clr
+	line.Color, line.Dashes = clr, style.dashes
 	p.Add(line)
 	return nil
 }
