@@ -8,6 +8,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/machinecode"
+	"perfc/machines"
 )
 
 // The divider (docs/calibrate.md, "The divider"): a divide or square root
@@ -105,23 +106,16 @@ func fitDivider(rows []coreRow, core *coreModelFit) (*dividerFit, error) {
 		return nil, fmt.Errorf("calibrate: no divide or square-root region was bound by the divider")
 	}
 	f := &dividerFit{hold: map[string]float64{}}
-	cycles := map[string]float64{}
+	model.Divider = map[string]machines.Number{}
 	for kind, hs := range per {
-		slices.Sort(hs)
-		m := hs[len(hs)/2]
-		if len(hs)%2 == 0 {
-			m = (hs[len(hs)/2-1] + hs[len(hs)/2]) / 2
-		}
-		cycles[kind] = m
-		f.hold[kind] = m * core.cycle
+		f.hold[kind] = median(hs) * core.cycle
+		model.Divider[kind] = machines.Number{Quantity: machines.Quantity{Value: f.hold[kind]}, Given: true}
 	}
-	model.Divider = nil
 	var ss, worst float64
 	for _, r := range rows {
 		var c float64
 		for _, l := range r.loops {
-			cy, _, _ := machinecode.Cycles(l.body, machinecode.Widths{Blocks: model.BlocksPerCycle.Value, Issue: model.Issue.Value,
-				Loads: model.LoadPorts.Value, Stores: model.StorePorts.Value, FP: model.FPPorts.Value, Divider: cycles})
+			cy, _ := coreCyclesOf(model, l.body)
 			c += l.iters * cy
 		}
 		e := c*core.cycle/r.seconds - 1

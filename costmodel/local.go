@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"fmt"
 	"slices"
 
 	"perfc/lang"
@@ -236,6 +237,22 @@ func (p *machinePricer) crossLaw(src, dst int64) *machines.MessageModel {
 	return lm
 }
 
+// crossTime is the time of a message of a kernel that computes with what
+// it receives (crossLaw): the mean of the top-level law and
+// messages.local, and how; ok is false when crossLaw does not apply.
+func (p *machinePricer) crossTime(src, dst int64, bytes float64, elem string) (float64, string, bool) {
+	lm := p.crossLaw(src, dst)
+	if lm == nil {
+		return 0, "", false
+	}
+	mm, level := p.route(src, dst, elem, bytes, true) // ranks on cores of their own: the top-level law
+	if mm == nil {
+		return 0, "", false
+	}
+	how := fmt.Sprintf("the mean of %s model, %d network level(s), and messages.local (the kernel computes with what it receives: the payload's lines cross the cores once)", mm.Kind(), level)
+	return (mm.Time(bytes, level) + lm.Time(bytes, lm.Levels(int(src), int(dst)))) / 2, how, true
+}
+
 // isLocalAt reports whether the statement at pos (as analyze.Message.Stmt
 // spells it) sends a payload that stays with its sender.
 func (p *machinePricer) isLocalAt(pos string) bool { return p.localPos[pos] }
@@ -250,8 +267,8 @@ func (p *machinePricer) isLocalAt(pos string) bool { return p.localPos[pos] }
 // Message's price).
 func (p *machinePricer) StmtMessage(s *lang.CommStmt, src, dst, bytes int64) (float64, bool) {
 	if p.crossStmt[s] {
-		if lm := p.crossLaw(src, dst); lm != nil {
-			return (p.lawTime(lm, lm.Levels(int(src), int(dst)), src, dst, bytes) + p.Message(src, dst, bytes)) / 2, true
+		if t, _, ok := p.crossTime(src, dst, float64(bytes), ""); ok {
+			return t, true
 		}
 	}
 	if !p.localStmt[s] {

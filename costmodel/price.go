@@ -586,11 +586,9 @@ func (p *machinePricer) messageOf(s *lang.CommStmt, src, dst, bytes int64) float
 // message prices one message of the statement at stmt (a position, as
 // analyze.Message.Stmt spells it) and says how.
 func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string) (float64, string) {
-	if lm := p.crossLaw(src, dst); lm != nil && p.crossPos[stmt] {
-		if mm, level := p.route(src, dst, elem, bytes, !p.postedAt(stmt)); mm != nil {
-			ll := lm.Levels(int(src), int(dst))
-			how := fmt.Sprintf("the mean of %s model, %d network level(s), and messages.local (the kernel computes with what it receives: the payload's lines cross the cores once)", mm.Kind(), level)
-			return (mm.Time(bytes, level) + lm.Time(bytes, ll)) / 2, how
+	if p.crossPos[stmt] {
+		if t, how, ok := p.crossTime(src, dst, bytes, elem); ok {
+			return t, how
 		}
 	}
 	if p.isLocalAt(stmt) {
