@@ -127,10 +127,10 @@ const maxSweep = 1 << 30
 const buildSeconds = 2.0
 
 // runSeconds estimates one kernel's measurement: a warm-up and the
-// measurements of at least minTime each.
+// measurements of at least minTime each, each overshooting it.
 func (s sizes) runSeconds() float64 {
 	d, _ := time.ParseDuration(s.minTime)
-	return float64(s.samples+2) * max(d.Seconds(), 0.05)
+	return float64(s.samples+2) * max(d.Seconds(), 0.05) * overshoot
 }
 
 // Run benchmarks this host: the in-core kernel, the memory kernel and,
@@ -165,55 +165,55 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	res := &Result{Host: info, Mode: o.Mode, Date: info.Date.Format("2006-01-02"), sz: sz}
 	st := newSettler(o.Mode)
 
-	mine := 3 * (buildSeconds + sz.runSeconds()) // in core, clock, memory
-	if o.OnlyComms {
-		mine = 0
+	co := comms.Options{
+		Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, CacheDir: o.CacheDir, Now: o.Now, Launch: o.Launch, MaxRanks: o.MaxRanks,
+		Around: st.around,
 	}
-	commsTotal := 0.0
-	if !o.NoComms {
-		commsTotal = 20 // until comms says
+	mine := hostSeconds(o, sz, info.Cores)
+	theirs, err := commsSeconds(o, co)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
 	}
-	done := 0.0
+	w := &progressWork{total: mine + theirs, start: start, now: time.Now}
 	report := func(name string, extra float64) {
 		if o.Progress != nil {
-			o.Progress(name, done+extra, mine+commsTotal)
+			o.Progress(name, min(w.done+extra, w.total), w.total)
 		}
 	}
 	if st != nil {
 		st.waiting = func(what string) { report(what, 0) }
+		if d := modeDeadline(o.Mode); d > 0 {
+			st.deadline, st.left = start.Add(d), w.left
+			w.waited = func() time.Duration { return st.rec.WaitedFor }
+		}
 	}
 
 	run := func(spec kernelSpec, what string) (*measuredKernel, error) {
 		report(what+": counting", 0)
 		mk, err := runKernel(ctx, st, spec, info.Caches, o.CacheDir, sz, func(step string) {
 			if step == "running" {
-				done += buildSeconds
+				w.done += buildSeconds
 			}
 			report(what+": "+step, 0)
 		})
 		if err != nil {
 			return nil, err
 		}
-		done += sz.runSeconds()
+		w.done += sz.runSeconds()
 		return mk, nil
 	}
 	if !o.OnlyComms {
-		if err := runHost(ctx, o, st, info, res, run, report); err != nil {
+		if err := runHost(ctx, o, st, info, res, run, report, func(s float64) { w.done += s }); err != nil {
 			return nil, err
 		}
 	}
 	if !o.NoComms {
-		base := done
-		var err error
-		res.Comms, err = comms.Run(ctx, comms.Options{
-			Quick: o.Mode == Quick, Tiny: o.Mode == Tiny, CacheDir: o.CacheDir, Now: o.Now, Launch: o.Launch, MaxRanks: o.MaxRanks,
-			Around: st.around,
-			Progress: func(name string, d, total float64) {
-				commsTotal, done = total, base+d
-				report(name, 0)
-			},
-		})
-		if err != nil {
+		w.done = mine
+		co.Progress = func(name string, d, _ float64) {
+			w.done = mine + d
+			report(name, 0)
+		}
+		if res.Comms, err = comms.Run(ctx, co); err != nil {
 			return nil, fmt.Errorf("calibrate: %w", err)
 		}
 		if o.Launch.Backend != codegen.BackendMPI {
@@ -231,9 +231,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 }
 
 // runHost runs the benchmarks of this host's cores and memory (in-core,
-// clock, start, working-set sweep, SHARED) into res, through run.
+// clock, start, working-set sweep, SHARED) into res, through run; did
+// counts the nominal work of the benchmarks run otherwise (START, SHARED).
 func runHost(ctx context.Context, o Options, st *settler, info host.Info, res *Result,
-	run func(kernelSpec, string) (*measuredKernel, error), report func(string, float64)) error {
+	run func(kernelSpec, string) (*measuredKernel, error), report func(string, float64), did func(float64)) error {
 	sz := res.sz
 	core, err := run(inCoreKernel(sz), "in-core benchmarks")
 	if err != nil {
@@ -254,6 +255,9 @@ func runHost(ctx context.Context, o Options, st *settler, info host.Info, res *R
 		if res.Start, err = runStart(ctx, st, o.Mode, info.Cores, res.Clock, o.CacheDir,
 			func() { report("the start of a run on shared cores: running", 0) }); err != nil {
 			return err
+		}
+		if res.Start != nil {
+			did(startSeconds(o.Mode))
 		}
 	}
 	memSpec := memoryKernel(sz)
@@ -283,6 +287,9 @@ func runHost(ctx context.Context, o Options, st *settler, info host.Info, res *R
 	if res.MemShared, err = runMemShared(ctx, st, o.Mode, info.Cores, int64(caches[len(caches)-1].Size), o.CacheDir,
 		func() { report("streaming on every core: running", 0) }); err != nil {
 		return err
+	}
+	if res.MemShared != nil {
+		did(memSharedSeconds(o.Mode))
 	}
 	return nil
 }

@@ -154,3 +154,11 @@ func fmtUs(us float64) string { return fmt.Sprintf("%.4gus", us) }
 
 // fmtSize writes bytes with a binary prefix.
 func fmtSize(b int64) string { return spmd.FormatBytes(b) }
+
+// memSharedSeconds is SHARED's nominal work in the progress and the
+// deadline: one build, the runs (0.13–0.15 s each in a full run on this
+// host, 2026-11-27) and the gaps between them.
+func memSharedSeconds(m Mode) float64 {
+	runs := map[Mode]int{Full: memSharedRuns, Quick: 2, Tiny: 1}[m]
+	return buildSeconds + float64(runs)*0.2 + float64(runs-1)*memSharedGap.Seconds()
+}

@@ -268,3 +268,11 @@ func withNoise(messages any, n *noiseYAML) (any, error) {
 	node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "noise"}, &v)
 	return &node, nil
 }
+
+// noiseSeconds is NOISE's nominal work in the progress and the deadline:
+// one build and its measurements, one short run each (the 120 of a quick
+// run took a tenth of a second on this host, 2026-11-27).
+func noiseSeconds(m Mode) float64 {
+	_, samples := noiseSizes(m)
+	return buildSeconds + float64(samples)*0.002
+}

@@ -83,6 +83,7 @@ type settleRecord struct {
 	Unsettled  int           // programs run out of the band (the budget ran out)
 	Remeasured int           // programs run again: the host slowed while they ran
 	Spent      int           // waits the total cut short (settler.total)
+	Cut        int           // waits and second runs the deadline cut short (settler.deadline)
 	Reference  time.Duration // the fastest core probe
 	StreamRef  time.Duration // the fastest stream probe; 0 when not probed
 	CopyRef    time.Duration // the fastest round trip of the copy probe; 0 on one core
@@ -112,6 +113,9 @@ func (r settleRecord) String() string {
 	if r.Spent > 0 {
 		spent = fmt.Sprintf(" (the calibration's whole wait was spent before %d of the waits)", r.Spent)
 	}
+	if r.Cut > 0 {
+		spent += fmt.Sprintf(" (the run's deadline cut %d waits or second runs short)", r.Cut)
+	}
 	return fmt.Sprintf("settled before each of %d programs within %.0f%% of the fastest probe (%s on every core)%s: %d waited %s in all%s, %d ran unsettled, %d ran again",
 		r.Programs, 100*settleBand, r.Reference.Round(time.Microsecond), others, r.Waited, r.WaitedFor.Round(time.Second), spent, r.Unsettled, r.Remeasured)
 }
@@ -123,7 +127,16 @@ type settler struct {
 	sleep  func(context.Context, time.Duration) error
 	budget time.Duration // the longest wait before one program
 	total  time.Duration // the longest wait of the whole calibration (0: budget a program, no more)
-	ref    sample        // the fastest probes seen; zero before the first
+	// deadline, when set, is when the calibration's benchmarks should
+	// have ended; left is the work still to come when it is asked (the
+	// program about to run included). A wait is cut, and a second run
+	// left out, where they would push the work past the deadline: the
+	// mode's promise (a full run within 10 minutes) holds on a host
+	// that is slow for many of its programs.
+	deadline time.Time
+	left     func() time.Duration
+	now      func() time.Time
+	ref      sample // the fastest probes seen; zero before the first
 	rec    settleRecord
 	// waiting, when set, is told each time the host is found slow and
 	// the settler waits (the progress line: a wait of up to the budget
@@ -156,12 +169,34 @@ func newSettler(mode Mode) *settler {
 }
 
 // programBudget is how long the next program may wait: the budget, or
-// what is left of the total when that is less.
-func (s *settler) programBudget() time.Duration {
-	if s.total <= 0 {
-		return s.budget
+// what is left of the total or before the deadline when that is less;
+// cut says the deadline was the least.
+func (s *settler) programBudget() (budget time.Duration, cut bool) {
+	budget = s.budget
+	if s.total > 0 {
+		budget = max(min(budget, s.total-s.rec.WaitedFor), 0)
 	}
-	return max(min(s.budget, s.total-s.rec.WaitedFor), 0)
+	if slack, ok := s.slack(); ok && slack < budget {
+		return max(slack, 0), true
+	}
+	return budget, false
+}
+
+// slack is the time the deadline leaves beyond the work still to come;
+// ok is false without a deadline.
+func (s *settler) slack() (time.Duration, bool) {
+	if s.deadline.IsZero() || s.left == nil {
+		return 0, false
+	}
+	return s.deadline.Sub(s.clock()) - s.left(), true
+}
+
+// clock is the settler's time: now, or the tests' clock.
+func (s *settler) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
 }
 
 // probeOnce probes and keeps the fastest of each probe as its reference.
@@ -201,8 +236,11 @@ func (s *settler) wait(ctx context.Context) (bool, time.Duration, error) {
 		}
 	}
 	var waited time.Duration
-	budget := s.programBudget()
-	if budget < s.budget {
+	budget, cut := s.programBudget()
+	switch {
+	case cut:
+		s.rec.Cut++
+	case budget < s.budget:
 		s.rec.Spent++
 	}
 	for {
@@ -243,10 +281,15 @@ func (s *settler) around(ctx context.Context, measure func() error) error {
 		if !ok {
 			s.rec.Unsettled++
 		}
+		began := s.clock()
 		if err := measure(); err != nil {
 			return err
 		}
 		if !ok || attempt == 1 || s.inBand(s.probeOnce()) {
+			return nil
+		}
+		if slack, ok := s.slack(); ok && slack < s.clock().Sub(began) {
+			s.rec.Cut++ // no time for the run again: keep the first
 			return nil
 		}
 		s.rec.Remeasured++

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"context"
 	"errors"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -134,6 +135,90 @@ func TestSettlerTotal(t *testing.T) {
 	}
 	if got := s.rec.String(); !strings.Contains(got, "2 waited 4s in all (the calibration's whole wait was spent before 2 of the waits), 3 ran unsettled") {
 		t.Errorf("%q does not say the total was spent", got)
+	}
+}
+
+// TestSettlerDeadline checks the deadline: a wait is cut to what the
+// work still to come leaves before it, and a program during which the
+// host slowed runs again only when its run fits before it too.
+func TestSettlerDeadline(t *testing.T) {
+	const ms = time.Millisecond
+	steady, slow := sample{core: 10 * ms}, sample{core: 20 * ms}
+	tests := []struct {
+		name    string
+		samples []sample      // probes in turn; the first four make the reference
+		slack   time.Duration // the deadline beyond the work to come, at the start
+		run     time.Duration // one measurement on the clock
+		runs    int
+		rec     settleRecord
+	}{
+		{"wait cut", []sample{steady, steady, steady, steady, slow}, 2500 * ms, 0, 1,
+			settleRecord{Programs: 1, Waited: 1, WaitedFor: 2 * time.Second, Unsettled: 1, Cut: 1, Reference: 10 * ms}},
+		{"wait within it", []sample{steady, steady, steady, steady, slow, steady}, time.Minute, 0, 1,
+			settleRecord{Programs: 1, Waited: 1, WaitedFor: time.Second, Reference: 10 * ms}},
+		{"no time to run again", []sample{steady, steady, steady, steady, steady, slow}, 10 * time.Second, 8 * time.Second, 1,
+			settleRecord{Programs: 1, Cut: 1, Reference: 10 * ms}},
+		{"time to run again", []sample{steady, steady, steady, steady, steady, slow, steady}, 20 * time.Second, 8 * time.Second, 2,
+			settleRecord{Programs: 1, Remeasured: 1, Reference: 10 * ms}},
+		{"past it", []sample{steady, steady, steady, steady, slow}, -time.Second, 0, 1,
+			settleRecord{Programs: 1, Unsettled: 1, Cut: 1, Reference: 10 * ms}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, slept := fakeSamples(3*time.Second, tt.samples...)
+			t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+			ran := time.Duration(0)
+			s.now = func() time.Time { return t0.Add(*slept + ran) }
+			// The work to come is a minute; the deadline leaves slack
+			// beyond it, counted from the first reference's 0.2 s.
+			s.left = func() time.Duration { return time.Minute }
+			s.deadline = t0.Add(200*ms + time.Minute + tt.slack)
+			runs := 0
+			err := s.around(context.Background(), func() error { runs++; ran += tt.run; return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if runs != tt.runs {
+				t.Errorf("measure ran %d times, want %d", runs, tt.runs)
+			}
+			if diff := cmp.Diff(tt.rec, s.rec); diff != "" {
+				t.Errorf("record (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestProgressWorkPace checks the pace of the work to come: the prior
+// before a tenth of the work is done, then the work so far (waits left
+// out) over its nominal seconds, within 1 and maxPace.
+func TestProgressWorkPace(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name          string
+		done          float64
+		elapsed, wait time.Duration
+		pace          float64
+	}{
+		{"too early to say", 5, 50 * time.Second, 0, priorPace},
+		{"as nominal", 50, 50 * time.Second, 0, 1},
+		{"slower", 50, 80 * time.Second, 0, 1.6},
+		{"waits left out", 50, 110 * time.Second, 30 * time.Second, 1.6},
+		{"faster counts as nominal", 50, 20 * time.Second, 0, 1},
+		{"bounded", 50, 500 * time.Second, 0, maxPace},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &progressWork{total: 100, done: tt.done, start: t0,
+				now:    func() time.Time { return t0.Add(tt.elapsed) },
+				waited: func() time.Duration { return tt.wait }}
+			if got := w.pace(); math.Abs(got-tt.pace) > 1e-9 {
+				t.Errorf("pace %g, want %g", got, tt.pace)
+			}
+			want := time.Duration((100 - tt.done) * tt.pace * float64(time.Second))
+			if got := w.left(); (got - want).Abs() > time.Millisecond {
+				t.Errorf("left %v, want %v", got, want)
+			}
+		})
 	}
 }
 

@@ -143,3 +143,12 @@ func fitStart(one, more *spmd.Measurement, clock *clockFit, cores, samples int) 
 	f.excess = math.Max(0, f.one-clock.run-clock.region-f.barrier)
 	return f, nil
 }
+
+// startSeconds is START's nominal work in the progress and the deadline:
+// one build and 2 × startRepeats programs, each 1.4–7.8 s in a full run
+// on this host (2026-11-27; a run of 2 × cores ranks lasts far longer
+// than its -min-time).
+func startSeconds(m Mode) float64 {
+	per := map[Mode]float64{Full: 3, Quick: 1, Tiny: 0.1}[m]
+	return buildSeconds + 2*startRepeats*per
+}

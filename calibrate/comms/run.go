@@ -64,12 +64,12 @@ func (o Options) mpi() bool { return o.Launch.Backend == codegen.BackendMPI }
 // in the progress estimate (1–2 s on the 2-core host).
 const buildSeconds = 2.0
 
-// Run builds and runs the communication benchmarks and fits them.
-func Run(ctx context.Context, o Options) (*Result, error) {
+// planned returns the sizes and kernels of a run of the options.
+func planned(o Options) (sizes, []kernelPlan, error) {
 	s := modeSizes(o.Quick, o.Tiny)
 	if o.MaxRanks > 0 {
 		if o.MaxRanks < partition {
-			return nil, fmt.Errorf("calibrate comms: %d ranks; the pingpong needs %d at least", o.MaxRanks, partition)
+			return s, nil, fmt.Errorf("calibrate comms: %d ranks; the pingpong needs %d at least", o.MaxRanks, partition)
 		}
 		s.ranks = rankCounts(o.MaxRanks)
 	}
@@ -77,7 +77,53 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if !s.mpi {
 		s.cores = runtime.NumCPU() // the goroutine runtime binds rank r to core r mod the cores
 	}
-	kernels := plan(s)
+	return s, plan(s), nil
+}
+
+// Estimate is the nominal seconds of work a Run of the options does: its
+// builds and its kernels' runs, as its progress counts them. The caller's
+// own progress line takes it as the share of the whole before Run starts
+// (so that the line does not run backwards when Run says it), and
+// calibrate's deadline as the work still to come.
+func Estimate(o Options) (float64, error) {
+	s, kernels, err := planned(o)
+	if err != nil {
+		return 0, err
+	}
+	return workSeconds(kernels, s, o), nil
+}
+
+// fitSeconds is the nominal work of the fits that end a run: measured on
+// this project's 2-core host (2026-11-27), 22 s after a full run's
+// measurements and 6 s after a quick one's (the collectives' formulas).
+func fitSeconds(o Options) float64 {
+	switch {
+	case o.Tiny:
+		return 0.5
+	case o.Quick:
+		return 6
+	}
+	return 22
+}
+
+// workSeconds is Estimate of planned kernels.
+func workSeconds(kernels []kernelPlan, s sizes, o Options) float64 {
+	total := fitSeconds(o)
+	for _, kp := range kernels {
+		total += buildSeconds + kp.seconds(s.samples)
+		if twice(kp, o) {
+			total += kp.seconds(s.samples)
+		}
+	}
+	return total
+}
+
+// Run builds and runs the communication benchmarks and fits them.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	s, kernels, err := planned(o)
+	if err != nil {
+		return nil, err
+	}
 	tr := Transport{Backend: "goroutine"}
 	if o.mpi() {
 		tr = Transport{Backend: "mpi", Library: mpiLibrary(ctx), Launchers: map[int]string{}}
@@ -85,13 +131,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			tr.Cores = runtime.NumCPU() // mpirun on this host: ranks beyond its cores oversubscribe them
 		}
 	}
-	total := 0.0
-	for _, kp := range kernels {
-		total += buildSeconds + kp.seconds(s.samples)
-		if twice(kp, o) {
-			total += kp.seconds(s.samples)
-		}
-	}
+	total := workSeconds(kernels, s, o)
 	done := 0.0
 	progress := func(name string) {
 		if o.Progress != nil {
@@ -153,6 +193,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		now = o.Now
 	}
 	res, err := analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
+	done += fitSeconds(o)
+	progress("comms: fitted")
 	if err == nil {
 		res.twin, res.twinShared = twin, twinShared
 	}
