@@ -137,7 +137,7 @@ type settler struct {
 	left     func() time.Duration
 	now      func() time.Time
 	ref      sample // the fastest probes seen; zero before the first
-	rec    settleRecord
+	rec      settleRecord
 	// waiting, when set, is told each time the host is found slow and
 	// the settler waits (the progress line: a wait of up to the budget
 	// must not look like a hang).
