@@ -84,12 +84,13 @@ func (w *progressWork) left() time.Duration {
 }
 
 // hostSeconds is the nominal work of the host's benchmarks: the three
-// kernels (in-core, clock, sweep), START, SHARED; none with OnlyComms.
+// kernels (in-core, clock, sweep), START, SHARED and the second look at
+// the capacities; none with OnlyComms.
 func hostSeconds(o Options, sz sizes, cores int) float64 {
 	if o.OnlyComms {
 		return 0
 	}
-	t := 3 * (buildSeconds + sz.runSeconds())
+	t := 3*(buildSeconds+sz.runSeconds()) + buildSeconds + lookSizes(sz).runSeconds()
 	if cores >= 2 && o.Launch.Backend != codegen.BackendMPI {
 		t += startSeconds(o.Mode)
 	}

@@ -76,10 +76,18 @@ type Result struct {
 	Comms     *comms.Result // nil with NoComms
 	Noise     *noiseFit     // the NOISE benchmark; nil with NoComms or --mpi
 	MemShared *memShared    // the SHARED benchmark; nil on one core
-	Elapsed   time.Duration
+	// Looked is the hierarchy the second look at the capacities measured
+	// (effective.go, lookAgain); nil when it was not taken.
+	Looked cache.Hierarchy
+	Elapsed time.Duration
 	// Settle is what waiting for the host did (settle.go).
 	Settle settleRecord
 	sz     sizes
+	// memSpec and sweep are the working-set sweep and its measurement,
+	// counted on sysfs's caches, which the memory fits count again when
+	// a level's measured size changes.
+	memSpec kernelSpec
+	sweep   *measuredKernel
 }
 
 // modeSizes returns the sizes of a mode on a host whose last-level cache
@@ -188,7 +196,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 
-	run := func(spec kernelSpec, what string) (*measuredKernel, error) {
+	run := func(spec kernelSpec, sz sizes, what string) (*measuredKernel, error) {
 		report(what+": counting", 0)
 		mk, err := runKernel(ctx, st, spec, info.Caches, o.CacheDir, sz, func(step string) {
 			if step == "running" {
@@ -221,6 +229,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			if res.Noise, err = runNoise(ctx, st, o.Mode, o.CacheDir, func() { report("synchronisation noise: running", 0) }); err != nil {
 				return nil, err
 			}
+			w.done += noiseSeconds(o.Mode)
+		}
+	}
+	if !o.OnlyComms {
+		if err := lookAgain(res, run); err != nil {
+			return nil, err
 		}
 	}
 	res.Elapsed = time.Since(start)
@@ -230,20 +244,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
+// runFunc builds and measures a generated kernel with the sizes' samples
+// and counts it (Run's run).
+type runFunc func(spec kernelSpec, sz sizes, what string) (*measuredKernel, error)
+
 // runHost runs the benchmarks of this host's cores and memory (in-core,
 // clock, start, working-set sweep, SHARED) into res, through run; did
 // counts the nominal work of the benchmarks run otherwise (START, SHARED).
 func runHost(ctx context.Context, o Options, st *settler, info host.Info, res *Result,
-	run func(kernelSpec, string) (*measuredKernel, error), report func(string, float64), did func(float64)) error {
+	run runFunc, report func(string, float64), did func(float64)) error {
 	sz := res.sz
-	core, err := run(inCoreKernel(sz), "in-core benchmarks")
+	core, err := run(inCoreKernel(sz), sz, "in-core benchmarks")
 	if err != nil {
 		return err
 	}
 	if res.Core, err = fitCore(core); err != nil {
 		return err
 	}
-	clk, err := run(clockKernel(), "the program's clock")
+	clk, err := run(clockKernel(), sz, "the program's clock")
 	if err != nil {
 		return err
 	}
@@ -260,23 +278,12 @@ func runHost(ctx context.Context, o Options, st *settler, info host.Info, res *R
 			did(startSeconds(o.Mode))
 		}
 	}
-	memSpec := memoryKernel(sz)
-	mem, err := run(memSpec, "working-set sweep and strides")
-	if err != nil {
+	res.memSpec = memoryKernel(sz)
+	if res.sweep, err = run(res.memSpec, sz, "working-set sweep and strides"); err != nil {
 		return err
 	}
-	if res.Caches, res.Effective = effectiveHierarchy(mem.points, info.Caches); len(res.Effective) > 0 {
-		// The analyzer's lines per level depend on the sizes: count the
-		// sweep again on the measured ones (the measurement stands).
-		_, rep, err := countKernel(memSpec, res.Caches)
-		if err != nil {
-			return err
-		}
-		if mem, err = joinCounts(memSpec, rep, mem.m); err != nil {
-			return err
-		}
-	}
-	if res.Memory, err = fitMemory(mem, res.Caches); err != nil {
+	res.Caches, res.Effective = effectiveHierarchy(res.sweep.points, info.Caches)
+	if err := res.fitSweep(); err != nil {
 		return err
 	}
 	report("streaming on every core: building", 0)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +54,10 @@ func TestTinyCalibrationLoads(t *testing.T) {
 	}
 	if len(names) == 0 {
 		t.Error("no progress reported")
+	}
+	if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "the caches' capacities, a second look") }) ||
+		len(res.Looked) != len(res.Host.Caches) {
+		t.Errorf("the second look at the capacities was not taken (progress %q, looked %v)", names, res.Looked)
 	}
 	mergeComms(t, data)
 }

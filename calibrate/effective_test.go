@@ -75,3 +75,55 @@ func TestEffectiveHierarchy(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepSmaller checks the two looks: each level keeps the smaller of
+// their sizes, the second look's source names the first's size, and a
+// second look that saw more changes nothing.
+func TestKeepSmaller(t *testing.T) {
+	const K, M = 1 << 10, 1 << 20
+	sysfs := cache.Hierarchy{
+		{Name: "L1", Size: 32 * K, Line: 64, Assoc: 8, Source: "sysfs L1"},
+		{Name: "L2", Size: 1 * M, Line: 64, Assoc: 8, Source: "sysfs L2"},
+		{Name: "L3", Size: 32 * M, Line: 64, Assoc: 16, Source: "sysfs L3"},
+	}
+	sizes := []int64{64 * K, 128 * K, 256 * K, 512 * K, 1 * M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M, 64 * M, 128 * M}
+	whole := []float64{.14, .14, .14, .14, .15, .16, .16, .16, .17, .18, .38, .4} // L3 holds 32 MiB
+	at8 := []float64{.14, .14, .14, .14, .15, .16, .16, .17, .22, .23, .38, .4}   // L3 ends at 8 MiB
+	for _, tc := range []struct {
+		name          string
+		first, second []float64
+		l3            int
+		changed       bool
+		firstLook     int64
+	}{
+		{"the second look sees less", whole, at8, 8 * M, true, 32 * M},
+		{"the second look sees more", at8, whole, 8 * M, false, 0},
+		{"both see all", whole, whole, 32 * M, false, 0},
+		{"both see less", at8, at8, 8 * M, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			caches, first := effectiveHierarchy(sweep(sizes, tc.first), sysfs)
+			_, second := effectiveHierarchy(sweep(sizes, tc.second), sysfs)
+			got, eff, changed := keepSmaller(caches, first, second, sysfs)
+			if got[2].Size != tc.l3 || changed != tc.changed {
+				t.Fatalf("L3 %d, changed %v; want %d, %v", got[2].Size, changed, tc.l3, tc.changed)
+			}
+			if tc.l3 == 32*M {
+				if len(eff) != 0 {
+					t.Errorf("measured levels %+v, want none", eff)
+				}
+				return
+			}
+			if len(eff) != 1 || eff[0].firstLook != tc.firstLook {
+				t.Fatalf("measured levels %+v, want L3 with first look %d", eff, tc.firstLook)
+			}
+			if tc.changed && (!strings.Contains(got[2].Source, "second look") || !strings.Contains(got[2].Source, "first look: L3 32MiB") ||
+				!strings.HasSuffix(got[2].Source, "; sysfs: sysfs L3")) {
+				t.Errorf("L3 source %q: want the second look, the first's size and sysfs's source", got[2].Source)
+			}
+			if tc.changed && caches[2].Size != 32*M {
+				t.Error("keepSmaller changed its argument")
+			}
+		})
+	}
+}

@@ -268,12 +268,28 @@ func workingSets(max int64, steps int) []int64 {
 // read-modify-write and one-load-per-line streams over prefixes of one
 // array) and the IMH
 // stride benchmark on the same array.
-func memoryKernel(sz sizes) kernelSpec {
+func memoryKernel(sz sizes) kernelSpec { return sweepKernel(sz, false) }
+
+// lookKernel is the second look at the levels' capacities (effective.go):
+// the sweep's load stream alone, on its working sets up to lookMax.
+func lookKernel(sz sizes, lookMax int64) kernelSpec {
+	sz.memMax = min(sz.memMax, lookMax)
+	return sweepKernel(sz, true)
+}
+
+// sweepKernel is memoryKernel, or with loadOnly the load stream alone.
+func sweepKernel(sz sizes, loadOnly bool) kernelSpec {
 	var b strings.Builder
 	var benches []bench
 	elems := sz.memMax / 8
-	fmt.Fprintf(&b, "// perfc calibrate: working-set sweep (load, store, read-modify-write, one load per line) and the IMH stride benchmark.\n")
-	fmt.Fprintf(&b, "kernel calib_memory(N = %d) {\n  array a[N]: f64\n", elems)
+	kernelName := "calib_memory"
+	if loadOnly {
+		kernelName = "calib_capacity"
+		fmt.Fprintf(&b, "// perfc calibrate: a second look at the caches' capacities (the working-set sweep's load stream).\n")
+	} else {
+		fmt.Fprintf(&b, "// perfc calibrate: working-set sweep (load, store, read-modify-write, one load per line) and the IMH stride benchmark.\n")
+	}
+	fmt.Fprintf(&b, "kernel %s(N = %d) {\n  array a[N]: f64\n", kernelName, elems)
 	for j := 1; j <= 8; j++ {
 		fmt.Fprintf(&b, "  var s%d: f64 = a[%d]\n", j, j)
 	}
@@ -300,6 +316,9 @@ func memoryKernel(sz sizes) kernelSpec {
 		reps := max(1, sz.memWork/m)
 		name := func(kind string) string { return fmt.Sprintf("%s %s", kind, sizeName(ws)) }
 		region(bench{name: name(groupLoad), group: groupLoad, n: m, reps: reps}, 8, load...)
+		if loadOnly {
+			continue
+		}
 		region(bench{name: name(groupStore), group: groupStore, n: m, reps: reps}, 1, "a[i] = s1")
 		region(bench{name: name(groupRMW), group: groupRMW, n: m, reps: reps}, 1, "a[i] = a[i] + s2")
 		// One load per line: the load stream loads every element, and at
@@ -314,6 +333,9 @@ func memoryKernel(sz sizes) kernelSpec {
 		}
 	}
 	for _, s := range sz.strides {
+		if loadOnly {
+			break
+		}
 		acc := elems / s / 4 * 4
 		region(bench{name: fmt.Sprintf("stride %d", s*8), group: groupStride, n: acc, reps: 1}, 4,
 			fmt.Sprintf("s1 = s1 + a[i*%d]", s), fmt.Sprintf("s2 = s2 + a[(i+1)*%d]", s),
@@ -322,7 +344,7 @@ func memoryKernel(sz sizes) kernelSpec {
 		benches[len(benches)-1].entries = 2
 	}
 	b.WriteString("}\n")
-	return kernelSpec{name: "calib_memory", text: b.String(), benches: benches}
+	return kernelSpec{name: kernelName, text: b.String(), benches: benches}
 }
 
 // sizeName writes a working set for a region name: 4KiB, 1.5MiB, 128MiB.

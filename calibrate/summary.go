@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"perfc/calibrate/host"
 )
@@ -48,8 +49,19 @@ func (r *Result) hostSummary(w io.Writer) {
 		fmt.Fprintf(w, "memory: sysfs level %s %s %s (time per element ×%s across it)\n", k.level, host.Bytes(k.size), verdict, sig4(k.ratio))
 	}
 	for _, e := range r.Effective {
-		fmt.Fprintf(w, "memory: %s holds %s here, not sysfs's %s (the load stream is ×%s slower from %s on); the table gives %s\n",
-			e.level, host.Bytes(e.size), host.Bytes(e.sysfs), sig4(e.ratio), host.Bytes(e.next), host.Bytes(e.size))
+		look := ""
+		if e.firstLook > 0 {
+			look = fmt.Sprintf(" at the second look (the sweep's first: %s)", host.Bytes(e.firstLook))
+		}
+		fmt.Fprintf(w, "memory: %s holds %s here, not sysfs's %s (the load stream is ×%s slower from %s on%s); the table gives %s\n",
+			e.level, host.Bytes(e.size), host.Bytes(e.sysfs), sig4(e.ratio), host.Bytes(e.next), look, host.Bytes(e.size))
+	}
+	if r.Looked != nil {
+		var sizes []string
+		for _, l := range r.Looked[1:] {
+			sizes = append(sizes, l.Name+" "+host.Bytes(int64(l.Size)))
+		}
+		fmt.Fprintf(w, "memory: a second look at the capacities, after the other benchmarks, saw %s (each level keeps the smaller of the two looks)\n", strings.Join(sizes, ", "))
 	}
 	for _, s := range mf.extraKnees {
 		fmt.Fprintf(w, "memory: the curve jumps at %s where sysfs lists no cache\n", host.Bytes(s))
