@@ -78,7 +78,7 @@ type Result struct {
 	MemShared *memShared    // the SHARED benchmark; nil on one core
 	// Looked is the hierarchy the second look at the capacities measured
 	// (effective.go, lookAgain); nil when it was not taken.
-	Looked cache.Hierarchy
+	Looked  cache.Hierarchy
 	Elapsed time.Duration
 	// Settle is what waiting for the host did (settle.go).
 	Settle settleRecord
@@ -192,7 +192,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		st.waiting = func(what string) { report(what, 0) }
 		if d := modeDeadline(o.Mode); d > 0 {
 			st.deadline, st.left = start.Add(d), w.left
-			w.waited = func() time.Duration { return st.rec.WaitedFor }
+			w.aside = func() time.Duration { return st.rec.WaitedFor + st.rec.AgainFor }
 		}
 	}
 

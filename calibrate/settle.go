@@ -82,6 +82,7 @@ type settleRecord struct {
 	WaitedFor  time.Duration // all the waits together
 	Unsettled  int           // programs run out of the band (the budget ran out)
 	Remeasured int           // programs run again: the host slowed while they ran
+	AgainFor   time.Duration // the second runs together
 	Spent      int           // waits the total cut short (settler.total)
 	Cut        int           // waits and second runs the deadline cut short (settler.deadline)
 	Reference  time.Duration // the fastest core probe
@@ -237,10 +238,7 @@ func (s *settler) wait(ctx context.Context) (bool, time.Duration, error) {
 	}
 	var waited time.Duration
 	budget, cut := s.programBudget()
-	switch {
-	case cut:
-		s.rec.Cut++
-	case budget < s.budget:
+	if !cut && budget < s.budget {
 		s.rec.Spent++
 	}
 	for {
@@ -248,6 +246,9 @@ func (s *settler) wait(ctx context.Context) (bool, time.Duration, error) {
 			return true, waited, nil
 		}
 		if waited+settleStep > budget {
+			if cut {
+				s.rec.Cut++ // the host is slow, and the deadline ends the wait
+			}
 			return false, waited, nil
 		}
 		if s.waiting != nil {
@@ -285,10 +286,15 @@ func (s *settler) around(ctx context.Context, measure func() error) error {
 		if err := measure(); err != nil {
 			return err
 		}
+		if attempt == 1 {
+			s.rec.AgainFor += s.clock().Sub(began)
+		}
 		if !ok || attempt == 1 || s.inBand(s.probeOnce()) {
 			return nil
 		}
-		if slack, ok := s.slack(); ok && slack < s.clock().Sub(began) {
+		// The work still to come counts this program, which is done:
+		// its nominal seconds stand in for the run again.
+		if slack, ok := s.slack(); ok && slack < 0 {
 			s.rec.Cut++ // no time for the run again: keep the first
 			return nil
 		}

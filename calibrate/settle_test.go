@@ -37,6 +37,7 @@ func fakeSamples(budget time.Duration, samples ...sample) (*settler, *time.Durat
 			*slept += d
 			return ctx.Err()
 		},
+		now:    func() time.Time { return time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC).Add(*slept) },
 		budget: budget,
 	}, slept
 }
@@ -156,10 +157,10 @@ func TestSettlerDeadline(t *testing.T) {
 			settleRecord{Programs: 1, Waited: 1, WaitedFor: 2 * time.Second, Unsettled: 1, Cut: 1, Reference: 10 * ms}},
 		{"wait within it", []sample{steady, steady, steady, steady, slow, steady}, time.Minute, 0, 1,
 			settleRecord{Programs: 1, Waited: 1, WaitedFor: time.Second, Reference: 10 * ms}},
-		{"no time to run again", []sample{steady, steady, steady, steady, steady, slow}, 10 * time.Second, 8 * time.Second, 1,
+		{"no time to run again", []sample{steady, steady, steady, steady, steady, slow}, 5 * time.Second, 8 * time.Second, 1,
 			settleRecord{Programs: 1, Cut: 1, Reference: 10 * ms}},
-		{"time to run again", []sample{steady, steady, steady, steady, steady, slow, steady}, 20 * time.Second, 8 * time.Second, 2,
-			settleRecord{Programs: 1, Remeasured: 1, Reference: 10 * ms}},
+		{"time to run again", []sample{steady, steady, steady, steady, steady, slow, steady}, 10 * time.Second, 8 * time.Second, 2,
+			settleRecord{Programs: 1, Remeasured: 1, AgainFor: 8 * time.Second, Reference: 10 * ms}},
 		{"past it", []sample{steady, steady, steady, steady, slow}, -time.Second, 0, 1,
 			settleRecord{Programs: 1, Unsettled: 1, Cut: 1, Reference: 10 * ms}},
 	}
@@ -202,15 +203,15 @@ func TestProgressWorkPace(t *testing.T) {
 		{"too early to say", 5, 50 * time.Second, 0, priorPace},
 		{"as nominal", 50, 50 * time.Second, 0, 1},
 		{"slower", 50, 80 * time.Second, 0, 1.6},
-		{"waits left out", 50, 110 * time.Second, 30 * time.Second, 1.6},
+		{"waits and second runs left out", 50, 110 * time.Second, 30 * time.Second, 1.6},
 		{"faster counts as nominal", 50, 20 * time.Second, 0, 1},
 		{"bounded", 50, 500 * time.Second, 0, maxPace},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &progressWork{total: 100, done: tt.done, start: t0,
-				now:    func() time.Time { return t0.Add(tt.elapsed) },
-				waited: func() time.Duration { return tt.wait }}
+				now:   func() time.Time { return t0.Add(tt.elapsed) },
+				aside: func() time.Duration { return tt.wait }}
 			if got := w.pace(); math.Abs(got-tt.pace) > 1e-9 {
 				t.Errorf("pace %g, want %g", got, tt.pace)
 			}
