@@ -70,7 +70,7 @@ func (r *Result) clockSection() *clockYAML {
 			for _, e := range st.excesses {
 				each = append(each, fmtUs(e*1e6))
 			}
-			y.Source += fmt.Sprintf("; the median of %d repeats, whose excesses were %s", len(st.excesses), strings.Join(each, ", "))
+			y.Source += fmt.Sprintf("; the fastest of %d repeats, whose excesses were %s", len(st.excesses), strings.Join(each, ", "))
 		}
 	}
 	return y

@@ -67,7 +67,7 @@ type startFit struct {
 	spread       float64 // of the one-barrier run
 	samples      int
 	// excesses is every repeat's excess, in the order measured, when
-	// the fit is the median of several (medianStart).
+	// the fit is the fastest of several (fastestStart).
 	excesses []float64
 }
 
@@ -105,22 +105,27 @@ func runStart(ctx context.Context, st *settler, mode Mode, cores int, clock *clo
 		}
 		fits = append(fits, f)
 	}
-	return medianStart(fits), nil
+	return fastestStart(fits), nil
 }
 
 // startRepeats is how many times START runs its two programs. What one
 // pair measures moves from one second to the next on this VM (a run of one
 // barrier 13 to 32 µs in three quick calibrations within two minutes,
-// spreads of 55–175 % within each), so the table takes the median
-// repeat's excess.
+// spreads of 55–175 % within each), so the table takes the fastest
+// repeat's excess (fastestStart).
 const startRepeats = 3
 
-// medianStart returns the fit whose excess is the median of fits' (the
-// lower middle one of an even number), with every repeat's excess.
-func medianStart(fits []*startFit) *startFit {
-	sorted := slices.Clone(fits)
-	slices.SortStableFunc(sorted, func(a, b *startFit) int { return cmp.Compare(a.excess, b.excess) })
-	m := *sorted[(len(sorted)-1)/2]
+// fastestStart returns the fit whose excess is the least of fits', with
+// every repeat's excess. Why the least, not the median (until session
+// 23): perfc validate measures its cases when its witnesses say the host
+// is at its speed, and there a run of the suite's message-only kernels at
+// P = 4 in L1 spends 0.6–1.0 µs outside its regions (synch1, scatter,
+// permutation, comms3, broadcast; six validations of 2026-11-27, busy
+// hours and quiet alike), while the calibrations of busy hours took
+// medians of 2.5 and 3.4 µs from repeats of 4.0, 0.70 and 2.5 µs: a
+// repeat measured in a slow moment describes the moment.
+func fastestStart(fits []*startFit) *startFit {
+	m := *slices.MinFunc(fits, func(a, b *startFit) int { return cmp.Compare(a.excess, b.excess) })
 	m.excesses = nil
 	for _, f := range fits {
 		m.excesses = append(m.excesses, f.excess)
