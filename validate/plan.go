@@ -138,15 +138,17 @@ func planKernel(k Kernel, targets []Target, opts Options, want func(level int, r
 	if err != nil {
 		return nil, nil, err
 	}
-	settings, reason, err := rankSettings(c)
+	settings, skips, reason, err := rankSettings(c)
 	if err != nil {
 		return nil, nil, err
+	}
+	for i := range skips {
+		skips[i].Kernel = k.Name
 	}
 	if reason != "" {
 		return nil, []Skip{{Kernel: k.Name, Reason: reason}}, nil
 	}
 	var cases []Case
-	var skips []Skip
 	for _, rs := range settings {
 		names, err := SizeParams(c.check, rs.Overrides)
 		if err != nil {

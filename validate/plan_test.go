@@ -104,7 +104,33 @@ func TestPlanKernel(t *testing.T) {
 			t.Errorf("%s: cases (-want +got):\n%s", tt.kernel, diff)
 		}
 	}
-	cases, _, err := Plan([]Kernel{byName["halo2d"]}, opts)
+	// A kernel whose peers need 4 ranks: its 2 ranks are one skip, with
+	// the analyzer's reason, rather than one at every size.
+	quad := FileKernel("quad.spmd", []byte("kernel quad(n = 64) on P = 4 ranks {\n  array b[n]: f64\n  region \"across\" {\n    if rank < 2 {\n      send b to rank + 2\n    } else {\n      recv b from rank - 2\n    }\n  }\n}\n"), nil)
+	cases, skips, err := Plan([]Kernel{quad}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var two []Skip
+	for _, sk := range skips {
+		if sk.Ranks == 2 {
+			two = append(two, sk)
+		}
+	}
+	if len(two) != 1 || two[0].Level != "" ||
+		!strings.Contains(two[0].Reason, "no setting of its rank parameters gives 2 ranks it runs on: quad.spmd:5:") ||
+		!strings.Contains(two[0].Reason, "is 2 on rank 0") {
+		t.Errorf("quad skips at P=2 %+v, want one naming the peer", two)
+	}
+	if len(cases) == 0 {
+		t.Error("quad: no cases on 4 ranks")
+	}
+	for _, c := range cases {
+		if c.Ranks != 4 {
+			t.Errorf("quad case %s on %d ranks, want 4", c.Name, c.Ranks)
+		}
+	}
+	cases, _, err = Plan([]Kernel{byName["halo2d"]}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

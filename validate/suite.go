@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"perfc/analyze"
 	"strings"
 
 	"perfc/examples"
@@ -140,33 +141,43 @@ type rankSetting struct {
 // rankSettings returns the rank counts a kernel runs at: a kernel of one
 // rank stays at one; a kernel whose P (or Px and Py) can be set runs at 2
 // and 4 ranks; another runs at its own P when that is at most
-// maxOwnRanks. A reason says why a kernel has none.
-func rankSettings(c *checker) ([]rankSetting, string, error) {
+// maxOwnRanks. A reason says why a kernel has none; skips say why a rank
+// count the kernel's parameters give is left out (its peers need another
+// shape), once rather than at every size.
+func rankSettings(c *checker) ([]rankSetting, []Skip, string, error) {
 	k, err := c.check(nil)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	own := k.NumRanks()
 	var out []rankSetting
+	var skips []Skip
 	for _, p := range RankCounts {
-		if s, ok := setRanks(c, p); ok {
+		s, ok, why := setRanks(c, p)
+		switch {
+		case ok:
 			out = append(out, s)
+		case why != "":
+			skips = append(skips, Skip{Ranks: p, Reason: why}) // the caller names the kernel
 		}
 	}
 	switch {
 	case len(out) > 0:
-		return out, "", nil
+		return out, skips, "", nil
 	case own == 1:
-		return []rankSetting{{Ranks: 1}}, "", nil
+		return []rankSetting{{Ranks: 1}}, nil, "", nil
 	case own <= maxOwnRanks:
-		return []rankSetting{{Ranks: own}}, "", nil
+		return []rankSetting{{Ranks: own}}, nil, "", nil
 	}
-	return nil, fmt.Sprintf("its %d ranks cannot be set to %d or %d, and more than %d ranks share this machine's cores badly", own, RankCounts[0], RankCounts[1], maxOwnRanks), nil
+	return nil, nil, fmt.Sprintf("its %d ranks cannot be set to %d or %d, and more than %d ranks share this machine's cores badly", own, RankCounts[0], RankCounts[1], maxOwnRanks), nil
 }
 
 // setRanks finds overrides that give the kernel p ranks: P = p for a 1-D
-// kernel, a grid of p ranks (2×1, 2×2, 4×1, 1×2) for a 2-D one.
-func setRanks(c *checker, p int64) (rankSetting, bool) {
+// kernel, a grid of p ranks (2×1, 2×2, 4×1, 1×2) for a 2-D one; the
+// kernel must analyse at its own sizes on them (cannon's peers need a
+// square grid: on 2×1 a peer is rank 2). When settings give p ranks but
+// none analyses, why says so with the first one's error.
+func setRanks(c *checker, p int64) (s rankSetting, ok bool, why string) {
 	tries := [][]lang.Override{{{Name: "P", Value: fmt.Sprint(p)}}}
 	for _, g := range [][2]int64{{2, p / 2}, {p, 1}, {1, p}, {p / 2, 2}} {
 		tries = append(tries, []lang.Override{{Name: "Px", Value: fmt.Sprint(g[0])}, {Name: "Py", Value: fmt.Sprint(g[1])}})
@@ -174,9 +185,16 @@ func setRanks(c *checker, p int64) (rankSetting, bool) {
 	tries = append(tries, []lang.Override{{Name: "Px", Value: fmt.Sprint(p / 2)}})
 	for _, ovs := range tries {
 		k, err := c.check(ovs)
-		if err == nil && k.NumRanks() == p {
-			return rankSetting{Ranks: p, Overrides: ovs}, true
+		if err != nil || k.NumRanks() != p {
+			continue
 		}
+		if _, err := analyze.Analyze(k, analyze.Options{}); err != nil {
+			if why == "" {
+				why = fmt.Sprintf("no setting of its rank parameters gives %d ranks it runs on: %s", p, firstLine(sourceError(err, c.f).Error()))
+			}
+			continue
+		}
+		return rankSetting{Ranks: p, Overrides: ovs}, true, ""
 	}
-	return rankSetting{}, false
+	return rankSetting{}, false, why
 }
