@@ -115,7 +115,11 @@ func (r settleRecord) String() string {
 		spent = fmt.Sprintf(" (the calibration's whole wait was spent before %d of the waits)", r.Spent)
 	}
 	if r.Cut > 0 {
-		spent += fmt.Sprintf(" (the run's deadline cut %d waits or second runs short)", r.Cut)
+		what := "waits or second runs"
+		if r.Cut == 1 {
+			what = "wait or second run"
+		}
+		spent += fmt.Sprintf(" (the run's deadline cut %d %s short)", r.Cut, what)
 	}
 	return fmt.Sprintf("settled before each of %d programs within %.0f%% of the fastest probe (%s on every core)%s: %d waited %s in all%s, %d ran unsettled, %d ran again",
 		r.Programs, 100*settleBand, r.Reference.Round(time.Microsecond), others, r.Waited, r.WaitedFor.Round(time.Second), spent, r.Unsettled, r.Remeasured)

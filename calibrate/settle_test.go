@@ -185,6 +185,9 @@ func TestSettlerDeadline(t *testing.T) {
 			if diff := cmp.Diff(tt.rec, s.rec); diff != "" {
 				t.Errorf("record (-want +got):\n%s", diff)
 			}
+			if got := s.rec.String(); tt.rec.Cut == 1 && !strings.Contains(got, "(the run's deadline cut 1 wait or second run short)") {
+				t.Errorf("%q does not say the deadline cut one", got)
+			}
 		})
 	}
 }
