@@ -20,18 +20,25 @@ func sweep(sizes []int64, perElNs []float64) []point {
 	return pts
 }
 
+// sysfsHost is this project's host as sysfs gives it (L1 32 KiB, L2
+// 1 MiB, L3 32 MiB) and the sweep's working sets from 64 KiB to 128 MiB.
+func sysfsHost() (cache.Hierarchy, []int64) {
+	const K, M = 1 << 10, 1 << 20
+	return cache.Hierarchy{
+			{Name: "L1", Size: 32 * K, Line: 64, Assoc: 8, Source: "sysfs L1"},
+			{Name: "L2", Size: 1 * M, Line: 64, Assoc: 8, Source: "sysfs L2"},
+			{Name: "L3", Size: 32 * M, Line: 64, Assoc: 16, Source: "sysfs L3"},
+		},
+		[]int64{64 * K, 128 * K, 256 * K, 512 * K, 1 * M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M, 64 * M, 128 * M}
+}
+
 // TestEffectiveHierarchy checks the measured capacities on synthetic
 // curves: a level that ends at a quarter of its sysfs size gets that size
 // (a whole number of sets), one that holds to its size keeps it, and a
 // single slow point does not end a level.
 func TestEffectiveHierarchy(t *testing.T) {
 	const K, M = 1 << 10, 1 << 20
-	h := cache.Hierarchy{
-		{Name: "L1", Size: 32 * K, Line: 64, Assoc: 8, Source: "sysfs L1"},
-		{Name: "L2", Size: 1 * M, Line: 64, Assoc: 8, Source: "sysfs L2"},
-		{Name: "L3", Size: 32 * M, Line: 64, Assoc: 16, Source: "sysfs L3"},
-	}
-	sizes := []int64{64 * K, 128 * K, 256 * K, 512 * K, 1 * M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M, 64 * M, 128 * M}
+	h, sizes := sysfsHost()
 	for _, tc := range []struct {
 		name  string
 		perEl []float64
@@ -80,13 +87,8 @@ func TestEffectiveHierarchy(t *testing.T) {
 // their sizes, the second look's source names the first's size, and a
 // second look that saw more changes nothing.
 func TestKeepSmaller(t *testing.T) {
-	const K, M = 1 << 10, 1 << 20
-	sysfs := cache.Hierarchy{
-		{Name: "L1", Size: 32 * K, Line: 64, Assoc: 8, Source: "sysfs L1"},
-		{Name: "L2", Size: 1 * M, Line: 64, Assoc: 8, Source: "sysfs L2"},
-		{Name: "L3", Size: 32 * M, Line: 64, Assoc: 16, Source: "sysfs L3"},
-	}
-	sizes := []int64{64 * K, 128 * K, 256 * K, 512 * K, 1 * M, 2 * M, 4 * M, 8 * M, 16 * M, 32 * M, 64 * M, 128 * M}
+	const M = 1 << 20
+	sysfs, sizes := sysfsHost()
 	whole := []float64{.14, .14, .14, .14, .15, .16, .16, .16, .17, .18, .38, .4} // L3 holds 32 MiB
 	at8 := []float64{.14, .14, .14, .14, .15, .16, .16, .17, .22, .23, .38, .4}   // L3 ends at 8 MiB
 	for _, tc := range []struct {
