@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"perfc/analyze"
 	"strings"
 
+	"perfc/analyze"
 	"perfc/examples"
 	"perfc/lang"
 	"perfc/parser"
