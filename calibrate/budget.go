@@ -46,7 +46,7 @@ func modeDeadline(m Mode) time.Duration {
 
 // priorPace is the pace before the work so far says: the full run of
 // 2026-11-27 10:42 did 282 s of work (7 min 56 s less 3 min 14 s of
-// waits, 3 programs run again) against 285 nominal; a fifth more is the
+// waits, 3 programs run again) against 264 nominal; a little more is the
 // margin of a first guess.
 const priorPace = 1.2
 
