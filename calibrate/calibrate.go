@@ -76,6 +76,9 @@ type Result struct {
 	Comms     *comms.Result // nil with NoComms
 	Noise     *noiseFit     // the NOISE benchmark; nil with NoComms or --mpi
 	MemShared *memShared    // the SHARED benchmark; nil on one core
+	// CoreAgain, when set, says that the in-core kernel ran twice because
+	// its first fit's cycle was slow for the probe's chain (coreguard.go).
+	CoreAgain *coreAgain
 	// Looked is the hierarchy the second look at the capacities measured
 	// (effective.go, lookAgain); nil when it was not taken.
 	Looked  cache.Hierarchy
@@ -259,6 +262,15 @@ func runHost(ctx context.Context, o Options, st *settler, info host.Info, res *R
 		return err
 	}
 	if res.Core, err = fitCore(core); err != nil {
+		return err
+	}
+	if err := guardCore(res, st, func() (*coreFit, error) {
+		mk, err := run(inCoreKernel(sz), sz, "in-core benchmarks again (their cycle was slow)")
+		if err != nil {
+			return nil, err
+		}
+		return fitCore(mk)
+	}); err != nil {
 		return err
 	}
 	clk, err := run(clockKernel(), sz, "the program's clock")

@@ -15,6 +15,9 @@ func (r *Result) Summary(w io.Writer) {
 	if r.Core != nil && r.Memory != nil {
 		r.hostSummary(w)
 	}
+	if r.CoreAgain != nil {
+		fmt.Fprintf(w, "in core: %s\n", r.CoreAgain)
+	}
 	if r.Comms != nil {
 		r.Comms.Summary(w)
 	}

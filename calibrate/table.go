@@ -130,7 +130,7 @@ func (r *Result) Table() ([]byte, error) {
 	t := tableYAML{
 		Name:        "host",
 		Description: "calibrated by perfc calibrate on " + r.Host.Describe(),
-		Source:      fmt.Sprintf("perfc calibrate %s (%s mode), %s, host %s, took %s%s", host.Version(), r.Mode, r.Date, r.Host.Describe(), r.Elapsed.Round(1e9), settleNote(r.Settle)),
+		Source:      fmt.Sprintf("perfc calibrate %s (%s mode), %s, host %s, took %s%s", host.Version(), r.Mode, r.Date, r.Host.Describe(), r.Elapsed.Round(1e9), settleNote(r.Settle)+coreAgainNote(r.CoreAgain)),
 		Cores:       r.Host.Cores,
 		Host: hostYAML{CPU: r.Host.CPU, Cores: r.Host.Cores, Caches: r.Host.CachesString(), Go: r.Host.Go,
 			GOAMD64: r.Host.GOAMD64, Date: r.Date},
@@ -500,6 +500,15 @@ func rinfLens(sz sizes) []int64 {
 		}
 	}
 	return out
+}
+
+// coreAgainNote is the table source's account of the in-core guard: "; the
+// in-core benchmarks ran twice …", or "" when they ran once.
+func coreAgainNote(c *coreAgain) string {
+	if c == nil {
+		return ""
+	}
+	return "; " + c.String()
 }
 
 // settleNote is the table source's account of settling: "; settled …",
