@@ -53,6 +53,12 @@ func TestFastestStart(t *testing.T) {
 	if m := fastestStart([]*startFit{{excess: 2}}); m.excess != 2 {
 		t.Errorf("one repeat: %g, want it (2)", m.excess)
 	}
+	if m := fastestStart([]*startFit{{excess: 3.352e-6}, {excess: 0}, {excess: 0.3337e-6}}); m.excess != 0.3337e-6 {
+		t.Errorf("repeats of 3.352, 0 and 0.3337 µs: %g, want the least positive (0.3337 µs)", m.excess)
+	}
+	if m := fastestStart([]*startFit{{excess: 0, one: 1}, {excess: 0, one: 2}}); m.excess != 0 || m.one != 1 {
+		t.Errorf("repeats of 0 and 0: %+v, want the first", *m)
+	}
 	if text := startKernel(4, 0).text; !strings.Contains(text, "array refilled[2048]: f64") {
 		t.Errorf("START's kernel has no array to refill:\n%s", text)
 	}
