@@ -257,20 +257,18 @@ type runFunc func(spec kernelSpec, sz sizes, what string) (*measuredKernel, erro
 func runHost(ctx context.Context, o Options, st *settler, info host.Info, res *Result,
 	run runFunc, report func(string, float64), did func(float64)) error {
 	sz := res.sz
-	core, err := run(inCoreKernel(sz), sz, "in-core benchmarks")
-	if err != nil {
-		return err
-	}
-	if res.Core, err = fitCore(core); err != nil {
-		return err
-	}
-	if err := guardCore(res, st, func() (*coreFit, error) {
-		mk, err := run(inCoreKernel(sz), sz, "in-core benchmarks again (their cycle was slow)")
+	inCore := func(what string) (*coreFit, error) {
+		mk, err := run(inCoreKernel(sz), sz, what)
 		if err != nil {
 			return nil, err
 		}
 		return fitCore(mk)
-	}); err != nil {
+	}
+	var err error
+	if res.Core, err = inCore("in-core benchmarks"); err != nil {
+		return err
+	}
+	if err := guardCore(res, st, func() (*coreFit, error) { return inCore("in-core benchmarks again (their cycle was slow)") }); err != nil {
 		return err
 	}
 	clk, err := run(clockKernel(), sz, "the program's clock")

@@ -97,11 +97,11 @@ func Estimate(o Options) (float64, error) {
 // quarter of a second after a full run's measurements on this project's
 // host (2026-11-27 11:25; the 21 s that a trace of 09:58 seemed to show
 // were NOISE's wait for the host, which came next).
-func fitSeconds(Options) float64 { return 0.5 }
+const fitSeconds = 0.5
 
 // workSeconds is Estimate of planned kernels.
 func workSeconds(kernels []kernelPlan, s sizes, o Options) float64 {
-	total := fitSeconds(o)
+	total := fitSeconds
 	for _, kp := range kernels {
 		total += buildSeconds + kp.seconds(s.samples)
 		if twice(kp, o) {
@@ -186,7 +186,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		now = o.Now
 	}
 	res, err := analyse(pts, s.samples, now().UTC().Format("2006-01-02"), tr)
-	done += fitSeconds(o)
+	done += fitSeconds
 	progress("comms: fitted")
 	if err == nil {
 		res.twin, res.twinShared = twin, twinShared
