@@ -1,8 +1,10 @@
 package validate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -14,15 +16,39 @@ import (
 // ReadReport reads a report that WriteJSON wrote, for Replay; a report of
 // another schema is refused, since its fields may mean something else.
 func ReadReport(r io.Reader) (*Report, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
 	var rep Report
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&rep); err != nil {
-		return nil, fmt.Errorf("not a validate report (perfc validate --json writes one): %w", err)
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("%snot a validate report (perfc validate --json writes one): %w", jsonPosition(data, err), err)
 	}
 	if rep.Schema != Schema {
 		return nil, fmt.Errorf("the report's schema is %q; this perfc reads %q (write it again with this perfc's validate --json)", rep.Schema, Schema)
 	}
 	return &rep, nil
+}
+
+// jsonPosition is "line:col: " of a JSON error's byte offset in data, ""
+// for an error that has none.
+func jsonPosition(data []byte, err error) string {
+	var offset int64
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		offset = syntax.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	default:
+		return ""
+	}
+	// The offset is just past the byte at fault.
+	before := data[:max(0, min(offset-1, int64(len(data))))]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len(before) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("%d:%d: ", line, col)
 }
 
 // Replay predicts again, on opts.Machine and with today's model, every

@@ -93,6 +93,9 @@ func TestReadReport(t *testing.T) {
 		{`{"schema": "perfc.validate/v0", "cases": []}`, `the report's schema is "perfc.validate/v0"`},
 		{`[1, 2]`, "not a validate report"},
 		{`{"schema": "perfc.validate/v1", "cases": [`, "not a validate report"},
+		// The position of what is wrong, line:col.
+		{"{\n  \"schema\": x}", "2:13: not a validate report"},
+		{"{\"schema\": \"perfc.validate/v1\",\n\"cases\": 7}", "2:10: not a validate report"},
 	} {
 		if _, err := ReadReport(strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ReadReport(%q) = %v, want an error saying %q", tc.in, err, tc.want)

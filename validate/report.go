@@ -54,8 +54,12 @@ type Report struct {
 	// Witness says how fast the host ran while the suite did, against the
 	// table (witness.go); absent when no case has witness times.
 	Witness *WitnessSummary `json:"witness,omitempty"`
-	Cases   []Case          `json:"cases"`
-	Skipped []Skip          `json:"skipped"`
+	// Against sets the report beside other ones (perfc validate
+	// --against): the host's reproducibility and the misses every run
+	// repeats; absent when none was given.
+	Against *Reproducibility `json:"against,omitempty"`
+	Cases   []Case           `json:"cases"`
+	Skipped []Skip           `json:"skipped"`
 }
 
 // Drift is one witness of the host's drift: a case's total measured
@@ -186,6 +190,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	r.writeSummary(w)
+	r.writeAgainst(w)
 	return nil
 }
 
@@ -264,6 +269,42 @@ func (r *Report) writeMisses(w io.Writer) {
 		for _, m := range g.Cases {
 			fmt.Fprintf(tw, "    %s\t%s\t%d rank%s\t%+.1f%%%s\n", m.Case, m.Level, m.Ranks, plural(m.Ranks), m.Error*100, noisyMark(m.Noisy))
 		}
+	}
+	tw.Flush()
+}
+
+// writeAgainst sets the summary beside the other reports' (--against):
+// the floor their measurements set, and the misses that every run has.
+func (r *Report) writeAgainst(w io.Writer) {
+	a := r.Against
+	if a == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nagainst %d other report%s (%s): %d case%s measured in every one\n", len(a.Reports), plural(int64(len(a.Reports))),
+		strings.Join(a.Reports, ", "), a.Cases, plural(int64(a.Cases)))
+	if a.Cases == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "on these cases\tmedian |error|\tmedian error\twithin 10%\twithin 15%\twithin 20%\t")
+	row := func(name string, s Summary) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", name, percent(s.MedianAbsError, false), percent(s.MedianError, true),
+			share(s.Within10), share(s.Within15), share(s.Within20))
+	}
+	row("the other runs' median measurement", a.Floor)
+	row("perfc's prediction", a.Model)
+	tw.Flush()
+	fmt.Fprintln(w, "(the first row is the host's reproducibility: the error of a prediction that knew what the other runs measured)")
+	fmt.Fprintf(w, "%d miss%s beyond %.0f%% in every report with one sign (the model's), %d in this one only (the hour's, or its table's)\n",
+		len(a.Repeated), map[bool]string{true: "", false: "es"}[len(a.Repeated) == 1], MissBound*100, a.Once)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, m := range a.Repeated {
+		others := make([]string, len(m.Others))
+		for i, e := range m.Others {
+			others[i] = fmt.Sprintf("%+.0f%%", e*100)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d rank%s\t%+.1f%%\tothers %s\t%s\n", m.Case, m.Level, m.Ranks, plural(m.Ranks), m.Error*100,
+			strings.Join(others, " "), lang.Printable(m.Term))
 	}
 	tw.Flush()
 }

@@ -36,6 +36,7 @@ type validateCmd struct {
 	SettleTotal time.Duration `help:"How long to wait for the host in all, over the suite; once it is spent, cases wait no longer before they are measured (the report warns how many)." default:"5m"`
 	NoSettle    bool          `help:"Time the witnesses once before each case and never wait for the host."`
 	Replay      string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure nothing: predict the cases of an earlier --json report again (with -m's table and this perfc's model) and compare with its measurements."`
+	Against     []string      `type:"existingfile" placeholder:"REPORT.json" help:"Set the report beside other --json reports of this host (repeat the flag, or separate with commas): how far the host's own measurements move between runs, and which misses every run repeats (docs/accuracy.md, \"Against other runs\")."`
 	Files       []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
 	outputArg
 }
@@ -60,6 +61,10 @@ func (c *validateCmd) Run(e env) error {
 		fmt.Fprintf(e.stderr, "validate: the table %s was not calibrated through MPI (its host: has no backend: mpi), so its messages are another transport's; "+
 			"perfc calibrate --mpi -o host-mpi.yaml writes one, then validate --mpi -m host-mpi.yaml\n", c.Machine)
 	}
+	others, err := c.others()
+	if err != nil {
+		return err
+	}
 	kernels, err := c.kernels(e)
 	if err != nil {
 		return err
@@ -75,6 +80,11 @@ func (c *validateCmd) Run(e env) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(others) > 0 {
+		if rep.Against, err = validate.Against(rep, others, c.Against); err != nil {
+			return err
+		}
 	}
 	if c.JSON != "" {
 		if err := safefile.Write(c.JSON, 0o644, rep.WriteJSON); err != nil {
@@ -120,14 +130,9 @@ func (c *validateCmd) replay(e env, kernels []validate.Kernel, opts validate.Opt
 	if c.Quick {
 		return nil, errors.New("validate: --replay takes its cases from the report; leave out --quick")
 	}
-	f, err := os.Open(c.Replay)
+	prev, err := readReport(c.Replay, "--replay")
 	if err != nil {
-		return nil, fmt.Errorf("validate --replay: %w", err)
-	}
-	prev, err := validate.ReadReport(io.LimitReader(f, maxReportBytes))
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("validate --replay %s: %w", c.Replay, err)
+		return nil, err
 	}
 	if (prev.Backend == "mpi") != c.MPI {
 		return nil, fmt.Errorf("validate --replay %s: the report's cases ran on the %s backend; replay them with%s --mpi", c.Replay, prev.Backend, map[bool]string{true: "out", false: ""}[c.MPI])
@@ -145,6 +150,42 @@ func (c *validateCmd) replay(e env, kernels []validate.Kernel, opts validate.Opt
 	rep := validate.NewReport(cases, prev.Skipped, opts)
 	rep.Replay, rep.Host, rep.Backend, rep.Quick = c.Replay, prev.Host, prev.Backend, prev.Quick
 	return rep, nil
+}
+
+// readReport reads a report that validate --json wrote, for the flag
+// named.
+func readReport(file, flag string) (*validate.Report, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("validate %s: %w", flag, err)
+	}
+	defer f.Close()
+	rep, err := validate.ReadReport(io.LimitReader(f, maxReportBytes))
+	if err != nil {
+		return nil, fmt.Errorf("validate %s %s: %w", flag, file, err)
+	}
+	return rep, nil
+}
+
+// others reads the reports of --against and checks, before anything is
+// measured, that the report to come can be set beside them; none without
+// the flag.
+func (c *validateCmd) others() ([]*validate.Report, error) {
+	if len(c.Against) == 0 {
+		return nil, nil
+	}
+	other := make([]*validate.Report, len(c.Against))
+	for i, f := range c.Against {
+		var err error
+		if other[i], err = readReport(f, "--against"); err != nil {
+			return nil, err
+		}
+	}
+	backend := "goroutine"
+	if c.MPI {
+		backend = "mpi"
+	}
+	return other, validate.CheckOthers(backend, other, c.Against)
 }
 
 // maxReportBytes bounds a report that --replay reads (the full suite's

@@ -137,8 +137,10 @@ func TestValidateQuick(t *testing.T) {
 	if err := json.Unmarshal(saved, &rep); err != nil {
 		t.Fatal(err)
 	}
+	// Set beside itself (--against), its measurements are their own
+	// floor: no error, and its misses are all repeated.
 	code, out, errOut = runCLI(t, "", "validate", "--replay", jsonFile, "-m", hostTable, "--tuning", "sum", "-o", "json",
-		"../../validate/kernels/sum.spmd", "../../validate/kernels/scale.spmd")
+		"--against", jsonFile, "../../validate/kernels/sum.spmd", "../../validate/kernels/scale.spmd")
 	if code != 0 {
 		t.Fatalf("validate --replay: exit %d: %s", code, errOut)
 	}
@@ -149,6 +151,9 @@ func TestValidateQuick(t *testing.T) {
 	if again.Replay != jsonFile || len(again.Cases) != len(rep.Cases) {
 		t.Fatalf("replay names %q with %d cases, want %q and %d", again.Replay, len(again.Cases), jsonFile, len(rep.Cases))
 	}
+	if a := again.Against; a == nil || a.Cases != len(rep.Cases) || *a.Floor.MedianAbsError > 1e-9 || a.Once != 0 {
+		t.Errorf("--against itself: %+v, want %d cases, a floor of 0 and no miss of one run", a, len(rep.Cases))
+	}
 	for i, c := range again.Cases {
 		was := rep.Cases[i]
 		// The measurement goes through µs and back: equal within rounding.
@@ -156,6 +161,10 @@ func TestValidateQuick(t *testing.T) {
 		if c.Total == nil || c.Total.Predicted != was.Total.Predicted || !same(c.Total.Measured, was.Total.Measured) || !same(*c.Total.Error, *was.Total.Error) {
 			t.Errorf("replayed %s: %+v, want %+v", c.Name, c.Total, was.Total)
 		}
+	}
+	code, _, errOut = runCLI(t, "", "validate", "-m", hostTable, "--against", hostTable)
+	if code != 1 || !strings.Contains(errOut, "host-baseline.yaml: 1:1: not a validate report") {
+		t.Errorf("validate --against a table: exit %d, %q", code, errOut)
 	}
 	code, _, errOut = runCLI(t, "", "validate", "--replay", jsonFile, "--quick", "-m", hostTable)
 	if code != 1 || !strings.Contains(errOut, "leave out --quick") {

@@ -1,0 +1,92 @@
+package validate
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// againstCase is a compared case of one rank in L1 with the given
+// predicted and measured seconds, dominated by compute.
+func againstCase(name string, predicted, measured float64) Case {
+	return Case{Name: name, Kernel: strings.Fields(name)[0], Level: "L1", Ranks: 1,
+		Total:    &Comparison{Name: "total", Predicted: predicted, Measured: measured, Error: ptr(Error(predicted, measured))},
+		Dominant: &Dominant{Resource: "compute", What: "loop iterations", Share: 1}}
+}
+
+// againstReports is a report and two others: a and b miss with one sign
+// in all three, d misses only in the first, c never; e is not in the
+// others, and f failed.
+func againstReports() (*Report, []*Report) {
+	failed := Case{Name: "f n=1", Failure: "the build failed"}
+	this := NewReport([]Case{
+		againstCase("a n=1", 1.3, 1.0), againstCase("b n=1", 0.65, 1.0), againstCase("c n=1", 1.0, 1.0),
+		againstCase("d n=1", 1.2, 1.0), againstCase("e n=1", 2.0, 1.0), failed}, nil, Options{})
+	first := NewReport([]Case{
+		againstCase("a n=1", 1.4, 1.1), againstCase("b n=1", 0.6, 0.9), againstCase("c n=1", 1.0, 1.3),
+		againstCase("d n=1", 1.1, 1.0), failed}, nil, Options{})
+	second := NewReport([]Case{
+		againstCase("d n=1", 1.3, 1.0), againstCase("c n=1", 1.0, 0.8), againstCase("b n=1", 0.8, 1.05),
+		againstCase("a n=1", 1.2, 0.9), againstCase("e n=2", 1.0, 1.0)}, nil, Options{})
+	return this, []*Report{first, second}
+}
+
+// TestAgainst checks the floor (the others' median measurement as the
+// prediction), the model's errors on the same cases, and which misses
+// every report repeats.
+func TestAgainst(t *testing.T) {
+	this, others := againstReports()
+	got, err := Against(this, others, []string{"first.json", "second.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Reproducibility{
+		Reports: []string{"first.json", "second.json"},
+		Cases:   4, // a b c d: e is not in the others, f failed
+		// The others' medians: a 1.0, b 0.975, c 1.05, d 1.0; errors 0,
+		// -2.5, +5 and 0 %.
+		Floor: Summary{Cases: 4, Compared: 4, MedianAbsError: ptr(0.0125), MedianError: ptr(0),
+			Within10: ptr(1), Within15: ptr(1), Within20: ptr(1)},
+		Model: Summary{Cases: 4, Compared: 4, MedianAbsError: ptr(0.25), MedianError: ptr(0.1),
+			Within10: ptr(0.25), Within15: ptr(0.25), Within20: ptr(0.5)},
+		Repeated: []RepeatedMiss{
+			{Case: "b n=1", Level: "L1", Ranks: 1, Term: "compute", Error: -0.35, Others: []float64{0.6/0.9 - 1, 0.8/1.05 - 1}},
+			{Case: "a n=1", Level: "L1", Ranks: 1, Term: "compute", Error: 0.3, Others: []float64{1.4/1.1 - 1, 1.2/0.9 - 1}},
+		},
+		Once: 1, // d
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("Against (-want +got):\n%s", diff)
+	}
+
+	this.Against = got
+	var table bytes.Buffer
+	if err := this.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"against 2 other reports (first.json, second.json): 4 cases measured in every one",
+		"2 misses beyond 15% in every report with one sign (the model's), 1 in this one only (the hour's, or its table's)",
+		"b n=1  L1  1 rank  -35.0%  others -33% -24%  compute",
+	} {
+		if !strings.Contains(table.String(), line) {
+			t.Errorf("the table has no %q:\n%s", line, table.String())
+		}
+	}
+}
+
+// TestAgainstRefuses: no reports, or one of another backend.
+func TestAgainstRefuses(t *testing.T) {
+	this, others := againstReports()
+	if _, err := Against(this, nil, nil); err == nil || !strings.Contains(err.Error(), "give one or more reports") {
+		t.Errorf("Against with none: %v", err)
+	}
+	others[1].Backend = "mpi"
+	_, err := Against(this, others, []string{"first.json", "mpi.json"})
+	if err == nil || !strings.Contains(err.Error(), "mpi.json: its cases ran on the mpi backend, this report's on the goroutine backend") {
+		t.Errorf("Against another backend: %v", err)
+	}
+}
