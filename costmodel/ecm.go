@@ -440,10 +440,17 @@ func sameStrides(a, b []analyze.Stride) bool {
 // overlap the memory transfer: measured on this project's host, such a
 // loop takes its in-core time plus its memory transfer, where a loop of
 // one stream per array takes the larger of the two (docs/predict.md,
-// "Streams read again"). The term's time is the region's in-core time; the
-// caller adds it to the memory transfer's. ok is false when the rule does
-// not apply.
-func rereadTerm(refs []analyze.RefCount, memory []Term, compute float64) (Term, bool) {
+// "Streams read again"). The caller adds the term's time to the memory
+// transfer's. ok is false when the rule does not apply.
+//
+// shared is the memory.shared factor the transfer carries (1: one rank
+// streams). While a rank computes without streaming, the other ranks have
+// the memory to themselves, so the ranks' transfers interleave: a rank
+// takes the larger of its in-core time plus its transfer alone (mem /
+// shared) and the shared transfer (mem), and the term is what the first
+// exceeds the second by (docs/predict.md, "Streams read again by ranks
+// that share the memory"). A term of no time is dropped.
+func rereadTerm(refs []analyze.RefCount, memory []Term, compute, shared float64) (Term, bool) {
 	mem := memoryTransfer(memory)
 	if mem == 0 || compute == 0 {
 		return Term{}, false
@@ -452,10 +459,20 @@ func rereadTerm(refs []analyze.RefCount, memory []Term, compute float64) (Term, 
 	if !ok {
 		return Term{}, false
 	}
+	how := fmt.Sprintf("%s (%s) leads %s (%s) by %s in one loop: the trailing load reads from cache what the leading one brought from memory, and the loop's in-core time %s adds to its memory transfer %s instead of overlapping it",
+		lead.Text, lead.Pos, trail.Text, trail.Pos, units.Size(float64(apart)), units.Time(compute), units.Time(mem))
+	t := compute
+	if shared > 1 {
+		alone := mem / shared
+		t = compute + alone - mem
+		if t <= 0 {
+			return Term{}, false
+		}
+		how = fmt.Sprintf("%s (%s) leads %s (%s) by %s in one loop, so the loop's in-core time %s adds to its memory transfer; the ranks that share the memory interleave, each taking max(in-core + its transfer alone %s, the shared transfer %s)",
+			lead.Text, lead.Pos, trail.Text, trail.Pos, units.Size(float64(apart)), units.Time(compute), units.Time(alone), units.Time(mem))
+	}
 	return Term{Resource: "memory", What: "in-core time not overlapped with the memory transfer (" + lead.Array + " read again " + units.Size(float64(apart)) + " behind)",
-		Count: 1, Unit: "region", UnitCost: compute, Time: compute,
-		How: fmt.Sprintf("%s (%s) leads %s (%s) by %s in one loop: the trailing load reads from cache what the leading one brought from memory, and the loop's in-core time %s adds to its memory transfer %s instead of overlapping it",
-			lead.Text, lead.Pos, trail.Text, trail.Pos, units.Size(float64(apart)), units.Time(compute), units.Time(mem)),
+		Count: 1, Unit: "region", UnitCost: t, Time: t, How: how,
 		Source: "docs/predict.md, \"Streams read again\" (measured on the project's host, session 16)"}, true
 }
 

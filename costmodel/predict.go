@@ -229,7 +229,8 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 		}
 		if p.isECM() {
 			rp.Memory = ecmMemory(memory) // the levels' transfers overlap
-			if t, ok := rereadTerm(r.Counts.Refs, memory, rp.Compute); ok {
+			shared, _ := p.memoryShared()
+			if t, ok := rereadTerm(r.Counts.Refs, memory, rp.Compute, shared); ok {
 				rp.Terms = append(rp.Terms, t)
 				rp.Memory = max(rp.Memory, memoryTransfer(memory)+t.Time)
 			}

@@ -2,11 +2,13 @@ package costmodel
 
 import (
 	"math"
+	"os"
 	"strings"
 	"testing"
 
 	"perfc/analyze"
 	"perfc/analyze/symbolic"
+	"perfc/machines"
 )
 
 // stencilRefs are the loads of a 2-D stencil's u at u[j+d][i] for each of
@@ -94,5 +96,73 @@ func TestRereadAddsInCoreTime(t *testing.T) {
 	// From L3 (no memory transfer) the rule does not apply.
 	if r := priced(stencilRefs(8192, -1, 0, 1), lines(375, 125)[:2]); math.Abs(r.Time-1000*ns) > 1e-15 {
 		t.Errorf("from L3: T = %g s, want the L2 transfer's 1 µs", r.Time)
+	}
+}
+
+// TestRereadSharedMemory prices a 2-D stencil from memory on one rank and
+// on two that share the memory (memory.shared 1.5): on one, T = T_core +
+// T_mem; on two, whose lines cost 1.5 × as much, the ranks' transfers
+// interleave, T = max(T_core + T_mem/1.5, T_mem), and the term is what
+// the first exceeds the shared transfer by. The same rule, called with
+// less in-core time than the shared transfer saves, adds no term.
+func TestRereadSharedMemory(t *testing.T) {
+	src, err := os.ReadFile("testdata/ecm.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), "  write_allocate: true\n", "  write_allocate: true\n  shared: {factor: 1.5, source: test}\n", 1)
+	m, err := machines.Parse("ecm-shared.yaml", []byte(text+"cores: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows of 8 KiB, two arrays of 16 MiB: beyond the 8 MiB L3; the divide
+	// (1 ns) gives the loop more in-core time than sharing adds.
+	const kernel = `kernel k() on P = RANKS ranks {
+  array u[2048][1024], v[2048][1024]: f64
+  region "stencil" {
+    for j in 1..2047 {
+      for i in 0..1024 {
+        v[j][i] = (u[j - 1][i] + u[j + 1][i]) / 3.0
+      }
+    }
+  }
+}`
+	region := func(ranks string) (RegionPrediction, float64) {
+		k := checkSource(t, "k.spmd", strings.Replace(kernel, "RANKS", ranks, 1))
+		for _, r := range predictCached(t, k, m, Options{}).Regions {
+			if r.Name == "stencil" {
+				return r, memoryTransfer(r.Terms)
+			}
+		}
+		t.Fatalf("P = %s: no region stencil", ranks)
+		return RegionPrediction{}, 0
+	}
+	one, mem1 := region("1")
+	if !sameTime(one.Time, one.Compute+mem1) {
+		t.Fatalf("one rank: T = %g s, want T_core %g + T_mem %g", one.Time, one.Compute, mem1)
+	}
+	// Two ranks share the 8 MiB L3 too, so their lines from memory are
+	// not one rank's: the rule is checked on the two ranks' own terms.
+	two, mem2 := region("2")
+	if want := max(two.Compute+mem2/1.5, mem2); !sameTime(two.Time, want) {
+		t.Errorf("two ranks: T = %g s, want max(T_core + T_mem alone, T_mem shared) = %g (T_core %g, T_mem shared %g)", two.Time, want, two.Compute, mem2)
+	}
+	if two.Compute <= mem2-mem2/1.5 || two.Time >= two.Compute+mem2 {
+		t.Errorf("two ranks: T_core %g s, T_mem %g s, T %g s: the test must price a term, less than T_core", two.Compute, mem2, two.Time)
+	}
+
+	memory := []Term{{Resource: "memory", What: "L3 lines from and to memory", Time: 3e-6}}
+	refs := stencilRefs(8192, -1, 0, 1)
+	for _, tc := range []struct {
+		compute, shared, want float64 // want 0: no term
+	}{
+		{1.5e-6, 1, 1.5e-6},   // one rank: the in-core time
+		{1.5e-6, 1.5, 0.5e-6}, // 1.5 + 2 (alone) − 3 (shared)
+		{0.5e-6, 1.5, 0},      // hidden by the shared transfer
+	} {
+		term, ok := rereadTerm(refs, memory, tc.compute, tc.shared)
+		if ok != (tc.want > 0) || ok && !sameTime(term.Time, tc.want) {
+			t.Errorf("rereadTerm(compute %g, shared %g) = %g s, %v; want %g", tc.compute, tc.shared, term.Time, ok, tc.want)
+		}
 	}
 }
