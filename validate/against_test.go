@@ -18,18 +18,18 @@ func againstCase(name string, predicted, measured float64) Case {
 }
 
 // againstReports is a report and two others: a and b miss with one sign
-// in all three, d misses only in the first, c never; e is not in the
-// others, and f failed.
+// in all three, g here and in the others' median (one of them within
+// 15 %), d only here, c never; e is not in the others, and f failed.
 func againstReports() (*Report, []*Report) {
 	failed := Case{Name: "f n=1", Failure: "the build failed"}
 	this := NewReport([]Case{
 		againstCase("a n=1", 1.3, 1.0), againstCase("b n=1", 0.65, 1.0), againstCase("c n=1", 1.0, 1.0),
-		againstCase("d n=1", 1.2, 1.0), againstCase("e n=1", 2.0, 1.0), failed}, nil, Options{})
+		againstCase("d n=1", 1.2, 1.0), againstCase("e n=1", 2.0, 1.0), againstCase("g n=1", 0.8, 1.0), failed}, nil, Options{})
 	first := NewReport([]Case{
 		againstCase("a n=1", 1.4, 1.1), againstCase("b n=1", 0.6, 0.9), againstCase("c n=1", 1.0, 1.3),
-		againstCase("d n=1", 1.1, 1.0), failed}, nil, Options{})
+		againstCase("d n=1", 1.1, 1.0), againstCase("g n=1", 0.6, 1.0), failed}, nil, Options{})
 	second := NewReport([]Case{
-		againstCase("d n=1", 1.3, 1.0), againstCase("c n=1", 1.0, 0.8), againstCase("b n=1", 0.8, 1.05),
+		againstCase("d n=1", 1.18, 1.0), againstCase("g n=1", 1.02, 1.0), againstCase("c n=1", 1.0, 0.8), againstCase("b n=1", 0.8, 1.05),
 		againstCase("a n=1", 1.2, 0.9), againstCase("e n=2", 1.0, 1.0)}, nil, Options{})
 	return this, []*Report{first, second}
 }
@@ -45,18 +45,20 @@ func TestAgainst(t *testing.T) {
 	}
 	want := &Reproducibility{
 		Reports: []string{"first.json", "second.json"},
-		Cases:   4, // a b c d: e is not in the others, f failed
-		// The others' medians: a 1.0, b 0.975, c 1.05, d 1.0; errors 0,
-		// -2.5, +5 and 0 %.
-		Floor: Summary{Cases: 4, Compared: 4, MedianAbsError: ptr(0.0125), MedianError: ptr(0),
+		Cases:   5, // a b c d g: e is not in the others, f failed
+		// The others' medians: a 1.0, b 0.975, c 1.05, d 1.0, g 1.0;
+		// errors 0, -2.5, +5, 0 and 0 %.
+		Floor: Summary{Cases: 5, Compared: 5, MedianAbsError: ptr(0), MedianError: ptr(0),
 			Within10: ptr(1), Within15: ptr(1), Within20: ptr(1)},
-		Model: Summary{Cases: 4, Compared: 4, MedianAbsError: ptr(0.25), MedianError: ptr(0.1),
-			Within10: ptr(0.25), Within15: ptr(0.25), Within20: ptr(0.5)},
+		// Errors +30, -35, 0, +20 and -20 %.
+		Model: Summary{Cases: 5, Compared: 5, MedianAbsError: ptr(0.2), MedianError: ptr(0),
+			Within10: ptr(0.2), Within15: ptr(0.2), Within20: ptr(0.6)},
 		Repeated: []RepeatedMiss{
 			{Case: "b n=1", Level: "L1", Ranks: 1, Term: "compute", Error: -0.35, Others: []float64{0.6/0.9 - 1, 0.8/1.05 - 1}},
 			{Case: "a n=1", Level: "L1", Ranks: 1, Term: "compute", Error: 0.3, Others: []float64{1.4/1.1 - 1, 1.2/0.9 - 1}},
+			{Case: "g n=1", Level: "L1", Ranks: 1, Term: "compute", Error: -0.2, Others: []float64{-0.4, 0.02}},
 		},
-		Once: 1, // d
+		Once: 1, // d: +10 and +18 %, +14 % in the median
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("Against (-want +got):\n%s", diff)
@@ -68,8 +70,8 @@ func TestAgainst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		"against 2 other reports (first.json, second.json): 4 cases measured in every one",
-		"2 misses beyond 15% in every report with one sign (the model's), 1 in this one only (the hour's, or its table's)",
+		"against 2 other reports (first.json, second.json): 5 cases measured in every one",
+		"3 misses beyond 15% here and in the other runs' median error, with one sign (the model's); 1 here only (the hour's, or this table's)",
 		"b n=1  L1  1 rank  -35.0%  others -33% -24%  compute",
 	} {
 		if !strings.Contains(table.String(), line) {

@@ -295,7 +295,7 @@ func (r *Report) writeAgainst(w io.Writer) {
 	row("perfc's prediction", a.Model)
 	tw.Flush()
 	fmt.Fprintln(w, "(the first row is the host's reproducibility: the error of a prediction that knew what the other runs measured)")
-	fmt.Fprintf(w, "%d miss%s beyond %.0f%% in every report with one sign (the model's), %d in this one only (the hour's, or its table's)\n",
+	fmt.Fprintf(w, "%d miss%s beyond %.0f%% here and in the other runs' median error, with one sign (the model's); %d here only (the hour's, or this table's)\n",
 		len(a.Repeated), map[bool]string{true: "", false: "es"}[len(a.Repeated) == 1], MissBound*100, a.Once)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, m := range a.Repeated {
