@@ -130,8 +130,8 @@ func matching(name string, byName []map[string]Case) ([]Case, bool) {
 // repeatedMiss returns c as a RepeatedMiss when it misses beyond MissBound
 // and the other reports' median error for it does too, with the same
 // sign: the miss of a typical run. (Asking it of every report would let
-// one report of a slow hour clear a case: of nine runs of one day, one
-// case missed in all nine and 27 in the median.)
+// one report of a slow hour clear a case: of one run's 54 misses, 8
+// were misses of every one of seven other runs and 30 of their median.)
 func repeatedMiss(c Case, other []Case) (RepeatedMiss, bool) {
 	e := *c.Total.Error
 	if math.Abs(e) <= MissBound {
