@@ -2,6 +2,7 @@ package validate
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -91,4 +92,43 @@ func TestAgainstRefuses(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "mpi.json: its cases ran on the mpi backend, this report's on the goroutine backend") {
 		t.Errorf("Against another backend: %v", err)
 	}
+}
+
+// FuzzAgainst reads two reports as --against does and sets the first
+// beside the second: whatever the files hold, no panic, and the figures
+// count only the cases compared in both.
+func FuzzAgainst(f *testing.F) {
+	var js bytes.Buffer
+	if err := syntheticReport().WriteJSON(&js); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(js.Bytes(), js.Bytes())
+	one := `{"schema": "perfc.validate/v1", "backend": "goroutine", "cases": [{"name": "a", "total": {"predicted_s": 2, "measured_s": 1, "error": 1}}, {"name": "b"}]}`
+	f.Add([]byte(one), []byte(strings.ReplaceAll(one, `"measured_s": 1`, `"measured_s": -1`)))
+	f.Add([]byte(one), []byte(`{"schema": "perfc.validate/v1", "backend": "mpi", "cases": []}`))
+	f.Fuzz(func(t *testing.T, this, other []byte) {
+		r, err := ReadReport(bytes.NewReader(this))
+		if err != nil {
+			return
+		}
+		o, err := ReadReport(bytes.NewReader(other))
+		if err != nil {
+			return
+		}
+		a, err := Against(r, []*Report{o}, []string{"other.json"})
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, c := range r.Cases {
+			if compared(c) {
+				n++
+			}
+		}
+		if a.Cases > n || a.Floor.Compared != a.Cases || a.Model.Compared != a.Cases || len(a.Repeated)+a.Once > a.Cases {
+			t.Fatalf("%d cases compared here; Against gives %d, floor %d, model %d, %d repeated and %d once", n, a.Cases, a.Floor.Compared, a.Model.Compared, len(a.Repeated), a.Once)
+		}
+		r.Against = a
+		r.writeAgainst(io.Discard)
+	})
 }
