@@ -9,8 +9,8 @@ import (
 // Reproducibility sets a report against other reports of the same suite
 // on the same host (perfc validate --against): how far the host's own
 // measurements move from one run to the next, which bounds what any
-// prediction can reach, and which of the report's misses every run
-// repeats (the model's) and which only this run has (the hour's, or its
+// prediction can reach, and which of the report's misses the other runs
+// repeat (the model's) and which only this run has (the hour's, or its
 // table's). docs/accuracy.md, "Against other runs".
 type Reproducibility struct {
 	// Reports names the other reports, as given.
@@ -34,7 +34,8 @@ type Reproducibility struct {
 	Once     int            `json:"once"`
 }
 
-// RepeatedMiss is a miss that every report has.
+// RepeatedMiss is a miss of a report that the other reports repeat, in
+// their median error.
 type RepeatedMiss struct {
 	Case  string  `json:"case"`
 	Level string  `json:"level"`

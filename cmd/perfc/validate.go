@@ -36,7 +36,7 @@ type validateCmd struct {
 	SettleTotal time.Duration `help:"How long to wait for the host in all, over the suite; once it is spent, cases wait no longer before they are measured (the report warns how many)." default:"5m"`
 	NoSettle    bool          `help:"Time the witnesses once before each case and never wait for the host."`
 	Replay      string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure nothing: predict the cases of an earlier --json report again (with -m's table and this perfc's model) and compare with its measurements."`
-	Against     []string      `type:"existingfile" placeholder:"REPORT.json" help:"Set the report beside other --json reports of this host (repeat the flag, or separate with commas): how far the host's own measurements move between runs, and which misses every run repeats (docs/accuracy.md, \"Against other runs\")."`
+	Against     []string      `type:"existingfile" placeholder:"REPORT.json" help:"Set the report beside other --json reports of this host (repeat the flag, or separate with commas): how far the host's own measurements move between runs, and which misses the other runs repeat (docs/accuracy.md, \"Against other runs\")."`
 	Files       []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
 	outputArg
 }
