@@ -36,6 +36,7 @@ type validateCmd struct {
 	SettleTotal time.Duration `help:"How long to wait for the host in all, over the suite; once it is spent, cases wait no longer before they are measured (the report warns how many)." default:"5m"`
 	NoSettle    bool          `help:"Time the witnesses once before each case and never wait for the host."`
 	Replay      string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure nothing: predict the cases of an earlier --json report again (with -m's table and this perfc's model) and compare with its measurements."`
+	Report      string        `type:"existingfile" placeholder:"REPORT.json" help:"Measure and predict nothing: print an earlier --json report as it was written (with --against, beside other reports; with --plot, its figure)."`
 	Against     []string      `type:"existingfile" placeholder:"REPORT.json" help:"Set the report beside other --json reports of this host (repeat the flag, or separate with commas): how far the host's own measurements move between runs, and which misses the other runs repeat (docs/accuracy.md, \"Against other runs\")."`
 	Files       []string      `arg:"" optional:"" type:"path" help:"Kernel files to validate instead of the default suite (every example and validate's own kernels)."`
 	outputArg
@@ -45,6 +46,13 @@ type validateCmd struct {
 func (c *validateCmd) Run(e env) error {
 	if err := checkPlotName(c.Plot, "the accuracy plot"); err != nil {
 		return err
+	}
+	if c.Report != "" {
+		rep, err := c.stored()
+		if err != nil {
+			return err
+		}
+		return c.write(e, rep)
 	}
 	launch, err := mpiLaunchArgs{MPI: c.MPI, Hostfile: c.Hostfile, Mpirun: c.Mpirun}.launch("validate")
 	if err != nil {
@@ -61,7 +69,11 @@ func (c *validateCmd) Run(e env) error {
 		fmt.Fprintf(e.stderr, "validate: the table %s was not calibrated through MPI (its host: has no backend: mpi), so its messages are another transport's; "+
 			"perfc calibrate --mpi -o host-mpi.yaml writes one, then validate --mpi -m host-mpi.yaml\n", c.Machine)
 	}
-	others, err := c.others()
+	backend := "goroutine"
+	if c.MPI {
+		backend = "mpi"
+	}
+	others, err := c.others(backend)
 	if err != nil {
 		return err
 	}
@@ -86,6 +98,12 @@ func (c *validateCmd) Run(e env) error {
 			return err
 		}
 	}
+	return c.write(e, rep)
+}
+
+// write writes the report where the flags say: --json, --plot, and the
+// standard output as -o asks.
+func (c *validateCmd) write(e env, rep *validate.Report) error {
 	if c.JSON != "" {
 		if err := safefile.Write(c.JSON, 0o644, rep.WriteJSON); err != nil {
 			return err
@@ -168,9 +186,9 @@ func readReport(file, flag string) (*validate.Report, error) {
 }
 
 // others reads the reports of --against and checks, before anything is
-// measured, that the report to come can be set beside them; none without
-// the flag.
-func (c *validateCmd) others() ([]*validate.Report, error) {
+// measured, that a report of the given backend can be set beside them;
+// none without the flag.
+func (c *validateCmd) others(backend string) ([]*validate.Report, error) {
 	if len(c.Against) == 0 {
 		return nil, nil
 	}
@@ -181,11 +199,26 @@ func (c *validateCmd) others() ([]*validate.Report, error) {
 			return nil, err
 		}
 	}
-	backend := "goroutine"
-	if c.MPI {
-		backend = "mpi"
-	}
 	return other, validate.CheckOthers(backend, other, c.Against)
+}
+
+// stored reads the report of --report and, with --against, sets it
+// beside the others (which must share its backend). It stands for a run:
+// nothing else may choose cases or measure.
+func (c *validateCmd) stored() (*validate.Report, error) {
+	if c.Replay != "" || c.Quick || len(c.Files) > 0 || c.MPI {
+		return nil, errors.New("validate --report prints a report as it was written; leave out --replay, --quick, --mpi and kernel files")
+	}
+	rep, err := readReport(c.Report, "--report")
+	if err != nil {
+		return nil, err
+	}
+	others, err := c.others(rep.Backend)
+	if err != nil || len(others) == 0 {
+		return rep, err
+	}
+	rep.Against, err = validate.Against(rep, others, c.Against)
+	return rep, err
 }
 
 // maxReportBytes bounds a report that --replay reads (the full suite's

@@ -162,6 +162,29 @@ func TestValidateQuick(t *testing.T) {
 			t.Errorf("replayed %s: %+v, want %+v", c.Name, c.Total, was.Total)
 		}
 	}
+	// --report prints the report as written, here beside itself.
+	code, out, errOut = runCLI(t, "", "validate", "--report", jsonFile, "--against", jsonFile, "-o", "json")
+	if code != 0 {
+		t.Fatalf("validate --report: exit %d: %s", code, errOut)
+	}
+	var printed validate.Report
+	if err := json.Unmarshal([]byte(out), &printed); err != nil || len(printed.Cases) != len(rep.Cases) || printed.Against == nil || printed.Against.Cases != len(rep.Cases) {
+		t.Errorf("validate --report --against: %v, %d cases, against %+v; want %d cases beside themselves", err, len(printed.Cases), printed.Against, len(rep.Cases))
+	}
+	code, _, errOut = runCLI(t, "", "validate", "--report", jsonFile, "--quick")
+	if code != 1 || !strings.Contains(errOut, "leave out --replay, --quick") {
+		t.Errorf("validate --report --quick: exit %d, %q", code, errOut)
+	}
+	// A hand-edited report whose case has neither a total nor a failure
+	// prints as failed.
+	edited := filepath.Join(t.TempDir(), "edited.json")
+	if err := os.WriteFile(edited, []byte(`{"schema": "perfc.validate/v1", "backend": "goroutine", "cases": [{"name": "x n=1"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "", "validate", "--report", edited)
+	if code != 0 || !strings.Contains(out, "failed") {
+		t.Errorf("validate --report of a case without a total: exit %d, %q, %q", code, out, errOut)
+	}
 	code, _, errOut = runCLI(t, "", "validate", "-m", hostTable, "--against", hostTable)
 	if code != 1 || !strings.Contains(errOut, "host-baseline.yaml: 1:1: not a validate report") {
 		t.Errorf("validate --against a table: exit %d, %q", code, errOut)
