@@ -459,8 +459,9 @@ func rereadTerm(refs []analyze.RefCount, memory []Term, compute, shared float64)
 	if !ok {
 		return Term{}, false
 	}
-	how := fmt.Sprintf("%s (%s) leads %s (%s) by %s in one loop: the trailing load reads from cache what the leading one brought from memory, and the loop's in-core time %s adds to its memory transfer %s instead of overlapping it",
-		lead.Text, lead.Pos, trail.Text, trail.Pos, units.Size(float64(apart)), units.Time(compute), units.Time(mem))
+	leads := fmt.Sprintf("%s (%s) leads %s (%s) by %s in one loop", lead.Text, lead.Pos, trail.Text, trail.Pos, units.Size(float64(apart)))
+	how := fmt.Sprintf("%s: the trailing load reads from cache what the leading one brought from memory, and the loop's in-core time %s adds to its memory transfer %s instead of overlapping it",
+		leads, units.Time(compute), units.Time(mem))
 	t := compute
 	if shared > 1 {
 		alone := mem / shared
@@ -468,8 +469,8 @@ func rereadTerm(refs []analyze.RefCount, memory []Term, compute, shared float64)
 		if t <= 0 {
 			return Term{}, false
 		}
-		how = fmt.Sprintf("%s (%s) leads %s (%s) by %s in one loop, so the loop's in-core time %s adds to its memory transfer; the ranks that share the memory interleave, each taking max(in-core + its transfer alone %s, the shared transfer %s)",
-			lead.Text, lead.Pos, trail.Text, trail.Pos, units.Size(float64(apart)), units.Time(compute), units.Time(alone), units.Time(mem))
+		how = fmt.Sprintf("%s, so the loop's in-core time %s adds to its memory transfer; the ranks that share the memory interleave, each taking max(in-core + its transfer alone %s, the shared transfer %s)",
+			leads, units.Time(compute), units.Time(alone), units.Time(mem))
 	}
 	return Term{Resource: "memory", What: "in-core time not overlapped with the memory transfer (" + lead.Array + " read again " + units.Size(float64(apart)) + " behind)",
 		Count: 1, Unit: "region", UnitCost: t, Time: t, How: how,

@@ -94,11 +94,8 @@ type WorstCase struct {
 
 // NewReport summarises measured cases.
 func NewReport(cases []Case, skipped []Skip, opts Options) *Report {
-	r := &Report{Schema: Schema, Machine: opts.MachineName, Quick: opts.Quick, Cases: cases, Skipped: skipped, Backend: "goroutine",
+	r := &Report{Schema: Schema, Machine: opts.MachineName, Quick: opts.Quick, Cases: cases, Skipped: skipped, Backend: opts.Launch.Backend.String(),
 		Host: Host{Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU()}}
-	if opts.mpi() {
-		r.Backend = "mpi"
-	}
 	if opts.Machine != nil {
 		r.Machine, r.Description = opts.Machine.Name(), opts.Machine.Description()
 		if opts.MachineName != r.Machine {

@@ -69,11 +69,7 @@ func (c *validateCmd) Run(e env) error {
 		fmt.Fprintf(e.stderr, "validate: the table %s was not calibrated through MPI (its host: has no backend: mpi), so its messages are another transport's; "+
 			"perfc calibrate --mpi -o host-mpi.yaml writes one, then validate --mpi -m host-mpi.yaml\n", c.Machine)
 	}
-	backend := "goroutine"
-	if c.MPI {
-		backend = "mpi"
-	}
-	others, err := c.others(backend)
+	others, err := c.others(launch.Backend.String())
 	if err != nil {
 		return err
 	}
