@@ -1,6 +1,7 @@
 package costmodel
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -115,5 +116,101 @@ func TestExchangeLawSharedCores(t *testing.T) {
 		if p.Emulation == nil || math.Abs(p.Total*1e6-tc.want) > 1e-6 {
 			t.Errorf("%s: emulated total %.6g µs, want %.6g µs", tc.name, p.Total*1e6, tc.want)
 		}
+	}
+}
+
+// TestSendRecvLaw checks that a table's messages.sendrecv prices a whole
+// sendrecv event into another buffer between two ranks with a core each
+// (both partners at once, as COMMS3 on two ranks measures it), with a
+// fixed peer and with one that varies (the walked path), on the emulated
+// path and in the region table alike; that in a kernel that computes with
+// what it receives the event adds each half's crossing beyond
+// messages.local; that a sendrecv to and from the rank itself is one copy;
+// that an exchange in place keeps messages.exchange and plain messages
+// their law; and that with ranks sharing cores a sendrecv into another
+// buffer keeps its two messages. Times worked by hand for 1024 B: the
+// sendrecv law 0.5 µs + 1024 B / 1 GB/s = 1.524 µs; the exchange law
+// 5.048 µs and a message 2.024 µs (TestExchangeLaw); messages.local
+// 0.5 µs + 1024 B / 2 GB/s = 1.012 µs, so a half's crossing (the mean of
+// the message law and the local one) is 0.506 µs beyond it.
+func TestSendRecvLaw(t *testing.T) {
+	const laws = `  exchange:
+    source: test COMMS2
+    model: hockney
+    t0: 3us
+    rinf: 0.5GB/s
+  sendrecv:
+    source: test COMMS3 on two ranks
+    model: hockney
+    t0: 0.5us
+    rinf: 1GB/s
+`
+	const local = `  local:
+    source: test LOCAL
+    model: hockney
+    t0: 0.5us
+    rinf: 2GB/s
+`
+	base := mustRead(t, "testdata/ecm.yaml")
+	own, err := machines.Parse("ecms.yaml", []byte(base+laws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withLocal, err := machines.Parse("ecml.yaml", []byte(base+laws+local))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := machines.Parse("ecms2.yaml", []byte("cores: 2\n"+base+laws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const kernel = "kernel k(n = 128) on P = %d ranks {\n  array a[n], b[n]: f64\n  region \"r\" {\n    %s\n  }\n%s}\n"
+	const reads = "  region \"use\" {\n    a[0] = b[1]\n  }\n"
+	tests := []struct {
+		name  string
+		m     *machines.Machine
+		ranks int
+		body  string
+		after string  // a region after r
+		want  float64 // r's messages, and without after the emulated total, µs
+		how   string  // in the send half's term
+	}{
+		{"sendrecv into another buffer", own, 2, "sendrecv a[0:n] to rank ^ 1 from rank ^ 1 into b[0:n]", "", 1.524, "messages.sendrecv"},
+		{"peer that varies, into another buffer", own, 2, "for d in 0..1 { sendrecv a[0:n] to rank ^ (1 << d) from rank ^ (1 << d) into b[0:n] }", "", 1.524, "messages.sendrecv"},
+		{"bytes", own, 2, "sendrecv 1024 bytes to rank ^ 1 from rank ^ 1", "", 1.524, "messages.sendrecv"},
+		{"with a local law", withLocal, 2, "sendrecv a[0:n] to rank ^ 1 from rank ^ 1 into b[0:n]", "", 1.524, "messages.sendrecv"},
+		{"a kernel that reads what it receives", withLocal, 2, "sendrecv a[0:n] to rank ^ 1 from rank ^ 1 into b[0:n]", reads, 1.524 + 2*0.506, "crossing the cores once more"},
+		{"to and from itself", withLocal, 2, "sendrecv a[0:n] to rank from rank into b[0:n]", "", 1.012, "one copy on the rank's core"},
+		{"exchange in place", own, 2, "exchange a[0:n] with rank ^ 1", "", 5.048, "messages.exchange"},
+		{"pingpong", own, 2, "if rank == 0 { send a[0:n] to 1\n recv a[0:n] from 1 } else { recv a[0:n] from 0\n send a[0:n] to 0 }", "", 4.048, "hockney model"},
+		{"ranks sharing cores", shared, 4, "sendrecv a[0:n] to rank ^ 1 from rank ^ 1 into b[0:n]", "", 4.048, "in series with the other half"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := predictSource(t, tc.m, fmt.Sprintf(kernel, tc.ranks, tc.body, tc.after), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.after == "" && (p.Emulation == nil || math.Abs(p.Total*1e6-tc.want) > 1e-6) {
+				t.Errorf("emulated total %.6g µs, want %.6g µs", p.Total*1e6, tc.want)
+			}
+			var got float64
+			var hows []string
+			for _, r := range p.Regions {
+				if r.Name != "r" {
+					continue
+				}
+				got = r.Messages * 1e6
+				for _, tm := range r.Terms {
+					hows = append(hows, tm.What+": "+tm.How)
+				}
+			}
+			if math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("region's messages %.6g µs, want %.6g µs\n%s", got, tc.want, strings.Join(hows, "\n"))
+			}
+			if all := strings.Join(hows, "\n"); !strings.Contains(all, tc.how) {
+				t.Errorf("terms do not say %q:\n%s", tc.how, all)
+			}
+		})
 	}
 }

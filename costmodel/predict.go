@@ -209,7 +209,7 @@ func Predict(k *lang.Checked, rep *analyze.Report, m *machines.Machine, opts Opt
 // priceClass prices every region of one class.
 func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []RegionPrediction {
 	var out []RegionPrediction
-	walked := p.walkMessages(cl)
+	walked, wholeLaws := p.walkMessages(cl)
 	refilled := map[string]bool{}
 	for _, r := range cl.Regions {
 		w := fromCounts(r.Counts, rep.Footprint.Bytes, p.isECM())
@@ -235,7 +235,7 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 				rp.Memory = max(rp.Memory, memoryTransfer(memory)+t.Time)
 			}
 		}
-		for _, t := range p.messageTerms(cl.Rank, r.Counts, walked) {
+		for _, t := range p.messageTerms(cl.Rank, r.Counts, walked, wholeLaws) {
 			rp.Messages += t.Time
 			rp.Terms = append(rp.Terms, t)
 		}
@@ -254,9 +254,10 @@ func (p *machinePricer) priceClass(cl *analyze.Class, rep *analyze.Report) []Reg
 // every receive costs one message time (a receive waits for its message),
 // except that the two halves of a sendrecv or exchange overlap: the receive
 // half costs only what it takes longer than the send half. A statement in
-// walked (walkMessages) is priced message by message, with its real peers;
-// the others from the counts.
-func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[string]float64) []Term {
+// walked (walkMessages) is priced message by message, with its real peers,
+// and says so by the law of the whole event it took (wholeLaws); the
+// others from the counts.
+func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[string]float64, wholeLaws map[string]string) []Term {
 	var terms []Term
 	overlapped := p.rules.overlappedReceives(c.Messages)
 	inPlace := p.inPlaceStmts()
@@ -287,24 +288,31 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[st
 			}
 		}
 		_, isWalked := walked[walkKey(msg.Stmt, msg.Kind)]
-		serial := false // a half of a sendrecv whose halves run in series
-		if _, ok := overlapped[i]; !ok && msg.Rank >= 0 && p.m.Exchange() != nil && (half || hasRecvAt(c.Messages, msg.Stmt)) {
-			if inPlace[msg.Stmt] {
-				if t, why, ok := p.exchange(rank, peer, peer, bytes); ok {
-					serial = true
-					switch {
-					case half:
-						how = "included in the send half's exchange law (in place: the copy and both halves in series)"
-						if !isWalked {
-							unit = 0
-						}
-					case !isWalked:
-						unit, how = t, why
-					default:
-						how = why
-					}
+		if law, ok := wholeLaws[walkKey(msg.Stmt, "send")]; ok && msg.Rank < 0 {
+			how = law + ", mean over the rank's events, each priced with its own peer and size"
+			if half {
+				how = "included in the send half's " + law
+			}
+		}
+		pair := half || msg.Kind == "send" && hasRecvAt(c.Messages, msg.Stmt) // a half of a sendrecv or exchange
+		serial := false                                                       // a half of a sendrecv whose halves run in series
+		if _, ok := overlapped[i]; !ok && msg.Rank >= 0 && pair {
+			if t, why, law, ok := p.wholeEvent(rank, peer, peer, bytes, inPlace[msg.Stmt], p.crossPos[msg.Stmt]); ok {
+				serial = true
+				switch {
+				case half && inPlace[msg.Stmt]:
+					how = "included in the send half's exchange law (in place: the copy and both halves in series)"
+				case half:
+					how = "included in the send half's " + law + " (the whole event)"
+				case !isWalked:
+					unit, how = t, why
+				default:
+					how = why
 				}
-			} else if _, _, ok := p.exchange(rank, peer, peer, bytes); ok {
+				if half && !isWalked {
+					unit = 0
+				}
+			} else if _, _, ok := p.exchange(rank, peer, peer, bytes); ok && !inPlace[msg.Stmt] {
 				serial = true
 				how += ", in series with the other half (the runtime copies both halves one after the other)"
 			}
@@ -336,19 +344,21 @@ func (p *machinePricer) messageTerms(rank int64, c analyze.Counts, walked map[st
 // sendrecv or exchange (the event takes the longer of its halves, so the
 // receive half is charged max(0, receive − send) per event). The result
 // is keyed by walkKey; nil when no statement needs it, or when the
-// schedule cannot be built (the counts' pricing is kept).
-func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
+// schedule cannot be built (the counts' pricing is kept). laws names, by
+// the send half's key, the law of the whole event that priced a sendrecv
+// or exchange statement's events, when one did.
+func (p *machinePricer) walkMessages(cl *analyze.Class) (times map[string]float64, laws map[string]string) {
 	if !needsWalk(cl.Total.Messages) {
-		return nil
+		return nil, nil
 	}
 	if n := commEvents(cl.Total); n > maxWalkedEvents {
 		p.note(fmt.Sprintf("ranks %s have %.4g communication events, more than the %d priced one by one: "+
 			"a peer that varies is priced as a neighbour and a sendrecv as its send half", cl.Ranks, n, maxWalkedEvents))
-		return nil
+		return nil, nil
 	}
 	s, err := p.schedule(cl.Rank)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	r := cl.Rank
 	// Summed by statement and half during the walk, named once after it:
@@ -358,6 +368,15 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 		send bool
 	}
 	sums := map[half]float64{}
+	// The law of the whole event, by statement: "" when some of its events
+	// took none, or another.
+	whole := map[lang.Stmt]string{}
+	mark := func(st lang.Stmt, law string) {
+		if prev, seen := whole[st]; seen && prev != law {
+			law = ""
+		}
+		whole[st] = law
+	}
 	err = s.Events(func(ev *analyze.Event) bool {
 		var send, recv float64
 		cs := ev.Stmt
@@ -371,18 +390,29 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 				sums[half{ev.Stmt, false}] += p.messageOf(cs, ev.Peer, r, ev.Bytes)
 			}
 		case analyze.EvSendRecv:
+			if !isInPlace(ev.Stmt) {
+				if t, _, ok := p.sendrecvInto(r, ev.Peer, ev.From, float64(max(ev.Bytes, ev.RecvBytes)), p.crossStmt[cs]); ok {
+					sums[half{ev.Stmt, true}] += t // the whole event (messages.sendrecv)
+					sums[half{ev.Stmt, false}] += 0
+					mark(ev.Stmt, "sendrecv law (messages.sendrecv: both partners at once, the whole event)")
+					break
+				}
+			}
 			if t, _, ok := p.exchange(r, ev.Peer, ev.From, float64(max(ev.Bytes, ev.RecvBytes))); ok {
 				// The runtime copies both halves in series; in place,
 				// the exchange law prices the whole event.
 				if isInPlace(ev.Stmt) {
 					sums[half{ev.Stmt, true}] += t
 					sums[half{ev.Stmt, false}] += 0
+					mark(ev.Stmt, "exchange law (messages.exchange, both halves in series)")
 				} else {
+					mark(ev.Stmt, "")
 					sums[half{ev.Stmt, true}] += p.messageOf(cs, r, ev.Peer, ev.Bytes)
 					sums[half{ev.Stmt, false}] += p.messageOf(cs, ev.From, r, ev.RecvBytes)
 				}
 				break
 			}
+			mark(ev.Stmt, "")
 			if ev.Peer >= 0 {
 				send = p.messageOf(cs, r, ev.Peer, ev.Bytes)
 				sums[half{ev.Stmt, true}] += send
@@ -395,17 +425,26 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) map[string]float64 {
 		return true
 	})
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	out := make(map[string]float64, len(sums))
+	times = make(map[string]float64, len(sums))
 	for h, t := range sums {
 		kind := "recv"
 		if h.send {
 			kind = "send"
 		}
-		out[walkKey(p.k.File.Source.Position(h.stmt.Pos()).String(), kind)] += t
+		times[walkKey(p.k.File.Source.Position(h.stmt.Pos()).String(), kind)] += t
 	}
-	return out
+	for st, law := range whole {
+		if law == "" {
+			continue
+		}
+		if laws == nil {
+			laws = map[string]string{}
+		}
+		laws[walkKey(p.k.File.Source.Position(st.Pos()).String(), "send")] = law
+	}
+	return times, laws
 }
 
 // schedule returns rank r's schedule, sharing the tree of an alike rank's
@@ -585,7 +624,7 @@ func isInPlace(s *lang.CommStmt) bool {
 // inPlaceStmts maps the position (file:line:col, as analyze.Message.Stmt
 // spells it) of every in-place sendrecv and exchange of the kernel to true.
 func (p *machinePricer) inPlaceStmts() map[string]bool {
-	if p.m.Exchange() == nil || p.k == nil || p.k.Kernel == nil {
+	if p.m.Exchange() == nil && p.m.SendRecv() == nil || p.k == nil || p.k.Kernel == nil {
 		return nil // nothing reads it
 	}
 	out := map[string]bool{}

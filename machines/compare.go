@@ -91,6 +91,7 @@ func (c *Comparison) laws(a, b *Machine) {
 	}{
 		{"messages", func(m *Machine) *MessageModel { return m.Messages("") }},
 		{"messages.exchange", (*Machine).Exchange},
+		{"messages.sendrecv", (*Machine).SendRecv},
 		{"messages.sharing", (*Machine).SharingMessages},
 		{"messages.same_core", (*Machine).SameCoreMessages},
 		{"messages.local", (*Machine).LocalMessages},

@@ -32,6 +32,9 @@ func (m *Machine) Describe(w io.Writer) error {
 		if x := m.messages.exchange; x != nil {
 			d.messages("exchanges (a whole sendrecv event, n bytes each way)", x)
 		}
+		if x := m.messages.sendrecv; x != nil {
+			d.messages("sendrecvs into another buffer (a whole event, n bytes each way, both partners at once)", x)
+		}
 		if x := m.messages.sharing; x != nil {
 			d.messages("messages when the ranks outnumber the cores", x)
 		}

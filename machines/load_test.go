@@ -38,7 +38,7 @@ messages:
   modle: hockney
 `, []string{
 			`m.yaml:6:3: messages needs 'model'`,
-			`m.yaml:7:3: unknown key 'modle' in messages: did you mean 'model'? (known: t0, pi0, rinf, per_byte, nhalf, source, model, ranges, L, o, g, G, time, network, eager_limit, startup, by_elem, exchange, sharing, same_core, local, wakeup, noise, shared, requests)`,
+			`m.yaml:7:3: unknown key 'modle' in messages: did you mean 'model'? (known: t0, pi0, rinf, per_byte, nhalf, source, model, ranges, L, o, g, G, time, network, eager_limit, startup, by_elem, exchange, sendrecv, sharing, same_core, local, wakeup, noise, shared, requests)`,
 		}},
 		{"unknown top-level key", `
 machine: x

@@ -171,6 +171,16 @@ func (m *Machine) Exchange() *MessageModel {
 	return m.messages.exchange
 }
 
+// SendRecv is the table's law of a whole sendrecv event into another
+// buffer when both partners sendrecv at once (messages.sendrecv, written by
+// perfc calibrate from COMMS3 on two ranks), or nil when it has none.
+func (m *Machine) SendRecv() *MessageModel {
+	if m.messages == nil {
+		return nil
+	}
+	return m.messages.sendrecv
+}
+
 // SharingMessages is the table's message law for ranks that outnumber
 // its cores (messages.sharing, written by perfc calibrate from COMMS1 run
 // with more ranks than cores), or nil when it has none (then the message
@@ -888,6 +898,10 @@ type MessageModel struct {
 	// exchange prices a whole sendrecv event (both halves) where the
 	// runtime serialises them (COMMS2); nil when the table does not say.
 	exchange *MessageModel
+	// sendrecv prices a whole sendrecv event into another buffer, both
+	// partners posting at once (COMMS3 on two ranks); nil when the table
+	// does not say.
+	sendrecv *MessageModel
 	// sharing prices a message when the kernel's ranks outnumber the
 	// table's cores (COMMS1 with more ranks than cores); nil when the
 	// table does not say.

@@ -251,6 +251,9 @@ func (m *Machine) messageModels() []*MessageModel {
 		if m.messages.exchange != nil {
 			all = append(all, m.messages.exchange)
 		}
+		if m.messages.sendrecv != nil {
+			all = append(all, m.messages.sendrecv)
+		}
 		if m.messages.sharing != nil {
 			all = append(all, m.messages.sharing)
 		}
@@ -656,7 +659,7 @@ func hockneyKeys() []string { return []string{"t0", "pi0", "rinf", "per_byte", "
 func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *MessageModel {
 	keys := append(hockneyKeys(), "source", "model", "ranges", "L", "o", "g", "G", "time", "network", "eager_limit", "startup")
 	if top {
-		keys = append(keys, "by_elem", "exchange", "sharing", "same_core", "local", "wakeup", "noise", "shared", "requests")
+		keys = append(keys, "by_elem", "exchange", "sendrecv", "sharing", "same_core", "local", "wakeup", "noise", "shared", "requests")
 	}
 	f := d.mapping(n, what, keys...)
 	src := f.source(inherited)
@@ -695,6 +698,9 @@ func (d *decoder) messageModel(n *yaml.Node, what, inherited string, top bool) *
 	}
 	if top && f.has("exchange") {
 		mm.exchange = d.messageModel(f.get("exchange"), "messages.exchange", "", false)
+	}
+	if top && f.has("sendrecv") {
+		mm.sendrecv = d.messageModel(f.get("sendrecv"), "messages.sendrecv", "", false)
 	}
 	if top && f.has("sharing") {
 		mm.sharing = d.messageModel(f.get("sharing"), "messages.sharing", "", false)

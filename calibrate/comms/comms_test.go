@@ -78,7 +78,7 @@ func synthetic(coll map[string]Formula) []Point {
 		pts = append(pts, Point{Bench: Comms2, Bytes: float64(n), Ranks: 2, Time: 0.3e-6 + float64(n)/40e9})
 	}
 	for _, p := range s.ranks {
-		for _, n := range s.comms3 {
+		for _, n := range comms3Sizes(s, p) {
 			pts = append(pts, Point{Bench: Comms3, Bytes: float64(n), Ranks: p, Time: float64(p-1) * (0.5e-6 + float64(n)/20e9)})
 		}
 		for kind, f := range coll {
@@ -319,6 +319,26 @@ func TestSectionsLoad(t *testing.T) {
 		}
 		if !strings.Contains(x.Source(), "COMMS2") {
 			t.Errorf("exchange source %q does not name COMMS2", x.Source())
+		}
+	}
+	// COMMS3 on two ranks (0.5 µs + n / 20 GB/s a round, one sendrecv
+	// each way) feeds messages.sendrecv, over its every length; its
+	// saturation result keeps the lengths the other rank counts ran.
+	if x := m.SendRecv(); x == nil {
+		t.Errorf("no messages.sendrecv (COMMS3 on two ranks) in\n%s", body)
+	} else {
+		for _, n := range []float64{8, 512, 12 << 10, 1 << 20, 24 << 20} {
+			if want, got := 0.5e-6+n/20e9, x.Time(n, 1); math.Abs(got-want) > 0.01*want {
+				t.Errorf("sendrecv of %g B: %g s, want %g within 1 %%", n, got, want)
+			}
+		}
+		if !strings.Contains(x.Source(), "COMMS3") || !strings.Contains(x.Source(), "8B..32MiB (38 lengths)") {
+			t.Errorf("sendrecv source %q does not name COMMS3 and its 38 lengths", x.Source())
+		}
+	}
+	for _, r := range m.Results() {
+		if strings.HasPrefix(r.Name, "COMMS3 t0 (all messages), P=2") && !strings.Contains(r.Source, "8B..1MiB (7 lengths), P=2") {
+			t.Errorf("COMMS3 P=2 saturation result %q: want the 7 lengths of the other rank counts", r.Source)
 		}
 	}
 	if n, ok := m.Ranks(); !ok || n.Value != 2 {

@@ -120,11 +120,17 @@ const sharingRanks = 4
 // sizes are the message lengths of each benchmark for one mode.
 type sizes struct {
 	comms1, comms2, comms3, coll []int64
-	gaps                         []int64 // gaps of Gap and Wake, in blocks of gapBlock elements
-	ranks                        []int   // rank counts of COMMS3, SYNCH1 and the collectives
-	target                       float64 // seconds one region should last
-	samples                      int     // measurements per kernel (the median is kept)
-	mpi                          bool    // the benchmarks run as MPI processes (the estimates differ)
+	// pair are COMMS3's further lengths on two ranks, where its round is
+	// one sendrecv of each rank with the other at once: the law of a
+	// sendrecv into another buffer (messages.sendrecv), which needs the
+	// exchange's lengths where the rank counts' comparison
+	// (messages.shared) needs comms3's.
+	pair    []int64
+	gaps    []int64 // gaps of Gap and Wake, in blocks of gapBlock elements
+	ranks   []int   // rank counts of COMMS3, SYNCH1 and the collectives
+	target  float64 // seconds one region should last
+	samples int     // measurements per kernel (the median is kept)
+	mpi     bool    // the benchmarks run as MPI processes (the estimates differ)
 	// cores are the host's cores that goroutine ranks share, rank r
 	// bound to core r mod cores (0: unknown, or MPI ranks, which Open MPI
 	// binds to no core when they oversubscribe): with 1 < cores <
@@ -157,6 +163,7 @@ func modeSizes(quick, tiny bool) sizes {
 			comms1: []int64{0, 8, 64, 512, 4 << 10, 32 << 10, 256 << 10},
 			comms2: []int64{8, 4 << 10, 256 << 10},
 			comms3: []int64{8, 4 << 10, 64 << 10},
+			pair:   []int64{512, 256 << 10},
 			coll:   []int64{8, 4 << 10},
 			gaps:   []int64{4, 64},
 			ranks:  []int{2, 4}, target: 200e-6, samples: 3,
@@ -170,6 +177,7 @@ func modeSizes(quick, tiny bool) sizes {
 			comms1: c1,
 			comms2: []int64{0, 8, 512, 32 << 10, 1 << 20},
 			comms3: []int64{8, 512, 32 << 10, 1 << 20},
+			pair:   []int64{64, 4 << 10, 8 << 10, 256 << 10},
 			coll:   []int64{8, 512, 4 << 10, 32 << 10, 128 << 10},
 			gaps:   []int64{4, 16, 64, 128},
 			ranks:  []int{2, 4}, target: 5e-3, samples: 7,
@@ -186,6 +194,7 @@ func modeSizes(quick, tiny bool) sizes {
 		comms1: c1,
 		comms2: c1,
 		comms3: []int64{8, 64, 512, 4 << 10, 32 << 10, 256 << 10, 1 << 20},
+		pair:   c1[1:], // from 8 B: CoreSwitch compares the shortest lengths of two rank counts
 		coll:   collFull(),
 		gaps:   []int64{2, 4, 8, 16, 32, 64, 128},
 		ranks:  []int{2, 4, 8}, target: 20e-3, samples: 9,
@@ -240,7 +249,7 @@ func plan(s sizes) []kernelPlan {
 				kp.addGap(Wake, g, s.target)
 			}
 		}
-		for _, n := range s.comms3 {
+		for _, n := range comms3Sizes(s, p) {
 			kp.add(Comms3, n, 1, s.target)
 		}
 		kp.add(Synch1, 0, 1, s.target)
@@ -266,6 +275,17 @@ func plan(s sizes) []kernelPlan {
 	req := kernelPlan{ranks: partition, mpi: s.mpi}
 	req.add(Req, 8, 1, s.target)
 	return append(out, req)
+}
+
+// comms3Sizes are COMMS3's lengths on p ranks: on two, comms3's and
+// pair's in order, each once.
+func comms3Sizes(s sizes, p int) []int64 {
+	if p != partition {
+		return s.comms3
+	}
+	out := slices.Concat(s.comms3, s.pair)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // sharesCore reports whether on a host of cores cores rank 0 of the

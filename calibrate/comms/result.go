@@ -36,6 +36,7 @@ type Result struct {
 	messagesOK  bool          // every point within Tolerance
 	messagesErr error         // no Hockney ranges at all: the points are the law
 	exchange    *fit.Piecewise
+	sendrecv    *fit.Piecewise      // COMMS3 on two ranks: a sendrecv into another buffer, both ranks at once
 	sharing     *fit.Piecewise      // COMMS1 in the sharingRanks kernel
 	sameCore    *fit.Piecewise      // SAMECORE in the sharingRanks kernel
 	local       *fit.Piecewise      // LOCAL: payloads that stay with their senders
@@ -98,8 +99,13 @@ func analyse(pts []Point, samples int, date string, tr Transport) (*Result, erro
 			r.exchange = &p
 		}
 	}
+	if n, t := series(pts, Comms3, partition); len(n) >= 3 {
+		if p, _, err := fit.FitPiecewise(n, t, fit.PiecewiseOptions{Tolerance: Tolerance, MaxRanges: maxRanges, MinT0: minT0}); err == nil {
+			r.sendrecv = &p
+		}
+	}
 	for _, p := range r.rankCounts(Comms3) {
-		if n, t := series(pts, Comms3, p); len(n) >= 2 {
+		if n, t := r.saturationSeries(p); len(n) >= 2 {
 			if h, err := fit.FitHockney(n, t); err == nil {
 				r.saturation[p] = h
 			}
@@ -216,6 +222,33 @@ func series(pts []Point, b Bench, p int) (n, t []float64) {
 	return n, t
 }
 
+// saturationSeries is COMMS3's series on p ranks for its Hockney law
+// (the saturation results, messages.shared): on two ranks only the lengths
+// the other rank counts ran too, so that the comparison of the laws is of
+// the same lengths whatever further lengths the sendrecv law took there.
+func (r *Result) saturationSeries(p int) (n, t []float64) {
+	n, t = series(r.points, Comms3, p)
+	if p != partition {
+		return n, t
+	}
+	others := map[float64]bool{}
+	for _, x := range r.points {
+		if x.Bench == Comms3 && x.Ranks != partition {
+			others[x.Bytes] = true
+		}
+	}
+	if len(others) == 0 {
+		return n, t
+	}
+	var kn, kt []float64
+	for i, b := range n {
+		if others[b] {
+			kn, kt = append(kn, b), append(kt, t[i])
+		}
+	}
+	return kn, kt
+}
+
 // rankCounts lists the rank counts a benchmark ran on, in order.
 func (r *Result) rankCounts(b Bench) []int {
 	var out []int
@@ -280,6 +313,12 @@ func (r *Result) Messages() any {
 		n, _ := series(r.points, Comms2, partition)
 		m.Exchange = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS2 exchange", partition),
 			Source: fmt.Sprintf("%s COMMS2 exchange (time of one in-place exchange of n bytes each way, both ranks sending, %s), %s..%s (%d lengths), P=2, %s",
+				r.transport.Command(), r.measuredAs(partition), fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
+	}
+	if p := r.sendrecv; p != nil {
+		n, _ := series(r.points, Comms3, partition)
+		m.SendRecv = &messagesYAML{Model: "hockney", Ranges: r.ranges(*p, "COMMS3 sendrecv", partition),
+			Source: fmt.Sprintf("%s COMMS3 on two ranks (time of one sendrecv of n bytes each way into another buffer, both ranks at once, %s), %s..%s (%d lengths), P=2, %s",
 				r.transport.Command(), r.measuredAs(partition), fmtBytes(n[0]), fmtBytes(n[len(n)-1]), len(n), r.date)}
 	}
 	return m
@@ -687,6 +726,9 @@ type messagesYAML struct {
 	// Exchange is the COMMS2 law of a whole sendrecv event (both halves),
 	// which the pricing reads as messages.exchange.
 	Exchange *messagesYAML `yaml:"exchange,omitempty"`
+	// SendRecv is the COMMS3 law on two ranks of a whole sendrecv event
+	// into another buffer, both ranks at once (messages.sendrecv).
+	SendRecv *messagesYAML `yaml:"sendrecv,omitempty"`
 	// Sharing is the COMMS1 law when ranks outnumber the cores, which
 	// the pricing reads as messages.sharing.
 	Sharing *messagesYAML `yaml:"sharing,omitempty"`
