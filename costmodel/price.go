@@ -562,7 +562,9 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 // the event costs that half's crossing beyond messages.local on top, as
 // the two halves in series were charged it (crossLaw). A sendrecv with
 // both halves to the rank itself is one copy on its core: one message of
-// messages.local (or the top-level law), without the partners' signals.
+// messages.local (or the top-level law), without the partners' signals;
+// beyond the private caches its bytes' part is scaled by messages.shared,
+// as the kernel's other ranks copy at the same time.
 // It reports false when the table has no sendrecv law, when ranks share
 // cores (the emulator copies both halves on one core there, by the
 // message laws), when a half has no peer or only one is the rank itself,
@@ -583,6 +585,8 @@ func (p *machinePricer) sendrecvInto(rank, to, from int64, bytes float64, crossi
 		}
 		t, how := mm.Time(bytes, 0), fmt.Sprintf("one copy on the rank's core (a sendrecv to and from itself), %s model", mm.Kind())
 		if sc := p.m.SharedCopies(); sc != nil && p.ranks > 1 && bytes >= p.privateCacheBytes() {
+			// The other ranks copy at the same time, through the
+			// last-level cache and memory the cores share.
 			t = withShared(t, mm.Time(0, 0), sc.Factor.Value)
 			how += fmt.Sprintf(", its bytes' part x %.4g (messages.shared: the ranks copy at the same time, beyond their private caches)", sc.Factor.Value)
 		}
