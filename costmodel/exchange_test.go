@@ -214,3 +214,42 @@ func TestSendRecvLaw(t *testing.T) {
 		})
 	}
 }
+
+// TestSendRecvToItselfShared checks that a sendrecv to and from the rank
+// itself beyond the private caches (testdata/ecm.yaml: L2 of 1 MiB) has
+// its bytes' part scaled by messages.shared, the other ranks copying at the
+// same time, and not below them. By hand: messages.local 0.5 µs + 1 MiB /
+// 2 GB/s = 524.788 µs, scaled by 1.5: 0.5 + 1.5 × 524.288 = 786.932 µs;
+// 512 KiB 262.644 µs unscaled.
+func TestSendRecvToItselfShared(t *testing.T) {
+	m, err := machines.Parse("ecmself.yaml", []byte(mustRead(t, "testdata/ecm.yaml")+`  sendrecv:
+    source: test COMMS3 on two ranks
+    model: hockney
+    t0: 0.5us
+    rinf: 1GB/s
+  local:
+    source: test LOCAL
+    model: hockney
+    t0: 0.5us
+    rinf: 2GB/s
+  shared:
+    factor: 1.5
+    source: test COMMS3 laws
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		n    int
+		want float64 // µs
+	}{{131072, 786.932}, {65536, 262.644}} {
+		src := fmt.Sprintf("kernel k(n = %d) on P = 2 ranks {\n  array a[n], b[n]: f64\n  region \"r\" {\n    sendrecv a[0:n] to rank from rank into b[0:n]\n  }\n}\n", tc.n)
+		p, err := predictSource(t, m, src, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(p.Total*1e6-tc.want) > 1e-6 {
+			t.Errorf("n = %d: %.6g µs, want %.6g µs", tc.n, p.Total*1e6, tc.want)
+		}
+	}
+}
