@@ -2,6 +2,7 @@ package fit
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -231,5 +232,32 @@ func TestFitPiecewiseMinT0(t *testing.T) {
 		if want := (h.Time(n[i]) - ts[i]) / ts[i]; r != want {
 			t.Errorf("residual %d = %g, want %g", i, r, want)
 		}
+	}
+}
+
+// TestNearMinimax checks the choice when no split fits: among the splits
+// whose worst point is within minimaxMargin of the smallest, the smallest
+// sum of squares. Nine points in two ranges of three or more; the laws are
+// stand-ins with the residuals given, the second range of each split
+// fitting exactly. The split at 6 has the smallest worst point (0.30,
+// sum of squares 0.54) and is what pure minimax takes; the one at 4 a
+// worst point 0.01 above it and a sum of squares of 0.20; the one at 5 the
+// smallest sum (0.13) with a worst point 0.06 above; the one at 3 neither.
+func TestNearMinimax(t *testing.T) {
+	res := map[[2]int][]float64{
+		{0, 3}: {0.3, 0.3, 0.5477}, {3, 9}: make([]float64, 6),
+		{0, 4}: {0.31, 0.31, 0.1, 0}, {4, 9}: make([]float64, 5),
+		{0, 5}: {0.36, 0.05, 0, 0, 0}, {5, 9}: make([]float64, 4),
+		{0, 6}: {0.3, 0.3, 0.3, 0.3, 0.3, 0.3}, {6, 9}: make([]float64, 3),
+	}
+	law := func(i, j int) *Hockney {
+		r, ok := res[[2]int{i, j}]
+		if !ok {
+			return nil
+		}
+		return &Hockney{T0: 1e-6, Rinf: 1e9, Residuals: r}
+	}
+	if got, want := hkNearMinimax(9, 2, 3, 0.3, law), []int{0, 4, 9}; !slices.Equal(got, want) {
+		t.Errorf("split %v, want %v (worst 0.31 within %.2f of 0.30, the smaller sum of squares)", got, want, minimaxMargin)
 	}
 }
