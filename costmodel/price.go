@@ -553,7 +553,7 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 // ranks): both partners post at once, each copies what it receives while
 // the other copies its payload, and the event ends when both copies and
 // both hand-overs are done (docs/predict.md, "Messages"). On this host a
-// sendrecv of 512 B each way measured 0.43-0.53 µs where its two halves
+// sendrecv of 512 B each way measured 0.43-0.64 µs where its two halves
 // priced by messages.local in series made 0.23 µs: the ranks' signals
 // cross the cores both ways, which neither pingpong law holds. COMMS3
 // sends a buffer no one rewrites and never reads what it receives; in a
