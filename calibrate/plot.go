@@ -54,7 +54,7 @@ func (r *Result) Plots(dir string) ([]string, error) {
 		if err := r.Comms.Plot(dir); err != nil {
 			return files, fmt.Errorf("plot comms: %w", err)
 		}
-		for _, name := range []string{"comms-pingpong", "comms-collectives"} {
+		for _, name := range r.Comms.PlotNames() {
 			files = append(files, filepath.Join(dir, name+".png"), filepath.Join(dir, name+".svg"))
 		}
 	}

@@ -14,21 +14,27 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"perfc/calibrate/fit"
 )
 
 // Plot draws the fits against their points into dir, each as PNG and SVG:
 // comms-pingpong (COMMS1 half round trip against bytes, log-log, with the
-// fitted ranges and their boundaries) and comms-collectives (one panel per
+// fitted ranges and their boundaries), comms-exchange and comms-sendrecv
+// (COMMS2's exchange and COMMS3's sendrecv on two ranks, the same way,
+// when they were fitted; PlotNames lists them) and comms-collectives (one panel per
 // kind: time against bytes per rank count with the formula; the barrier
 // against P, with its formula when the table has it). Lengths of 0 B cannot stand on a log axis and are left out
 // of the drawing (not of the fit).
 func (r *Result) Plot(dir string) error {
-	pp, err := r.pingpongPlot()
-	if err != nil {
-		return err
-	}
-	if err := saveBoth(dir, "comms-pingpong", 8*vg.Inch, 6*vg.Inch, func(dc draw.Canvas) { pp.Draw(dc) }); err != nil {
-		return err
+	for _, l := range r.lawPlots() {
+		pp, err := r.lawPlot(l)
+		if err != nil {
+			return err
+		}
+		if err := saveBoth(dir, l.name, 8*vg.Inch, 6*vg.Inch, func(dc draw.Canvas) { pp.Draw(dc) }); err != nil {
+			return err
+		}
 	}
 	grid, err := r.collectivePlots()
 	if err != nil {
@@ -85,14 +91,47 @@ func logAxes(p *plot.Plot) {
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 }
 
-// pingpongPlot is COMMS1's time against bytes with the piecewise fit.
-func (r *Result) pingpongPlot() (*plot.Plot, error) {
+// lawFigure is one figure of a message law against its points.
+type lawFigure struct {
+	name  string // file name, without extension
+	bench Bench  // the points, on two ranks
+	title string
+	yText string
+	law   *fit.Piecewise
+}
+
+// lawPlots are the message laws Plot draws: COMMS1's always, COMMS2's
+// exchange and COMMS3's sendrecv on two ranks when they were fitted.
+func (r *Result) lawPlots() []lawFigure {
+	out := []lawFigure{{"comms-pingpong", Comms1, "COMMS1 pingpong", "time of one message (us)", &r.messages}}
+	if r.exchange != nil {
+		out = append(out, lawFigure{"comms-exchange", Comms2, "COMMS2 exchange in place", "time of one exchange (us)", r.exchange})
+	}
+	if r.sendrecv != nil {
+		out = append(out, lawFigure{"comms-sendrecv", Comms3, "COMMS3 sendrecv into another buffer", "time of one sendrecv (us)", r.sendrecv})
+	}
+	return out
+}
+
+// PlotNames are the files Plot writes, without their extensions (.png
+// and .svg).
+func (r *Result) PlotNames() []string {
+	var out []string
+	for _, l := range r.lawPlots() {
+		out = append(out, l.name)
+	}
+	return append(out, "comms-collectives")
+}
+
+// lawPlot is a law's time against bytes with its piecewise fit and the
+// boundaries of its ranges.
+func (r *Result) lawPlot(l lawFigure) (*plot.Plot, error) {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("COMMS1 pingpong, P = 2, %s: %s", r.date, describePiecewise(r.messages))
+	p.Title.Text = fmt.Sprintf("%s, P = 2, %s: %s", l.title, r.date, describePiecewise(*l.law))
 	p.X.Label.Text = "message length (B)"
-	p.Y.Label.Text = "time of one message (us)"
+	p.Y.Label.Text = l.yText
 	logAxes(p)
-	n, t := series(r.points, Comms1, partition)
+	n, t := series(r.points, l.bench, partition)
 	var pts plotter.XYs
 	for i := range n {
 		if n[i] > 0 {
@@ -100,7 +139,7 @@ func (r *Result) pingpongPlot() (*plot.Plot, error) {
 		}
 	}
 	if len(pts) == 0 {
-		return nil, fmt.Errorf("plot: no pingpong lengths above 0 B")
+		return nil, fmt.Errorf("plot: no %s lengths above 0 B", l.title)
 	}
 	sc, err := plotter.NewScatter(pts)
 	if err != nil {
@@ -109,14 +148,14 @@ func (r *Result) pingpongPlot() (*plot.Plot, error) {
 	sc.GlyphStyle = draw.GlyphStyle{Color: palette[0], Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 	p.Add(sc)
 	p.Legend.Add("measured (median)", sc)
-	line, err := plotter.NewLine(curve(pts[0].X, pts[len(pts)-1].X, func(x float64) float64 { return r.messages.Time(x) * 1e6 }))
+	line, err := plotter.NewLine(curve(pts[0].X, pts[len(pts)-1].X, func(x float64) float64 { return l.law.Time(x) * 1e6 }))
 	if err != nil {
 		return nil, err
 	}
 	line.Color, line.Width = palette[1], vg.Points(1.2)
 	p.Add(line)
 	p.Legend.Add("Hockney ranges", line)
-	for _, b := range r.messages.Below {
+	for _, b := range l.law.Below {
 		v, err := plotter.NewLine(plotter.XYs{{X: b, Y: pts[0].Y / 2}, {X: b, Y: pts[len(pts)-1].Y * 2}})
 		if err != nil {
 			return nil, err

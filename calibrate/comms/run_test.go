@@ -90,7 +90,7 @@ func TestRun(t *testing.T) {
 	if err := r.Plot(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"comms-pingpong.png", "comms-pingpong.svg", "comms-collectives.png", "comms-collectives.svg"} {
+	for _, f := range []string{"comms-pingpong.png", "comms-pingpong.svg", "comms-exchange.svg", "comms-sendrecv.png", "comms-sendrecv.svg", "comms-collectives.png", "comms-collectives.svg"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("plot %s: %v", f, err)
 		}

@@ -43,7 +43,7 @@ func TestCalibrateEndToEnd(t *testing.T) {
 			t.Errorf("the table has no %q", strings.TrimSpace(key))
 		}
 	}
-	for _, f := range []string{"incore-fit", "op-costs", "loops", "bandwidth", "stride", "comms-pingpong", "comms-collectives"} {
+	for _, f := range []string{"incore-fit", "op-costs", "loops", "bandwidth", "stride", "comms-pingpong", "comms-exchange", "comms-sendrecv", "comms-collectives"} {
 		for _, ext := range []string{".png", ".svg"} {
 			if st, err := os.Stat(filepath.Join(plots, f+ext)); err != nil || st.Size() == 0 {
 				t.Errorf("plot %s%s: %v", f, ext, err)
