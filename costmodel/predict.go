@@ -394,7 +394,7 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) (times map[string]float6
 				if t, _, ok := p.sendrecvInto(r, ev.Peer, ev.From, float64(max(ev.Bytes, ev.RecvBytes)), p.crossStmt[cs]); ok {
 					sums[half{ev.Stmt, true}] += t // the whole event (messages.sendrecv)
 					sums[half{ev.Stmt, false}] += 0
-					mark(ev.Stmt, "sendrecv law (messages.sendrecv: both partners at once, the whole event)")
+					mark(ev.Stmt, sendrecvLawHow)
 					break
 				}
 			}
@@ -404,7 +404,7 @@ func (p *machinePricer) walkMessages(cl *analyze.Class) (times map[string]float6
 				if isInPlace(ev.Stmt) {
 					sums[half{ev.Stmt, true}] += t
 					sums[half{ev.Stmt, false}] += 0
-					mark(ev.Stmt, "exchange law (messages.exchange, both halves in series)")
+					mark(ev.Stmt, exchangeLawHow)
 				} else {
 					mark(ev.Stmt, "")
 					sums[half{ev.Stmt, true}] += p.messageOf(cs, r, ev.Peer, ev.Bytes)

@@ -543,9 +543,17 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 		return 2 * t, how, true
 	}
 	level := x.Levels(int(rank), int(to))
-	t, how := p.sharedCopies(x, level, rank, to, bytes, x.Time(bytes, level), "exchange law (messages.exchange, both halves in series)")
+	t, how := p.sharedCopies(x, level, rank, to, bytes, x.Time(bytes, level), exchangeLawHow)
 	return t, how, true
 }
+
+// exchangeLawHow and sendrecvLawHow name the laws of a whole event in the
+// breakdown, for one event (exchange, sendrecvInto) and for a statement's
+// walked events (walkMessages) alike.
+const (
+	exchangeLawHow = "exchange law (messages.exchange, both halves in series)"
+	sendrecvLawHow = "sendrecv law (messages.sendrecv: both partners at once, the whole event)"
+)
 
 // sendrecvInto prices one whole sendrecv event into another buffer of
 // rank, whose halves go to `to` and come from `from`, moving bytes each
@@ -600,7 +608,7 @@ func (p *machinePricer) sendrecvInto(rank, to, from int64, bytes float64, crossi
 	}
 	level := sr.Levels(int(rank), int(to))
 	t := sr.Time(bytes, level)
-	how := fmt.Sprintf("sendrecv law (messages.sendrecv: both partners at once, the whole event), %s model, %d network level(s)", sr.Kind(), level)
+	how := fmt.Sprintf("%s, %s model, %d network level(s)", sendrecvLawHow, sr.Kind(), level)
 	if lm := p.m.LocalMessages(); crossing && lm != nil {
 		if ct, _, ok := p.crossTime(from, rank, bytes, ""); ok {
 			extra := 2 * max(0, ct-lm.Time(bytes, lm.Levels(int(from), int(rank))))
