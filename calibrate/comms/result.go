@@ -111,11 +111,11 @@ func analyse(pts []Point, samples int, date string, tr Transport) (*Result, erro
 			}
 		}
 	}
+	if w, ok := fitWakeup(pts); ok {
+		r.wake = &w
+	}
 	for i, x := range n {
-		if x == 8 { // the tight-loop round trip of the wake-up benchmark's 8 B
-			if w, ok := fitWakeup(pts, 2*t[i]); ok {
-				r.wake = &w
-			}
+		if x == 8 {
 			copy8 := t[i] // the message the emulation copies at a wait: the law's, which prices it
 			if r.messagesErr == nil {
 				copy8 = r.messages.Time(8)

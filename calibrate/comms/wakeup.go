@@ -1,6 +1,7 @@
 package comms
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,37 +23,47 @@ type gapExcess struct {
 }
 
 // fitWakeup pairs every Wake point with the Gap point of the same blocks,
-// and the excess of Wake over Gap and the zero-gap round trip (twice the
-// COMMS1 time at 8 B, roundTrip). The wake-up time is the median excess
-// of the longer half of the gaps; after is the mid-point between the
-// longest gap whose excess is below half of it and the next gap (0 when
-// every gap pays it). It reports false when there are fewer than two
-// gaps or the excess is not positive (the waiting rank never sleeps).
-func fitWakeup(pts []Point, roundTrip float64) (wakeFit, bool) {
+// and takes the excess of Wake over Gap beyond the same difference at no
+// gap (blocks 0: the round trip of the same kernel without a gap). The
+// reference is this kernel's own round trip, not COMMS1's: the
+// calibration of 2026-11-27 14:45 found every gap from 1.1 µs on +0.62 µs
+// over twice COMMS1 at 8 B, where the day's other calibrations found
+// 0.02-0.1 µs, and the emulator charged that to every message whose first
+// side waited at all (halo2d 2 × 1 in L1 predicted +21 to +62 %). The
+// wake-up time is the median excess of the longer half of the gaps; after
+// is the mid-point between the longest gap whose excess is below half of
+// it and the next gap, where no gap (excess 0 by definition) is the first
+// point, so after is never 0. It reports false without the point of no
+// gap, with fewer than two gaps beyond it, or when the excess is not
+// positive (the waiting rank never sleeps).
+func fitWakeup(pts []Point) (wakeFit, bool) {
 	gaps := map[int64]float64{}
 	for _, p := range pts {
 		if p.Bench == Gap && p.Ranks == partition {
 			gaps[p.Blocks] = p.Time
 		}
 	}
-	var w wakeFit
+	wakes := map[int64]float64{}
 	for _, p := range pts {
-		if g, ok := gaps[p.Blocks]; ok && p.Bench == Wake && p.Ranks == partition {
-			w.excess = append(w.excess, gapExcess{gap: g, excess: p.Time - g - roundTrip})
+		if _, ok := gaps[p.Blocks]; ok && p.Bench == Wake && p.Ranks == partition {
+			wakes[p.Blocks] = p.Time
+		}
+	}
+	wake0, ok := wakes[0]
+	if !ok {
+		return wakeFit{}, false
+	}
+	roundTrip := wake0 - gaps[0]
+	var w wakeFit
+	for b, t := range wakes {
+		if b > 0 {
+			w.excess = append(w.excess, gapExcess{gap: gaps[b], excess: t - gaps[b] - roundTrip})
 		}
 	}
 	if len(w.excess) < 2 {
 		return wakeFit{}, false
 	}
-	slices.SortFunc(w.excess, func(a, b gapExcess) int {
-		switch {
-		case a.gap < b.gap:
-			return -1
-		case a.gap > b.gap:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(w.excess, func(a, b gapExcess) int { return cmp.Compare(a.gap, b.gap) })
 	long := w.excess[len(w.excess)/2:]
 	xs := make([]float64, len(long))
 	for i, e := range long {
@@ -62,6 +73,7 @@ func fitWakeup(pts []Point, roundTrip float64) (wakeFit, bool) {
 	if !(w.time > 0) {
 		return wakeFit{}, false
 	}
+	w.after = w.excess[0].gap / 2 // between no gap and the first
 	for i, e := range w.excess {
 		if e.excess < w.time/2 && i+1 < len(w.excess) {
 			w.after = (e.gap + w.excess[i+1].gap) / 2
@@ -100,7 +112,7 @@ func (r *Result) wakeupSection() *wakeupYAML {
 	return &wakeupYAML{
 		Time:  fmtTime(r.wake.time),
 		After: fmtTime(r.wake.after),
-		Source: fmt.Sprintf("%s WAKE: an 8 B pingpong round trip after rank 0 computes a gap, beyond the gap and the tight-loop round trip (gap: excess, median of %d measurements: %s), P=2, %s",
+		Source: fmt.Sprintf("%s WAKE: an 8 B pingpong round trip after rank 0 computes a gap, beyond the gap and the same kernel's round trip without one (gap: excess, median of %d measurements: %s), P=2, %s",
 			r.transport.Command(), r.samples, strings.Join(parts, ", "), r.date),
 	}
 }
