@@ -304,7 +304,7 @@ func (c *Counts) forEachCount(f func(Count)) {
 // forEachCountPtr calls f on a pointer to every Count of c, in a fixed
 // order, so that two Counts of the same shape can be walked side by side.
 func (c *Counts) forEachCountPtr(f func(*Count)) {
-	for _, n := range []*Count{&c.Iterations, &c.Flop, &c.IntOps, &c.MaddPairs, &c.Loads, &c.Stores, &c.LoadBytes, &c.StoreBytes, &c.Barriers, &c.LoopEntries, &c.RegionEntries,
+	for _, n := range []*Count{&c.Iterations, &c.Flop, &c.IntOps, &c.MaddPairs, &c.Loads, &c.Stores, &c.LoadBytes, &c.StoreBytes, &c.Barriers, &c.LoopEntries, &c.RegionEntries, &c.InnerRegionEntries,
 		&c.Requests.Posted, &c.Requests.Completed, &c.Requests.Overlapped} {
 		f(n)
 	}
@@ -363,7 +363,8 @@ func forEachCountPair(a, b *Counts, f func(x, y *Count) bool) {
 	fixed := [...][2]*Count{{&a.Iterations, &b.Iterations}, {&a.Flop, &b.Flop}, {&a.IntOps, &b.IntOps},
 		{&a.MaddPairs, &b.MaddPairs}, {&a.Loads, &b.Loads}, {&a.Stores, &b.Stores},
 		{&a.LoadBytes, &b.LoadBytes}, {&a.StoreBytes, &b.StoreBytes}, {&a.Barriers, &b.Barriers},
-		{&a.LoopEntries, &b.LoopEntries}, {&a.RegionEntries, &b.RegionEntries}, {&a.Requests.Posted, &b.Requests.Posted},
+		{&a.LoopEntries, &b.LoopEntries}, {&a.RegionEntries, &b.RegionEntries}, {&a.InnerRegionEntries, &b.InnerRegionEntries},
+		{&a.Requests.Posted, &b.Requests.Posted},
 		{&a.Requests.Completed, &b.Requests.Completed}, {&a.Requests.Overlapped, &b.Requests.Overlapped}}
 	for _, p := range fixed {
 		if !f(p[0], p[1]) {
@@ -591,6 +592,7 @@ func (c *Counts) accumulate(d *Counts) {
 	c.Barriers = c.Barriers.add(d.Barriers)
 	c.LoopEntries = c.LoopEntries.add(d.LoopEntries)
 	c.RegionEntries = c.RegionEntries.add(d.RegionEntries)
+	c.InnerRegionEntries = c.InnerRegionEntries.add(d.InnerRegionEntries)
 	c.Requests = c.Requests.add(d.Requests)
 	for _, o := range d.Ops {
 		c.Ops = addOpCount(c.Ops, o)

@@ -309,6 +309,13 @@ type Counts struct {
 	// region's measured time includes (compute.clock, docs/predict.md).
 	// It counts in the region it starts; the total, every region's.
 	RegionEntries Count `json:"region_entries,omitzero"`
+	// InnerRegionEntries counts how often a region starts directly inside
+	// this one ((outside regions): at the top level of the body). The
+	// clock read that ends this region's stretch before the inner region
+	// and the one that resumes it after bracket one more stretch of this
+	// region's time, which costs what a region entry does
+	// (compute.clock, docs/predict.md "The program's clock").
+	InnerRegionEntries Count `json:"inner_region_entries,omitzero"`
 	// Chains lists the loop-carried dependency chains of the region, for
 	// the latency bound of the loops that carry them (docs/predict.md).
 	Chains []Chain `json:"chains,omitempty"`

@@ -40,6 +40,7 @@ type flatCounts struct {
 	Messages                             map[string]flatMessage    // "send k.spmd:4:3 to (rank + 1) % P"
 	Collectives                          map[string]flatCollective // "allreduce k.spmd:5:3"
 	LoopEntries, RegionEntries           *big.Rat
+	InnerRegionEntries                   *big.Rat
 	Chains                               map[string]flatChain // "k.spmd:4:5 s" (oracle_chains_test.go)
 	Requests                             map[string]*big.Rat  // "posted", "completed", "overlapped" (oracle_requests_test.go)
 }
@@ -68,7 +69,7 @@ func newFlatCounts() *flatCounts {
 		Loads: z(), Stores: z(), LoadBytes: z(), StoreBytes: z(), Barriers: z(),
 		Ops: map[string]*big.Rat{}, Refs: map[string]*big.Rat{},
 		Messages: map[string]flatMessage{}, Collectives: map[string]flatCollective{},
-		LoopEntries: z(), RegionEntries: z(), Chains: map[string]flatChain{}, Requests: map[string]*big.Rat{},
+		LoopEntries: z(), RegionEntries: z(), InnerRegionEntries: z(), Chains: map[string]flatChain{}, Requests: map[string]*big.Rat{},
 	}
 }
 
@@ -125,7 +126,7 @@ func (f *flatCounts) plus(g *flatCounts) *flatCounts {
 		for _, p := range [][2]*big.Rat{
 			{out.Iterations, x.Iterations}, {out.Flop, x.Flop}, {out.IntOps, x.IntOps}, {out.MaddPairs, x.MaddPairs},
 			{out.Loads, x.Loads}, {out.Stores, x.Stores}, {out.LoadBytes, x.LoadBytes}, {out.StoreBytes, x.StoreBytes},
-			{out.Barriers, x.Barriers}, {out.LoopEntries, x.LoopEntries}, {out.RegionEntries, x.RegionEntries},
+			{out.Barriers, x.Barriers}, {out.LoopEntries, x.LoopEntries}, {out.RegionEntries, x.RegionEntries}, {out.InnerRegionEntries, x.InnerRegionEntries},
 		} {
 			p[0].Add(p[0], p[1])
 		}
@@ -189,6 +190,7 @@ func flatten(c *Counts, keepPeers bool) *flatCounts {
 	f.Barriers.Set(ratOrZero(c.Barriers.Value))
 	f.LoopEntries.Set(ratOrZero(c.LoopEntries.Value))
 	f.RegionEntries.Set(ratOrZero(c.RegionEntries.Value))
+	f.InnerRegionEntries.Set(ratOrZero(c.InnerRegionEntries.Value))
 	for _, ch := range c.Chains {
 		f.Chains[ch.Loop+" "+ch.Var] = flattenChain(ch)
 	}
@@ -478,9 +480,10 @@ type oracleRun struct {
 	iters map[string]*big.Rat        // loop body executions by region
 	// entries counts loop starts by region, loopIters the body
 	// executions of each loop.
-	entries   map[string]*big.Rat
-	regions   map[string]*big.Rat // region starts, by region
-	loopIters map[lang.Stmt]*big.Rat
+	entries      map[string]*big.Rat
+	regions      map[string]*big.Rat // region starts, by region
+	innerRegions map[string]*big.Rat // region starts, by the enclosing region
+	loopIters    map[lang.Stmt]*big.Rat
 	// loopEntries counts the starts of each loop (Chain.Entries).
 	loopEntries map[lang.Stmt]*big.Rat
 	msgs        map[string]*oracleMessage
@@ -498,7 +501,7 @@ func (pr *oracleProgram) run(rank int64) (map[string]*flatCounts, []string, erro
 		execs: map[*oracleLocal]*big.Rat{}, hoist: map[*lang.ForStmt]*big.Rat{},
 		iters: map[string]*big.Rat{}, msgs: map[string]*oracleMessage{},
 		cols: map[string]*oracleCollective{}, barrs: map[string]*big.Rat{},
-		entries: map[string]*big.Rat{}, regions: map[string]*big.Rat{}, loopIters: map[lang.Stmt]*big.Rat{}, loopEntries: map[lang.Stmt]*big.Rat{},
+		entries: map[string]*big.Rat{}, regions: map[string]*big.Rat{}, innerRegions: map[string]*big.Rat{}, loopIters: map[lang.Stmt]*big.Rat{}, loopEntries: map[lang.Stmt]*big.Rat{},
 	}
 	if err := w.block(pr.k.Kernel.Body, big.NewRat(1, 1), ""); err != nil {
 		return nil, nil, err
@@ -527,6 +530,7 @@ func (w *oracleRun) stmt(s lang.Stmt, mult *big.Rat, region string) error {
 		return w.block(s, mult, region)
 	case *lang.RegionStmt:
 		addTo(w.regions, s.Name, mult)
+		addTo(w.innerRegions, region, mult)
 		return w.block(s.Body, mult, s.Name)
 	case *lang.AssignStmt, *lang.VarDecl:
 		if loc := w.pr.local[s]; loc != nil {
@@ -830,6 +834,9 @@ func (w *oracleRun) tally() (map[string]*flatCounts, []string, error) {
 	}
 	for region, n := range w.regions {
 		at(region).RegionEntries.Add(at(region).RegionEntries, n)
+	}
+	for region, n := range w.innerRegions {
+		at(region).InnerRegionEntries.Add(at(region).InnerRegionEntries, n)
 	}
 	w.tallyChains(at)
 	for loc, n := range w.execs {

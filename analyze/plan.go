@@ -16,15 +16,16 @@ import (
 type leafKind uint8
 
 const (
-	leafExec   leafKind = iota // an assignment or var initialisation: its ops and refs
-	leafCond                   // the evaluation of a data condition: its ops and refs
-	leafIter                   // one iteration of a for or repeat loop
-	leafHoist                  // a reference hoisted out of the loops where it is invariant
-	leafComm                   // a communication statement
-	leafVector                 // an innermost loop a vector unit could run (vector.go)
-	leafEntry                  // one start of a for or repeat loop (chain encloses the loop)
-	leafChain                  // the dependency chains a loop carries (chains.go)
-	leafRegion                 // one start of a region (its clock reads; chain encloses the region)
+	leafExec        leafKind = iota // an assignment or var initialisation: its ops and refs
+	leafCond                        // the evaluation of a data condition: its ops and refs
+	leafIter                        // one iteration of a for or repeat loop
+	leafHoist                       // a reference hoisted out of the loops where it is invariant
+	leafComm                        // a communication statement
+	leafVector                      // an innermost loop a vector unit could run (vector.go)
+	leafEntry                       // one start of a for or repeat loop (chain encloses the loop)
+	leafChain                       // the dependency chains a loop carries (chains.go)
+	leafRegion                      // one start of a region (its clock reads; chain encloses the region)
+	leafInnerRegion                 // the same start, counted in the enclosing region (Counts.InnerRegionEntries)
 )
 
 // leaf is one counted thing at one place.
@@ -188,7 +189,9 @@ func (p *plan) stmt(s lang.Stmt, chain []level, region string) {
 		p.ifStmt(s, chain, region)
 	case *lang.RegionStmt:
 		p.region(s.Name)
-		p.leaves = append(p.leaves, &leaf{kind: leafRegion, region: s.Name, chain: chain, stmt: s, pos: s.Pos()})
+		p.leaves = append(p.leaves,
+			&leaf{kind: leafInnerRegion, region: region, chain: chain, stmt: s, pos: s.Pos()},
+			&leaf{kind: leafRegion, region: s.Name, chain: chain, stmt: s, pos: s.Pos()})
 		p.block(s.Body, chain, s.Name)
 	case *lang.CommStmt:
 		// A payload that is not contiguous is copied through a buffer

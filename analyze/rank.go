@@ -219,6 +219,13 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 		}
 		c.RegionEntries = c.RegionEntries.add(n)
 		return nil
+	case leafInnerRegion:
+		n, err := ra.exec(l, l.chain)
+		if err != nil {
+			return err
+		}
+		c.InnerRegionEntries = c.InnerRegionEntries.add(n)
+		return nil
 	case leafChain:
 		return ra.chainLeaf(l, c)
 	case leafComm:

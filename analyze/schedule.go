@@ -458,7 +458,7 @@ func (w *Work) add(l *leaf, n float64) {
 	case leafEntry:
 		w.LoopEntries += n
 		return
-	case leafComm, leafVector, leafChain, leafRegion:
+	case leafComm, leafVector, leafChain, leafRegion, leafInnerRegion:
 		return
 	}
 	if l.times > 1 {

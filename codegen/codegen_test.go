@@ -318,7 +318,7 @@ func executedFrom(c analyze.Counts) spmd.Counts {
 	}
 	out := spmd.Counts{Iterations: n(c.Iterations), Flop: n(c.Flop), IntOps: n(c.IntOps), MaddPairs: n(c.MaddPairs),
 		Loads: n(c.Loads), Stores: n(c.Stores), LoadBytes: n(c.LoadBytes), StoreBytes: n(c.StoreBytes), Barriers: n(c.Barriers),
-		LoopEntries: n(c.LoopEntries), RegionEntries: n(c.RegionEntries)}
+		LoopEntries: n(c.LoopEntries), RegionEntries: n(c.RegionEntries), InnerRegionEntries: n(c.InnerRegionEntries)}
 	for _, o := range c.Ops {
 		out.Ops = append(out.Ops, spmd.OpCount{Op: o.Op.String(), Type: string(o.Type), Pattern: o.Pattern, Count: n(o.Count)})
 	}

@@ -175,7 +175,7 @@ func flattenAnalyzed(c analyze.Counts, withPeers bool) map[string]*big.Rat {
 	for name, n := range map[string]analyze.Count{"iterations": c.Iterations, "flop": c.Flop, "int_ops": c.IntOps,
 		"madd_pairs": c.MaddPairs, "loads": c.Loads, "stores": c.Stores, "load_bytes": c.LoadBytes,
 		"store_bytes": c.StoreBytes, "barriers": c.Barriers, "loop_entries": c.LoopEntries,
-		"region_entries": c.RegionEntries} {
+		"region_entries": c.RegionEntries, "inner_region_entries": c.InnerRegionEntries} {
 		add(name, n)
 	}
 	for _, o := range c.Ops {
@@ -206,7 +206,7 @@ func flattenAnalyzed(c analyze.Counts, withPeers bool) map[string]*big.Rat {
 func flattenExecuted(c spmd.Counts, withPeers bool) map[string]int64 {
 	out := map[string]int64{"iterations": c.Iterations, "flop": c.Flop, "int_ops": c.IntOps, "madd_pairs": c.MaddPairs,
 		"loads": c.Loads, "stores": c.Stores, "load_bytes": c.LoadBytes, "store_bytes": c.StoreBytes, "barriers": c.Barriers,
-		"loop_entries": c.LoopEntries, "region_entries": c.RegionEntries}
+		"loop_entries": c.LoopEntries, "region_entries": c.RegionEntries, "inner_region_entries": c.InnerRegionEntries}
 	for _, o := range c.Ops {
 		out[opName("ops", o.Op, o.Type, o.Pattern)] += o.Count
 	}
@@ -294,6 +294,8 @@ func (s site) countNames() (names []string, prefix string) {
 		return []string{"loop_entries"}, ""
 	case "siteRegion":
 		return []string{"region_entries"}, ""
+	case "siteInnerRegion":
+		return []string{"inner_region_entries"}, ""
 	case "siteBarrier":
 		return []string{"barriers"}, ""
 	case "siteSend":

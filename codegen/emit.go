@@ -374,6 +374,7 @@ func (g *generator) regionStmt(s *lang.RegionStmt) {
 	g.line("r.enter(%d) // region %s at %s", g.region, strings.ReplaceAll(fmt.Sprintf("%q", s.Name), "\n", ""), g.lineCol(s))
 	g.line("{")
 	g.count(g.addSite(site{kind: "siteRegion", region: g.region, stmt: g.pos(s), prob: hasProb(g.chain)}))
+	g.count(g.addSite(site{kind: "siteInnerRegion", region: outer, stmt: g.pos(s), prob: hasProb(g.chain)}))
 	g.block(s.Body, false)
 	g.line("}")
 	g.line("r.leave()")

@@ -98,6 +98,7 @@ func (c Counts) plus(d Counts) Counts {
 	out.Barriers += d.Barriers
 	out.LoopEntries += d.LoopEntries
 	out.RegionEntries += d.RegionEntries
+	out.InnerRegionEntries += d.InnerRegionEntries
 	out.Requests = out.Requests.plus(d.Requests)
 	out.Refs = append(append([]RefCount(nil), c.Refs...), d.Refs...)
 	out.Messages = append(append([]Message(nil), c.Messages...), d.Messages...)
@@ -133,6 +134,8 @@ func (k *kernelDesc) executedCounts(size, id int, r rankCounters) RankCounts {
 			c.LoopEntries += n
 		case siteRegion:
 			c.RegionEntries += n
+		case siteInnerRegion:
+			c.InnerRegionEntries += n
 		case siteExec, siteCond, siteHoist:
 			if s.times > 1 {
 				n *= s.times

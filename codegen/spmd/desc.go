@@ -38,20 +38,21 @@ type rankProgram interface {
 type siteKind uint8
 
 const (
-	siteExec    siteKind = iota // an assignment or var initialisation: ops and array refs
-	siteCond                    // the evaluation of a data condition: ops and refs; a branch
-	siteTaken                   // a data condition that was true (cond names its siteCond)
-	siteIter                    // one iteration of a for or repeat
-	siteHoist                   // a reference hoisted out of loops where it is invariant
-	siteSend                    // one direction of a point-to-point statement
-	siteRecv                    // the other direction
-	siteColl                    // a collective
-	siteBarrier                 // a barrier
-	siteEntry                   // one start of a for or repeat (its statement runs)
-	siteISend                   // an isend: a message of kind isend, a request posted
-	siteIRecv                   // an irecv
-	siteWait                    // a wait or waitall: not counted, it names the statement
-	siteRegion                  // one start of a region (its clock reads)
+	siteExec        siteKind = iota // an assignment or var initialisation: ops and array refs
+	siteCond                        // the evaluation of a data condition: ops and refs; a branch
+	siteTaken                       // a data condition that was true (cond names its siteCond)
+	siteIter                        // one iteration of a for or repeat
+	siteHoist                       // a reference hoisted out of loops where it is invariant
+	siteSend                        // one direction of a point-to-point statement
+	siteRecv                        // the other direction
+	siteColl                        // a collective
+	siteBarrier                     // a barrier
+	siteEntry                       // one start of a for or repeat (its statement runs)
+	siteISend                       // an isend: a message of kind isend, a request posted
+	siteIRecv                       // an irecv
+	siteWait                        // a wait or waitall: not counted, it names the statement
+	siteRegion                      // one start of a region (its clock reads)
+	siteInnerRegion                 // the same start, counted in the enclosing region (InnerRegionEntries)
 )
 
 // site is one place in the kernel that the instrumented build counts.

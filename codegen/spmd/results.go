@@ -112,6 +112,9 @@ type Counts struct {
 	LoopEntries int64        `json:"loop_entries,omitempty"`
 	// RegionEntries counts the starts of the region (analyze.Counts).
 	RegionEntries int64 `json:"region_entries,omitempty"`
+	// InnerRegionEntries counts the starts of regions directly inside
+	// this one (analyze.Counts).
+	InnerRegionEntries int64 `json:"inner_region_entries,omitempty"`
 	// Requests counts the requests of the region's posts (isend, irecv).
 	Requests RequestCounts `json:"requests,omitzero"`
 }
