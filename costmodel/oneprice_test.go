@@ -99,9 +99,6 @@ func TestEmulationChargesRegionCosts(t *testing.T) {
 	for _, name := range examples.Names() {
 		k := loadKernel(t, "../examples/"+name+".spmd")
 		for mname, m := range tables {
-			if mname == "host-sendrecv" && edgeHalves[name] {
-				continue
-			}
 			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
 			if err != nil {
 				t.Fatal(err)
@@ -119,18 +116,6 @@ func TestEmulationChargesRegionCosts(t *testing.T) {
 		}
 	}
 }
-
-// edgeHalves are the kernels whose sendrecvs have one half at the edge of
-// a grid that is not periodic (to or from no rank). With a law of the
-// whole event and ranks on cores of their own, the emulation charges the
-// message of an interior rank's sendrecv to an edge rank the interior
-// rank's whole event (its halves in series), where the edge rank's region
-// table charges its one receive one message: halo2d 4 × 4 on
-// host-sendrecv, rank 0 75.0 µs of messages emulated against 43.3 µs.
-// Known since session 27 (docs/predict.md, "Messages"); the calibrated
-// tables of this 2-core host never meet it (2 × 1 edges have one half on
-// both ranks, and 4 ranks share the cores).
-var edgeHalves = map[string]bool{"halo2d": true, "halo2d_columns": true, "jacobi_blocking": true, "procs": true}
 
 // oneOptions are the pricing options the emulation must follow: the exact
 // counts, vector units, the source papers' rules, and warm caches.

@@ -201,8 +201,28 @@ func (em *emulator) matchBlocking(s, d int64) error {
 		em.deliverPlain(s, d, ss, ds, ready, ready+cost)
 		return nil
 	}
-	em.deliver(s, d, ready, ready+cost, &emptyPath, viaProgram)
+	em.deliverTo(s, d, ready, ready+cost, ready+cost-em.wholeEventExcess(s, d, ss, ds), &emptyPath, viaProgram)
 	return nil
+}
+
+// wholeEventExcess is what a message from s to d costs beyond the message
+// alone when its price is the whole event of s's sendrecv (the pricer's
+// SerialSendRecv: both halves in series, or the sendrecv law) and d's
+// event is this receive alone: an edge rank of a grid that is not
+// periodic, or a plain recv. The receive ends when the message is copied,
+// not with the sender's other half, as the receiver's region table charges
+// it one message. It is 0 otherwise.
+func (em *emulator) wholeEventExcess(s, d int64, ss, ds *rankState) float64 {
+	if em.serial == nil || ss.kind != ActSendRecv || ss.recv.peer < 0 || ds.send.peer >= 0 {
+		return 0
+	}
+	_, alone := em.net.route(s, d, ss.send.bytes)
+	if em.stmtMsg != nil && ss.stmt != nil {
+		if c, ok := em.stmtMsg.StmtMessage(ss.stmt, s, d, ss.send.bytes); ok {
+			alone = c
+		}
+	}
+	return max(0, ss.send.cost-alone)
 }
 
 // deliver completes a blocking message from s to d that started at start
@@ -210,6 +230,12 @@ func (em *emulator) matchBlocking(s, d int64) error {
 // whose end freed the link this one waited for; otherwise the side that
 // posted first continues the path of the side that posted last.
 func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, via pathVia) {
+	em.deliverTo(s, d, start, end, end, linkPrev, via)
+}
+
+// deliverTo is deliver for a message whose receiver's half ends at recvEnd
+// rather than with the sender's (wholeEventExcess).
+func (em *emulator) deliverTo(s, d int64, start, end, recvEnd float64, linkPrev *pathRef, via pathVia) {
 	ss, ds := &em.ranks[s], &em.ranks[d]
 	if via != viaLink && via != viaCore && em.plain(ss, ds) {
 		em.deliverPlain(s, d, ss, ds, start, end)
@@ -230,7 +256,7 @@ func (em *emulator) deliver(s, d int64, start, end float64, linkPrev *pathRef, v
 	}
 	em.res.Messages++
 	sDone := em.completeHalf(s, ss, &ss.send, &ss.recv, start, end, sPrev, sVia)
-	dDone := em.completeHalf(d, ds, &ds.recv, &ds.send, start, end, dPrev, dVia)
+	dDone := em.completeHalf(d, ds, &ds.recv, &ds.send, start, recvEnd, dPrev, dVia)
 	if sDone {
 		em.wakeOther(s)
 	}
