@@ -66,6 +66,48 @@ func TestFitNoise(t *testing.T) {
 	}
 }
 
+// TestNoiseRun checks that of several NOISE runs the law is the one of
+// the run whose segments ran fastest, whatever its place, and that the
+// source names every run's segments in all: a run whose segments took
+// twice as long (the ranks on one core) waited 0.4 T at each
+// synchronisation, the others 0.01 T.
+func TestNoiseRun(t *testing.T) {
+	passes := []int64{1, 10, 100}
+	run := func(slow, perCompute float64) *spmd.Measurement {
+		m := &spmd.Measurement{Regions: []spmd.Timing{{Name: "NOISE exchange", SamplesUs: []float64{1, 1, 1}}}}
+		for _, k := range passes {
+			T := float64(k) * slow
+			m.Regions = append(m.Regions,
+				spmd.Timing{Name: fmt.Sprintf("NOISE compute %d", k), SamplesUs: []float64{T, T, T}},
+				spmd.Timing{Name: fmt.Sprintf("NOISE wait %d", k), SamplesUs: []float64{1 + perCompute*T, 1 + perCompute*T, 1 + perCompute*T}})
+		}
+		return m
+	}
+	for _, order := range [][]*spmd.Measurement{
+		{run(2, 0.4), run(1, 0.01), run(1.1, 0.02)},
+		{run(1, 0.01), run(2, 0.4), run(1.1, 0.02)},
+		{run(1.1, 0.02), run(2, 0.4), run(1, 0.01)},
+	} {
+		f, err := noiseRun(order, passes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(f.b-0.01) > 1e-9 || len(f.runs) != 3 {
+			t.Errorf("per_compute %g of %d runs, want 0.01 of 3", f.b, len(f.runs))
+		}
+		if src := f.section("2026-11-28").Source; !strings.Contains(src, "fastest of 3 (their segments in all: ") || !strings.Contains(src, "222us") {
+			t.Errorf("source %q does not name the runs' segments (222 µs for the slow one)", src)
+		}
+	}
+	one, err := noiseRun([]*spmd.Measurement{run(1, 0.01)}, passes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src := one.section("2026-11-28").Source; strings.Contains(src, "fastest") {
+		t.Errorf("one run's source %q speaks of several", src)
+	}
+}
+
 // TestFitLine checks the law's constraints and weights: a line through the
 // points is found exactly; a negative intercept fits through the origin and
 // a negative slope a constant, both on relative residuals (weights 1/y²);
