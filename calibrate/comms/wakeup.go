@@ -3,6 +3,7 @@ package comms
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -55,15 +56,15 @@ func fitWakeup(pts []Point) (wakeFit, bool) {
 	}
 	roundTrip := wake0 - gaps[0]
 	var w wakeFit
-	for b, t := range wakes {
+	for _, b := range slices.Sorted(maps.Keys(wakes)) { // in order of blocks, for equal gaps
 		if b > 0 {
-			w.excess = append(w.excess, gapExcess{gap: gaps[b], excess: t - gaps[b] - roundTrip})
+			w.excess = append(w.excess, gapExcess{gap: gaps[b], excess: wakes[b] - gaps[b] - roundTrip})
 		}
 	}
 	if len(w.excess) < 2 {
 		return wakeFit{}, false
 	}
-	slices.SortFunc(w.excess, func(a, b gapExcess) int { return cmp.Compare(a.gap, b.gap) })
+	slices.SortStableFunc(w.excess, func(a, b gapExcess) int { return cmp.Compare(a.gap, b.gap) })
 	long := w.excess[len(w.excess)/2:]
 	xs := make([]float64, len(long))
 	for i, e := range long {
