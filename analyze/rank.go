@@ -212,19 +212,16 @@ func (ra *rankAnalysis) leaf(l *leaf, c *Counts) error {
 		c.LoopEntries = c.LoopEntries.add(n)
 		c.Loops = addLoopCount(c.Loops, LoopCount{Stmt: ra.place(l.stmt), Entries: n})
 		return nil
-	case leafRegion:
+	case leafRegion, leafInnerRegion:
 		n, err := ra.exec(l, l.chain)
 		if err != nil {
 			return err
 		}
-		c.RegionEntries = c.RegionEntries.add(n)
-		return nil
-	case leafInnerRegion:
-		n, err := ra.exec(l, l.chain)
-		if err != nil {
-			return err
+		if l.kind == leafRegion {
+			c.RegionEntries = c.RegionEntries.add(n)
+		} else {
+			c.InnerRegionEntries = c.InnerRegionEntries.add(n)
 		}
-		c.InnerRegionEntries = c.InnerRegionEntries.add(n)
 		return nil
 	case leafChain:
 		return ra.chainLeaf(l, c)
