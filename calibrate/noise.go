@@ -84,7 +84,8 @@ func (p noisePoint) quantile(q float64) float64 {
 }
 
 // noiseFit is the NOISE benchmark's law excess(T) = a + b·T, fitted by
-// least squares over the points, with its residuals.
+// least squares over the points through the origin (a = 0, fitSlope), with
+// its residuals.
 type noiseFit struct {
 	a, b      float64 // s, dimensionless
 	exchange  float64 // the exchange alone, s
@@ -228,7 +229,7 @@ func fitNoise(m *spmd.Measurement, passes []int64) (*noiseFit, error) {
 		f.points = append(f.points, pt)
 		xs, ys = append(xs, pt.compute), append(ys, pt.excess)
 	}
-	f.a, f.b = fitLine(xs, ys, f.exchange)
+	f.b = fitSlope(xs, ys, f.exchange)
 	var ss float64
 	for i := range xs {
 		r := ys[i] - (f.a + f.b*xs[i])
@@ -239,32 +240,30 @@ func fitNoise(m *spmd.Measurement, passes []int64) (*noiseFit, error) {
 	return f, nil
 }
 
-// fitLine fits y = a + b·x by least squares on relative residuals (each
-// point weighted 1/y², as the table's other fits: the excesses span three
-// decades, and an absolute fit followed the longest segments and missed
-// the short ones by 50×, pricing every exchange tens of µs of noise), with
-// a, b ≥ 0: through the origin when the intercept comes out negative, a
-// constant when the slope does (a table's noise cannot be negative).
-func fitLine(xs, ys []float64, floor float64) (a, b float64) {
-	w := make([]float64, len(ys))
+// fitSlope fits y = b·x through the origin by least squares on relative
+// residuals (each point weighted 1/y², as the table's other fits: the
+// excesses span three decades, and an absolute fit followed the longest
+// segments and missed the short ones by 50×, pricing every exchange tens
+// of µs of noise), with b ≥ 0 (a table's noise cannot be negative). Through
+// the origin because the excess is a wait less the exchange alone, which
+// is the wait after no segment: at T = 0 it is 0 by construction. Until
+// session 28 the line had an intercept, an extrapolation below the
+// shortest segment: the 17:10 calibration of 2026-11-27 wrote 0.35 µs +
+// 0.0116·T where its shortest segment (0.92 µs) measured 0.12 µs, and its
+// table priced jacobi_blocking 2 × 1 in L1 5.8 µs of noise in 20
+// synchronisations against about 2 µs measured beyond its messages.
+func fitSlope(xs, ys []float64, floor float64) float64 {
 	floor = max(floor, noiseFloor)
+	var sxy, sxx float64
 	for i, y := range ys {
-		y = max(y, floor)
-		w[i] = 1 / (y * y)
+		w := 1 / (max(y, floor) * max(y, floor))
+		sxy += w * xs[i] * y
+		sxx += w * xs[i] * xs[i]
 	}
-	a, b = stat.LinearRegression(xs, ys, w, false)
-	if a < 0 {
-		var sxy, sxx float64
-		for i := range xs {
-			sxy += w[i] * xs[i] * ys[i]
-			sxx += w[i] * xs[i] * xs[i]
-		}
-		a, b = 0, max(sxy/sxx, 0)
+	if !(sxx > 0) {
+		return 0
 	}
-	if b < 0 {
-		a, b = max(stat.Mean(ys, w), 0), 0
-	}
-	return a, b
+	return max(sxy/sxx, 0)
 }
 
 // noiseFloor is the least excess a point's weight is taken at (10 ns):
@@ -293,7 +292,7 @@ func (f *noiseFit) section(date string) *noiseYAML {
 		Time:       us(f.a),
 		PerCompute: units.TableNumber(f.b),
 		Source: fmt.Sprintf("perfc calibrate NOISE: 2 goroutine ranks each compute T (a triad on 12 KiB in L1) then exchange 8 B; "+
-			"excess = the first rank's wait at the exchange − median exchange alone (%s), %d synchronisations per T, excess: %s; least squares on the medians excess = a + b·T, rms %s, %s",
+			"excess = the first rank's wait at the exchange − median exchange alone (%s), %d synchronisations per T, excess: %s; least squares on the medians excess = b·T (0 at T = 0 by construction), rms %s, %s",
 			us(f.exchange), f.samples, strings.Join(parts, ", "), us(math.Round(f.rms*1e11)/1e11), date) + f.runsNote(),
 	}
 }
