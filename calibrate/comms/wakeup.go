@@ -25,18 +25,20 @@ type gapExcess struct {
 
 // fitWakeup pairs every Wake point with the Gap point of the same blocks,
 // and takes the excess of Wake over Gap beyond the same difference at no
-// gap (blocks 0: the round trip of the same kernel without a gap). The
-// reference is this kernel's own round trip, not COMMS1's: the
-// calibration of 2026-11-27 14:45 found every gap from 1.1 µs on +0.62 µs
-// over twice COMMS1 at 8 B, where the day's other calibrations found
-// 0.02-0.1 µs, and the emulator charged that to every message whose first
-// side waited at all (halo2d 2 × 1 in L1 predicted +21 to +62 %). The
-// wake-up time is the median excess of the longer half of the gaps; after
-// is the mid-point between the longest gap whose excess is below half of
-// it and the next gap, where no gap (excess 0 by definition) is the first
-// point, so after is never 0. It reports false without the point of no
-// gap, with fewer than two gaps beyond it, or when the excess is not
-// positive (the waiting rank never sleeps).
+// gap (blocks 0: the round trip of the same kernel without a gap), not
+// over twice COMMS1 at 8 B, a round trip of another kernel. The wake-up
+// time is the median excess of the longer half of the gaps; after is the
+// mid-point between the longest gap whose excess is below half of it and
+// the next gap, where no gap (excess 0 by definition) is the first point,
+// so after is never 0: the calibration of 2026-11-27 14:45 found +0.62 µs
+// at every gap from 1.1 µs on, wrote after 0, and the emulator charged
+// 0.84 µs to every message whose first side waited at all (halo2d 2 × 1
+// in L1, whose ranks wait nanoseconds, predicted +21 to +62 %). The same
+// +0.63 µs from 1.1 µs on came back at 18:25 against the kernel's own
+// round trip, so it is a cost of waiting at times, not of the reference.
+// It reports false without the point of no gap, with fewer than two gaps
+// beyond it, or when the excess is not positive (the waiting rank never
+// sleeps).
 func fitWakeup(pts []Point) (wakeFit, bool) {
 	gaps := map[int64]float64{}
 	for _, p := range pts {
