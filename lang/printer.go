@@ -36,7 +36,8 @@ import (
 //   - Comments are kept in order. A comment that follows code on its line
 //     stays at the end of the printed line holding that code; a comment on
 //     a line of its own is printed on a line of its own, indented like the
-//     statement or `}` that follows it.
+//     statement or `}` that follows it. A comment after one that spans
+//     lines starts a line of its own.
 //
 // The printer never adds or drops parentheses that are in the tree. When a
 // hand-built tree nests an operator inside a tighter one without a
@@ -183,8 +184,8 @@ func (p *printer) invalid(format string, args ...any) {
 // flush prints every comment that starts before source offset before,
 // ending the current line. Comments that follow code on their source line
 // are appended to the current line until one is printed on a line of its
-// own; after that the rest are each on a line of their own too, so that
-// their order is kept. A // comment closes its line.
+// own or one spans lines; after that the rest are each on a line of their
+// own too, so that their order is kept. A // comment closes its line.
 func (p *printer) flush(before int) {
 	if before == printNoOffset {
 		return
@@ -199,6 +200,10 @@ func (p *printer) flush(before int) {
 		text := printCommentText(c.Text)
 		if !ownLines && len(p.line) > 0 && !p.lineClosed && p.followsCode(p.next) {
 			p.text(" " + text)
+			// A comment that spans lines ends its line inside itself: a
+			// comment after it would, read again, start a line of its own
+			// (printed so now, the output is a fixed point).
+			ownLines = strings.Contains(text, "\n")
 		} else {
 			ownLines = true
 			p.startItem(start)
