@@ -133,12 +133,7 @@ func (em *emulator) route(s int64, ss *rankState) {
 		e.boundary, e.cost = em.net.route(s, ss.send.peer, ss.send.bytes)
 		e.bytes = ss.send.bytes
 	}
-	cost := e.cost
-	if em.stmtMsg != nil && ss.stmt != nil {
-		if c, ok := em.stmtMsg.StmtMessage(ss.stmt, s, ss.send.peer, ss.send.bytes); ok {
-			cost = c
-		}
-	}
+	cost := em.stmtCost(s, ss, e.cost)
 	if ss.kind == ActSendRecv && em.serial != nil {
 		if c, ok := em.serial.SendRecvMessage(s, ss.send.peer, ss.recv.peer, ss.send.bytes, ss.recv.bytes, ss.stmt); ok {
 			cost = c
@@ -216,13 +211,19 @@ func (em *emulator) wholeEventExcess(s, d int64, ss, ds *rankState) float64 {
 	if em.serial == nil || ss.kind != ActSendRecv || ss.recv.peer < 0 || ds.send.peer >= 0 {
 		return 0
 	}
-	_, alone := em.net.route(s, d, ss.send.bytes)
+	_, base := em.net.route(s, d, ss.send.bytes)
+	return max(0, ss.send.cost-em.stmtCost(s, ss, base))
+}
+
+// stmtCost is the price of rank s's current send alone: its statement's
+// (StmtMessager) where the pricer has one, base (the network's) otherwise.
+func (em *emulator) stmtCost(s int64, ss *rankState, base float64) float64 {
 	if em.stmtMsg != nil && ss.stmt != nil {
-		if c, ok := em.stmtMsg.StmtMessage(ss.stmt, s, d, ss.send.bytes); ok {
-			alone = c
+		if c, ok := em.stmtMsg.StmtMessage(ss.stmt, s, ss.send.peer, ss.send.bytes); ok {
+			return c
 		}
 	}
-	return max(0, ss.send.cost-alone)
+	return base
 }
 
 // deliver completes a blocking message from s to d that started at start
