@@ -261,11 +261,17 @@ func (p *machinePricer) isLocalAt(pos string) bool { return p.localPos[pos] }
 // statement s from src to dst by messages.local when its payload stays
 // with its sender and the table has that law, by the mean of that law and
 // the top-level one when its kernel computes with what it receives
-// (crossLaw); an isend's between bound
-// ranks that share cores by the law of ranks with a core each
-// (postedPrice, requests.go); ok false otherwise (the message costs
+// (crossLaw); an isend's that every rank posts, beyond the first-level
+// cache, by messages.sendrecv (atOnceTime, requests.go); an isend's
+// between bound ranks that share cores by the law of ranks with a core
+// each (postedPrice, requests.go); ok false otherwise (the message costs
 // Message's price).
 func (p *machinePricer) StmtMessage(s *lang.CommStmt, src, dst, bytes int64) (float64, bool) {
+	if p.atOnceStmt[s] {
+		if t, _, ok := p.atOnceTime(src, dst, float64(bytes)); ok {
+			return t, true
+		}
+	}
 	if p.crossStmt[s] {
 		if t, _, ok := p.crossTime(src, dst, float64(bytes), ""); ok {
 			return t, true

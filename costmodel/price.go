@@ -74,6 +74,11 @@ type machinePricer struct {
 	// and by position (requests.go); nil when the table has no cores.
 	reqStmt map[*lang.CommStmt]bool
 	reqPos  map[string]bool
+	// atOnceStmt and atOncePos are the isend statements every rank posts
+	// (requests.go, atOnceStmts); nil when the table has no
+	// messages.sendrecv.
+	atOnceStmt map[*lang.CommStmt]bool
+	atOncePos  map[string]bool
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.
@@ -93,6 +98,9 @@ func newMachinePricer(m *machines.Machine, k *lang.Checked) *machinePricer {
 	}
 	if _, ok := m.Cores(); ok {
 		p.reqStmt, p.reqPos = requestStmts(k)
+	}
+	if m.SendRecv() != nil {
+		p.atOnceStmt, p.atOncePos = atOnceStmts(k)
 	}
 	return p
 }
@@ -682,6 +690,11 @@ func (p *machinePricer) messageOf(s *lang.CommStmt, src, dst, bytes int64) float
 // message prices one message of the statement at stmt (a position, as
 // analyze.Message.Stmt spells it) and says how.
 func (p *machinePricer) message(src, dst int64, bytes float64, elem, stmt string) (float64, string) {
+	if p.atOncePos[stmt] {
+		if t, how, ok := p.atOnceTime(src, dst, bytes); ok {
+			return t, how
+		}
+	}
 	if p.crossPos[stmt] {
 		if t, how, ok := p.crossTime(src, dst, bytes, elem); ok {
 			return t, how

@@ -88,6 +88,60 @@ func requestStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[st
 	return byStmt, byPos
 }
 
+// Isends that every rank posts at once. An isend's message is copied by
+// the side that arrives second: in a kernel whose ranks all post their
+// irecvs and isends together (a ring, a halo exchange with requests),
+// each rank's isend finds its partner's irecv posted and copies its own
+// message, so with a core each the ranks copy at the same time, as a
+// sendrecv into another buffer does (messages.sendrecv, COMMS3 at P = 2),
+// where COMMS1 and LOCAL copy one message at a time. Beyond the
+// first-level cache the copies share the L2-to-memory path and take the
+// sendrecv law's time (ring at P = 2 measured 289 us in L3 where the mean
+// of COMMS1 and LOCAL priced 217 us: docs/predict.md, "Isends that every
+// rank posts at once"). Shorter messages keep their law: the sendrecv
+// law's time there is its event's synchronisation (0.5–0.8 us at 256 B on
+// this host), which an isend's post and wait price apart.
+
+// atOnceStmts finds the isend statements every rank posts: those outside
+// every if (a rank-dependent branch may leave one rank copying alone).
+// An isend of a procedure is left out: a call may sit in a branch.
+func atOnceStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[string]bool) {
+	if k == nil || k.Kernel == nil {
+		return nil, nil
+	}
+	byStmt, byPos = map[*lang.CommStmt]bool{}, map[string]bool{}
+	lang.Inspect(k.Kernel, func(n lang.Node) bool {
+		switch n := n.(type) {
+		case *lang.IfStmt:
+			return false
+		case *lang.CommStmt:
+			if n.Kind == lang.ISend {
+				byStmt[n] = true
+				byPos[k.File.Source.Position(n.Pos()).String()] = true
+			}
+		}
+		return true
+	})
+	return byStmt, byPos
+}
+
+// atOnceTime is the time of a message of an isend that every rank posts
+// (atOnceStmts) from src to dst: messages.sendrecv's, when the ranks have
+// cores of their own within one node and the message does not fit in
+// the first-level cache; ok is false otherwise.
+func (p *machinePricer) atOnceTime(src, dst int64, bytes float64) (float64, string, bool) {
+	sr := p.m.SendRecv()
+	if sr == nil || p.sharesCores() || src == dst || bytes < p.firstCacheBytes() {
+		return 0, "", false
+	}
+	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
+		return 0, "", false
+	}
+	level := sr.Levels(int(src), int(dst))
+	how := fmt.Sprintf("sendrecv law (messages.sendrecv: every rank posts its isends, and the ranks copy at once), %s model, %d network level(s)", sr.Kind(), level)
+	return sr.Time(bytes, level), how, true
+}
+
 // postedAt reports whether a message of the statement at pos is an
 // isend's between ranks that share cores and are bound to them: it hands
 // no core over.

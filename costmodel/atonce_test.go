@@ -1,0 +1,82 @@
+package costmodel
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"perfc/machines"
+)
+
+// TestIsendsAtOnce checks that the message of an isend that every rank
+// posts, with a core each and beyond the first-level cache, costs the
+// sendrecv law (both ranks copy at once) in the emulation and in the
+// region's breakdown, and that a short message, an isend in a branch and
+// ranks that share cores keep the top-level law.
+func TestIsendsAtOnce(t *testing.T) {
+	const sendrecv = `  sendrecv:
+    source: test COMMS3 on two ranks
+    model: hockney
+    t0: 0.5us
+    rinf: 2GB/s
+`
+	base := mustRead(t, "testdata/ecm.yaml")
+	parse := func(name, src string) *machines.Machine {
+		m, err := machines.Parse(name, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	top := parse("top.yaml", base)
+	law := parse("law.yaml", base+sendrecv)
+	shared := parse("shared.yaml", "cores: 1\n"+base+sendrecv)
+	topShared := parse("topshared.yaml", "cores: 1\n"+base)
+
+	const post = "irecv b[0:n] from rank ^ 1 as r\n    isend a[0:n] to rank ^ 1 as s"
+	const branch = "if rank == 0 {\n      irecv b[0:n] from 1 as r\n      isend a[0:n] to 1 as s\n    } else {\n      irecv b[0:n] from 0 as r\n      isend a[0:n] to 0 as s\n    }"
+	const kernel = "kernel k(n = %d) on P = 2 ranks {\n  array a[n], b[n]: f64\n  region \"post\" {\n    %s\n  }\n  region \"wait\" {\n    wait r, s\n  }\n}\n"
+	tests := []struct {
+		name      string
+		with, off *machines.Machine
+		n         int
+		body      string
+		change    float64 // the emulated total with the law less without, µs
+	}{
+		// 64 KiB: 0.5 + 32.768 µs by the sendrecv law, 1 + 65.536 by the top-level one.
+		{"every rank posts, beyond L1", law, top, 8192, post, (0.5 + 32.768) - (1 + 65.536)},
+		{"a message in L1", law, top, 16, post, 0},
+		{"isends in a branch", law, top, 8192, branch, 0},
+		{"ranks sharing a core", shared, topShared, 8192, post, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := fmt.Sprintf(kernel, tc.n, tc.body)
+			with, err := predictSource(t, tc.with, src, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			without, err := predictSource(t, tc.off, src, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if with.Emulation == nil {
+				t.Fatal("no emulation")
+			}
+			if got := (with.Total - without.Total) * 1e6; math.Abs(got-tc.change) > 1e-6 {
+				t.Errorf("the law changes the total by %.6g µs, want %.6g µs", got, tc.change)
+			}
+			var hows []string
+			for _, r := range with.Regions {
+				for _, tm := range r.Terms {
+					hows = append(hows, tm.How)
+				}
+			}
+			says := strings.Contains(strings.Join(hows, "\n"), "every rank posts its isends")
+			if says != (tc.change != 0) {
+				t.Errorf("breakdown names the law: %v, want %v:\n%s", says, tc.change != 0, strings.Join(hows, "\n"))
+			}
+		})
+	}
+}
