@@ -216,11 +216,11 @@ func TestSendRecvLaw(t *testing.T) {
 }
 
 // TestSendRecvToItselfShared checks that a sendrecv to and from the rank
-// itself beyond the private caches (testdata/ecm.yaml: L2 of 1 MiB) has
-// its bytes' part scaled by messages.shared, the other ranks copying at the
-// same time, and not below them. By hand: messages.local 0.5 µs + 1 MiB /
-// 2 GB/s = 524.788 µs, scaled by 1.5: 0.5 + 1.5 × 524.288 = 786.932 µs;
-// 512 KiB 262.644 µs unscaled.
+// itself beyond the private caches (testdata/ecm.yaml: L2 of 1 MiB), the
+// other rank copying at the same time, costs the sendrecv law, and below
+// them one LOCAL copy (messages.shared is not used). By hand: 1 MiB by
+// the sendrecv law 0.5 µs + 1 MiB / 1 GB/s = 1049.076 µs; 512 KiB by
+// messages.local 0.5 + 512 KiB / 2 GB/s = 262.644 µs.
 func TestSendRecvToItselfShared(t *testing.T) {
 	m, err := machines.Parse("ecmself.yaml", []byte(mustRead(t, "testdata/ecm.yaml")+`  sendrecv:
     source: test COMMS3 on two ranks
@@ -242,7 +242,7 @@ func TestSendRecvToItselfShared(t *testing.T) {
 	for _, tc := range []struct {
 		n    int
 		want float64 // µs
-	}{{131072, 786.932}, {65536, 262.644}} {
+	}{{131072, 0.5 + 1048.576}, {65536, 0.5 + 262.144}} {
 		src := fmt.Sprintf("kernel k(n = %d) on P = 2 ranks {\n  array a[n], b[n]: f64\n  region \"r\" {\n    sendrecv a[0:n] to rank from rank into b[0:n]\n  }\n}\n", tc.n)
 		p, err := predictSource(t, m, src, Options{})
 		if err != nil {
