@@ -597,18 +597,18 @@ func (p *machinePricer) sendrecvInto(rank, to, from int64, bytes float64, crossi
 		return 0, "", false
 	}
 	if to == rank && from == rank {
+		if p.ranks > 1 && bytes >= p.privateCacheBytes() {
+			// The other ranks copy at the same time, through the
+			// last-level cache and memory the cores share: as the
+			// partners of a sendrecv do.
+			return sr.Time(bytes, 0), fmt.Sprintf("one copy on the rank's core (a sendrecv to and from itself) while the other ranks copy: %s, %s model", selfLawHow, sr.Kind()), true
+		}
 		mm := p.m.LocalMessages()
 		if mm == nil {
 			mm, _ = p.route(rank, rank, "", bytes, true)
 		}
 		if mm == nil {
 			return 0, "", false
-		}
-		if p.ranks > 1 && bytes >= p.privateCacheBytes() {
-			// The other ranks copy at the same time, through the
-			// last-level cache and memory the cores share: as the
-			// partners of a sendrecv do.
-			return sr.Time(bytes, 0), fmt.Sprintf("one copy on the rank's core (a sendrecv to and from itself) while the other ranks copy: %s, %s model", selfLawHow, sr.Kind()), true
 		}
 		return mm.Time(bytes, 0), fmt.Sprintf("one copy on the rank's core (a sendrecv to and from itself), %s model", mm.Kind()), true
 	}
