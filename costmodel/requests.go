@@ -92,9 +92,10 @@ func requestStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[st
 // the side that arrives second: in a kernel whose ranks all post their
 // irecvs and isends together (a ring, a halo exchange with requests),
 // each rank's isend finds its partner's irecv posted and copies its own
-// message, so with a core each the ranks copy at the same time, as a
-// sendrecv into another buffer does (messages.sendrecv, COMMS3 at P = 2),
-// where COMMS1 and LOCAL copy one message at a time. Beyond the
+// message, so with a core each (or goroutine ranks bound to cores that
+// they share, copying to a rank of the other core) the cores copy at the
+// same time, as a sendrecv into another buffer does (messages.sendrecv,
+// COMMS3 at P = 2), where COMMS1 and LOCAL copy one message at a time. Beyond the
 // first-level cache the copies share the L2-to-memory path and take the
 // sendrecv law's time (ring at P = 2 measured 289 us in L3 where the mean
 // of COMMS1 and LOCAL priced 217 us: docs/predict.md, "Isends that every
@@ -127,11 +128,14 @@ func atOnceStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[str
 
 // atOnceTime is the time of a message of an isend that every rank posts
 // (atOnceStmts) from src to dst: messages.sendrecv's, when the ranks have
-// cores of their own within one node and the message does not fit in
-// the first-level cache; ok is false otherwise.
+// cores of their own within one node, or share cores bound to them and
+// src and dst are on different ones (an isend's copy hands no core over:
+// postedPrice; ring at P = 4 on 2 cores in L2 was +24..+39 % by the law of
+// one copy at a time), and the message does not fit in the first-level
+// cache; ok is false otherwise.
 func (p *machinePricer) atOnceTime(src, dst int64, bytes float64) (float64, string, bool) {
 	sr := p.m.SendRecv()
-	if sr == nil || p.sharesCores() || src == dst || bytes < p.firstCacheBytes() {
+	if sr == nil || p.sharesCores() && (!p.sharesBoundCores() || p.sameCore(src, dst)) || src == dst || bytes < p.firstCacheBytes() {
 		return 0, "", false
 	}
 	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
