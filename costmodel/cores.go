@@ -204,7 +204,7 @@ func (p *machinePricer) sharedFactor(mm *machines.MessageModel, src, dst int64, 
 	if p.fewCopiers() {
 		return 1
 	}
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
+	if p.crossesNodes(src, dst) {
 		return 1
 	}
 	return sc.Factor.Value

@@ -210,7 +210,7 @@ func (p *machinePricer) localLaw(src, dst int64) *machines.MessageModel {
 	if lm == nil || p.sharesCores() && (!p.sharesBoundCores() || p.sameCore(src, dst)) {
 		return nil
 	}
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
+	if p.crossesNodes(src, dst) {
 		return nil
 	}
 	return lm
@@ -231,7 +231,7 @@ func (p *machinePricer) crossLaw(src, dst int64) *machines.MessageModel {
 	if lm == nil || p.sharesCores() {
 		return nil
 	}
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
+	if p.crossesNodes(src, dst) {
 		return nil
 	}
 	return lm

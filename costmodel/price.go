@@ -539,7 +539,7 @@ func (p *machinePricer) exchange(rank, to, from int64, bytes float64) (float64, 
 	if x == nil || to < 0 || from < 0 {
 		return 0, "", false
 	}
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && (p.differentNodes(cl, rank, to) || p.differentNodes(cl, rank, from)) {
+	if p.crossesNodes(rank, to) || p.crossesNodes(rank, from) {
 		return 0, "", false
 	}
 	if sc := p.sameCoreLaw(rank, to); sc != nil && p.sameCore(rank, from) {
@@ -615,7 +615,7 @@ func (p *machinePricer) sendrecvInto(rank, to, from int64, bytes float64, crossi
 	if to == rank || from == rank {
 		return 0, "", false
 	}
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && (p.differentNodes(cl, rank, to) || p.differentNodes(cl, rank, from)) {
+	if p.crossesNodes(rank, to) || p.crossesNodes(rank, from) {
 		return 0, "", false
 	}
 	level := sr.Levels(int(rank), int(to))
@@ -756,8 +756,8 @@ func (p *machinePricer) route(src, dst int64, elem string, bytes float64, handsO
 	case sm != nil && handsOff && p.sharesCores() && (p.fewCopiers() || bytes < p.privateCacheBytes()):
 		mm = sm
 	}
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
-		mm = cl.Inter()
+	if p.crossesNodes(src, dst) {
+		mm = p.m.Cluster().Inter()
 	}
 	if mm == nil {
 		return nil, 0
@@ -790,6 +790,14 @@ func (p *machinePricer) sameCoreLaw(src, dst int64) *machines.MessageModel {
 
 // differentNodes reports whether two ranks sit on different nodes; a
 // kernel without a grid is a row of P ranks, as the emulator places it.
+// crossesNodes reports whether a message from src to dst goes between two
+// nodes of a cluster with an inter-node law: the laws measured inside one
+// node (local, sendrecv, shared copies) do not price it.
+func (p *machinePricer) crossesNodes(src, dst int64) bool {
+	cl := p.m.Cluster()
+	return cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst)
+}
+
 func (p *machinePricer) differentNodes(cl *machines.Cluster, a, b int64) bool {
 	px := p.px
 	if px <= 0 {

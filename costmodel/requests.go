@@ -138,7 +138,7 @@ func (p *machinePricer) atOnceTime(src, dst int64, bytes float64) (float64, stri
 	if sr == nil || p.sharesCores() && (!p.sharesBoundCores() || p.sameCore(src, dst)) || src == dst || bytes < p.firstCacheBytes() {
 		return 0, "", false
 	}
-	if cl := p.m.Cluster(); cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst) {
+	if p.crossesNodes(src, dst) {
 		return 0, "", false
 	}
 	level := sr.Levels(int(src), int(dst))
