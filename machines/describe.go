@@ -271,6 +271,7 @@ func (d *describer) messages(title string, mm *MessageModel) {
 				prefix = fmt.Sprintf("range %d ", i+1)
 			}
 			d.optional(prefix+"below", h.Below)
+			d.optional(prefix+"fitted_to", h.FittedTo)
 			d.number(prefix+"t0", h.T0)
 			d.number(prefix+"rinf", h.Rinf)
 			d.number(prefix+"nhalf", h.Nhalf)

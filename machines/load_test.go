@@ -132,7 +132,20 @@ messages:
 			`m.yaml:9:52: 'nhalf' disagrees by 46.0 % with the value the other parameters give (2700): check the table`,
 			`m.yaml:10:7: a Hockney law needs two of t0 (or pi0), rinf (or per_byte) and nhalf`,
 			`m.yaml:10:15: ranges must be in increasing order of below`,
-			`m.yaml:11:45: unknown key 'L' in a message range (known: t0, pi0, rinf, per_byte, nhalf, below, source)`,
+			`m.yaml:11:45: unknown key 'L' in a message range (known: t0, pi0, rinf, per_byte, nhalf, below, fitted_to, source)`,
+		}},
+		{"fitted_to outside its range's gap", `
+messages:
+  source: s
+  model: hockney
+  ranges:
+    - {below: 1KiB, fitted_to: 1KiB, t0: 1us, rinf: 1GB/s}
+    - {below: 1MiB, fitted_to: 512B, t0: 1us, rinf: 1GB/s}
+    - {t0: 1us, rinf: 1GB/s, fitted_to: 2MiB}
+`, []string{
+			`m.yaml:9:32: fitted_to (1KiB) must be shorter than the range's below (1KiB): remove it when the range's points reach below`,
+			`m.yaml:10:32: fitted_to (512B) must not be shorter than the previous range's below (1KiB), where this range starts`,
+			`m.yaml:11:41: fitted_to belongs to a range that another follows (the longest length its law was fitted on, where the line to the next range's law at below starts): remove it from the last range`,
 		}},
 		{"keys of another model", `
 messages:

@@ -711,3 +711,48 @@ func TestECMNeeds(t *testing.T) {
 		t.Errorf("full.yaml's L2 has a line cost, not a bandwidth: compose=ecm must be refused; got %v", err)
 	}
 }
+
+// TestFittedToLine checks the line a range's fitted_to draws to the next
+// range's law across the lengths no calibration measured: a LOCAL law of
+// this host (2026-11-27 20:24) was 625 µs at 16 MiB − 1 B by its 1..12 MiB
+// range and 804 µs at 16 MiB by the next, a jump of 29 %.
+func TestFittedToLine(t *testing.T) {
+	const mib = 1 << 20
+	table := func(fitted string) string {
+		return header + `messages:
+  source: test
+  model: hockney
+  ranges:
+    - {below: 16MiB,` + fitted + ` t0: 1ns, rinf: 26.84GB/s}
+    - {t0: 1ns, rinf: 20.87GB/s}
+`
+	}
+	lower := func(n float64) float64 { return 1e-9 + n/26.84e9 }
+	upper := func(n float64) float64 { return 1e-9 + n/20.87e9 }
+	at12, at16 := lower(12*mib), upper(16*mib)
+	tests := []struct {
+		name   string
+		fitted string
+		bytes  float64
+		want   float64
+	}{
+		{"inside the range's points", " fitted_to: 12MiB,", 8 * mib, lower(8 * mib)},
+		{"at its last point", " fitted_to: 12MiB,", 12 * mib, at12},
+		{"a quarter of the way across", " fitted_to: 12MiB,", 13 * mib, at12 + (at16-at12)/4},
+		{"just short of the next range", " fitted_to: 12MiB,", 16*mib - 1, at12 + (at16-at12)*(4*mib-1)/(4*mib)},
+		{"at the next range's start", " fitted_to: 12MiB,", 16 * mib, at16},
+		{"beyond", " fitted_to: 12MiB,", 32 * mib, upper(32 * mib)},
+		{"without fitted_to the range's own law", "", 16*mib - 1, lower(16*mib - 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse("m.yaml", []byte(table(tt.fitted)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Messages("").Time(tt.bytes, 1); !near(got, tt.want, 1e-12) {
+				t.Errorf("Time(%g B) = %.6g s, want %.6g s", tt.bytes, got, tt.want)
+			}
+		})
+	}
+}

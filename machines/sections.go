@@ -805,14 +805,21 @@ func (d *decoder) hockneyRanges(f *fields, src string) []Hockney {
 	var out []Hockney
 	items := d.list(f.get("ranges"), "ranges")
 	for i, r := range items {
-		rf := d.mapping(r, "a message range", append(hockneyKeys(), "below", "source")...)
+		rf := d.mapping(r, "a message range", append(hockneyKeys(), "below", "fitted_to", "source")...)
 		h := d.hockney(rf, rf.source(src))
 		h.Below = d.optNumber(rf, "below", Bytes, positive, rf.source(src))
+		h.FittedTo = d.optNumber(rf, "fitted_to", Bytes, positive, rf.source(src))
 		switch {
 		case i < len(items)-1 && !h.Below.Given:
 			d.errorf(rf.node, "every range but the last needs below: (the message length where the next range starts)")
 		case i > 0 && h.Below.Given && h.Below.Value <= out[i-1].Below.Value:
 			d.errorf(rf.get("below"), "ranges must be in increasing order of below")
+		case h.FittedTo.Given && i == len(items)-1:
+			d.errorf(rf.get("fitted_to"), "fitted_to belongs to a range that another follows (the longest length its law was fitted on, where the line to the next range's law at below starts): remove it from the last range")
+		case h.FittedTo.Given && h.FittedTo.Value >= h.Below.Value:
+			d.errorf(rf.get("fitted_to"), "fitted_to (%s) must be shorter than the range's below (%s): remove it when the range's points reach below", h.FittedTo, h.Below)
+		case h.FittedTo.Given && i > 0 && h.FittedTo.Value < out[i-1].Below.Value:
+			d.errorf(rf.get("fitted_to"), "fitted_to (%s) must not be shorter than the previous range's below (%s), where this range starts", h.FittedTo, out[i-1].Below)
 		}
 		out = append(out, h)
 	}

@@ -290,6 +290,20 @@ func TestSectionsLoad(t *testing.T) {
 			t.Errorf("message of %g B: %g s, want %g within 1 %%\n%s", n, got, want, body)
 		}
 	}
+	// Each range but the last ends at its last length (12 KiB, 192 KiB),
+	// short of the next range's first (its below): between the two the
+	// time is the line from the one law to the other.
+	rs := mm.HockneyRanges()
+	for i, want := range []float64{12 << 10, 192 << 10} {
+		if got := rs[i].FittedTo; !got.Given || got.Value != want {
+			t.Errorf("range %d: fitted_to %v, want %g B\n%s", i+1, got, want, body)
+		}
+	}
+	lo, hi := rs[1].FittedTo.Value, rs[1].Below.Value
+	a, b := rs[1].Time(lo), rs[2].Time(hi)
+	if got, want := mm.Time((lo+hi)/2, 1), (a+b)/2; math.Abs(got-want) > 1e-12*want {
+		t.Errorf("message of %g B, between the ranges: %g s, want %g (the line's middle)", (lo+hi)/2, got, want)
+	}
 	for kind, f := range known {
 		c, ok := m.Collective(kind, "sum", "f64")
 		if !ok {

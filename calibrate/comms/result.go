@@ -416,6 +416,11 @@ func (r *Result) ranges(pw fit.Piecewise, bench string, p int) []rangeYAML {
 		}
 		if i < len(pw.Below) {
 			rg.Below = fmtBytes(pw.Below[i])
+			if h.To < pw.Below[i] {
+				// Where the next range starts beyond this one's points,
+				// the table draws a line between the two laws.
+				rg.FittedTo = fmtBytes(h.To)
+			}
 		}
 		out = append(out, rg)
 	}
@@ -747,11 +752,12 @@ type messagesYAML struct {
 }
 
 type rangeYAML struct {
-	Below  string `yaml:"below,omitempty"`
-	T0     string `yaml:"t0"`
-	Rinf   string `yaml:"rinf"`
-	NHalf  string `yaml:"nhalf,omitempty"`
-	Source string `yaml:"source"`
+	Below    string `yaml:"below,omitempty"`
+	FittedTo string `yaml:"fitted_to,omitempty"`
+	T0       string `yaml:"t0"`
+	Rinf     string `yaml:"rinf"`
+	NHalf    string `yaml:"nhalf,omitempty"`
+	Source   string `yaml:"source"`
 }
 
 type tableYAML struct {

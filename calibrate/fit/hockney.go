@@ -121,11 +121,19 @@ type Piecewise struct {
 	Below []float64 // B
 }
 
-// Time is the piecewise law's time for n bytes: the range is chosen by the
-// length, and the last range prices every length beyond its bound.
+// Time is the piecewise law's time for n bytes, as a machine table's
+// ranges price it (machines.MessageModel.Time, with each range's
+// fitted_to): the range is chosen by the length, and the last range prices
+// every length beyond its bound; between a fitted range's last point (To)
+// and the next range's start, where nothing was measured, the time goes in
+// a straight line from the one law's to the other's.
 func (p Piecewise) Time(n float64) float64 {
 	for i, b := range p.Below {
 		if n < b {
+			if lo := p.Laws[i].To; p.Laws[i].Points > 0 && lo < b && n > lo {
+				a, c := p.Laws[i].Time(lo), p.Laws[i+1].Time(b)
+				return a + (c-a)*(n-lo)/(b-lo)
+			}
 			return p.Laws[i].Time(n)
 		}
 	}

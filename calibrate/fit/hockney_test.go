@@ -261,3 +261,28 @@ func TestNearMinimax(t *testing.T) {
 		t.Errorf("split %v, want %v (worst 0.31 within %.2f of 0.30, the smaller sum of squares)", got, want, minimaxMargin)
 	}
 }
+
+// TestPiecewiseTimeLinesTheGap checks that between a range's last point
+// and the next range's first, where no law was fitted, the time goes in a
+// straight line from the one law to the other (as a table's fitted_to has
+// it priced), and that elsewhere each range keeps its own law.
+func TestPiecewiseTimeLinesTheGap(t *testing.T) {
+	lo := Hockney{T0: 1e-9, Rinf: 26.84e9, From: 1 << 20, To: 12 << 20, Points: 8}
+	hi := Hockney{T0: 1e-9, Rinf: 20.87e9, From: 16 << 20, To: 32 << 20, Points: 3}
+	p := Piecewise{Laws: []Hockney{lo, hi}, Below: []float64{16 << 20}}
+	a, b := lo.Time(12<<20), hi.Time(16<<20)
+	tests := []struct {
+		n, want float64
+	}{
+		{8 << 20, lo.Time(8 << 20)},
+		{12 << 20, a},
+		{14 << 20, (a + b) / 2},
+		{16 << 20, b},
+		{24 << 20, hi.Time(24 << 20)},
+	}
+	for _, tt := range tests {
+		if got := p.Time(tt.n); math.Abs(got-tt.want) > 1e-15 {
+			t.Errorf("Time(%g) = %g, want %g", tt.n, got, tt.want)
+		}
+	}
+}
