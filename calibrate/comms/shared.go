@@ -29,7 +29,46 @@ type sharedFit struct {
 	cores  int     // C: the copies at once
 	perB2  float64 // s/B of one message at P = 2 (the law's slope / 2 messages)
 	perBP  float64 // s/B of one message at ranks (slope / P(P−1) messages)
-	factor float64 // C × perBP / perB2
+	factor float64 // C × perBP / perB2, or the cap below when that is lower
+	// slopes is the factor the laws' slopes gave, when the cap lowered
+	// it (else 0); capAt, cap2 and capP are the cap's length and the two
+	// rounds' times there.
+	slopes, capAt, cap2, capP float64
+}
+
+// capShared caps the factor at the whole message's slowdown at the
+// longest length COMMS3 measured at both P = 2 and sf.ranks: C × (the
+// round's time at P over its P(P−1) messages) / (the round's time at 2
+// over its 2). The factor comes from the slopes of two lines through
+// seven lengths from 8 B, whose fits are within 15–30 % at best, and a
+// slow point below the longest tilts a line: the calibration of
+// 2026-11-27 23:07 wrote 2.771 from slopes where its rounds at 1 MiB,
+// 333 µs at P = 4 against 80 µs at P = 2 (as at 22:44, which wrote
+// 1.529), give 1.38, and the 4-rank cases of its validation came to 19.5 %
+// median |error| (12.4 % with the cap). A message's bytes slow down no
+// more than the whole message when its start-up slows down at least as
+// much, as it does where the ranks take turns on the cores, so the
+// point bounds the slope's factor; it never raises it.
+func capShared(sf sharedFit, pts []Point) sharedFit {
+	n2, t2 := series(pts, Comms3, partition)
+	nP, tP := series(pts, Comms3, sf.ranks)
+	at2 := map[float64]float64{}
+	for i, n := range n2 {
+		at2[n] = t2[i]
+	}
+	for i := len(nP) - 1; i >= 0; i-- {
+		r2, ok := at2[nP[i]]
+		if !ok || !(r2 > 0) || !(tP[i] > 0) {
+			continue
+		}
+		c := float64(sf.cores) * (tP[i] / float64(sf.ranks*(sf.ranks-1))) / (r2 / (partition * (partition - 1)))
+		if c < sf.factor {
+			sf.slopes, sf.factor = sf.factor, c
+			sf.capAt, sf.cap2, sf.capP = nP[i], r2, tP[i]
+		}
+		return sf
+	}
+	return sf
 }
 
 // fitShared compares COMMS3's per-byte time of a message at P = 2 with
@@ -73,11 +112,17 @@ type sharedYAML struct {
 // messages cost their law at any P).
 func (r *Result) sharedSection() *sharedYAML {
 	sf, ok := fitShared(r.saturation, r.cores)
-	if !ok || sf.factor < sharedMin {
+	if !ok {
+		return nil
+	}
+	if sf = capShared(sf, r.points); sf.factor < sharedMin {
 		return nil
 	}
 	src := fmt.Sprintf("%s COMMS3 laws, P=%d on %d cores (%d copies at once) against P=2 (one at a time): a message's time per byte %s/B at P=%d, %s/B at P=2; %d × their ratio (P=%d: %s per length; P=2: median of %d), %s",
 		r.transport.Command(), sf.ranks, sf.cores, sf.cores, fmtTime(sf.perBP), sf.ranks, fmtTime(sf.perB2), sf.cores, sf.ranks, r.measuredAs(sf.ranks), r.samples, r.date)
+	if sf.slopes > 0 {
+		src += fmt.Sprintf("; capped at the whole message's slowdown at %s, the longest length of both (a round %s at P=%d, %s at P=2), where the slopes gave %.4g", fmtBytes(sf.capAt), fmtTime(sf.capP), sf.ranks, fmtTime(sf.cap2), sf.slopes)
+	}
 	if t := r.twinShared; t != nil && sf.ranks == sharingRanks {
 		src += fmt.Sprintf("; the %d-rank kernel ran twice, in two processes, and their COMMS3 rounds at %s (every rank sending to every other) took %s and %s in the median",
 			sharingRanks, fmtBytes(float64(t.bytes)), fmtTime(t.kept), fmtTime(t.dropped))

@@ -168,3 +168,45 @@ func TestSameCoreSection(t *testing.T) {
 		}
 	}
 }
+
+// TestCapShared checks the cap by hand: the laws of TestFitShared's
+// "slowed" case give 1.667; COMMS3 rounds at 1 MiB, the longest length
+// both rank counts ran (P = 2 ran on to 32 MiB), of 100 µs at P = 2 and T
+// at P = 4 give 2 × (T/12)/(100 µs/2), which lowers the factor when it is
+// lower and never raises it.
+func TestCapShared(t *testing.T) {
+	sat := map[int]fit.Hockney{2: {T0: 1e-6, Rinf: 10e9}, 4: {T0: 1e-6, Rinf: 2e9}}
+	for _, tt := range []struct {
+		name   string
+		roundP float64 // the P = 4 round at 1 MiB
+		factor string  // "" when no section
+		capped bool
+	}{
+		{"capped", 480e-6, "1.6", true},                         // 2 × 40/50
+		{"the slopes' factor is lower", 600e-6, "1.667", false}, // 2 × 50/50 = 2
+		{"capped below the least slowdown", 330e-6, "", true},   // 2 × 27.5/50 = 1.1
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pts := []Point{
+				{Bench: Comms3, Ranks: 2, Bytes: 1 << 20, Time: 100e-6},
+				{Bench: Comms3, Ranks: 2, Bytes: 32 << 20, Time: 5e-3},
+				{Bench: Comms3, Ranks: 4, Bytes: 256 << 10, Time: 90e-6},
+				{Bench: Comms3, Ranks: 4, Bytes: 1 << 20, Time: tt.roundP},
+			}
+			r := &Result{saturation: sat, points: pts, cores: 2, samples: 7, date: "2026-11-27", transport: Transport{Backend: "goroutine"}}
+			sec := r.sharedSection()
+			if tt.factor == "" {
+				if sec != nil {
+					t.Fatalf("a section %+v, want none", sec)
+				}
+				return
+			}
+			if sec == nil || sec.Factor != tt.factor {
+				t.Fatalf("section %+v, want factor %s", sec, tt.factor)
+			}
+			if got := strings.Contains(sec.Source, "capped at the whole message's slowdown at 1MiB, the longest length of both (a round 480us at P=4, 100us at P=2), where the slopes gave 1.667"); got != tt.capped {
+				t.Errorf("the cap in the source: %v, want %v (%s)", got, tt.capped, sec.Source)
+			}
+		})
+	}
+}
