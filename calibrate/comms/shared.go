@@ -44,11 +44,12 @@ type sharedFit struct {
 // slow point below the longest tilts a line: the calibration of
 // 2026-11-27 23:07 wrote 2.771 from slopes where its rounds at 1 MiB,
 // 333 µs at P = 4 against 80 µs at P = 2 (as at 22:44, which wrote
-// 1.529), give 1.38, and the 4-rank cases of its validation came to 19.5 %
-// median |error| (12.4 % with the cap). A message's bytes slow down no
-// more than the whole message when its start-up slows down at least as
-// much, as it does where the ranks take turns on the cores, so the
-// point bounds the slope's factor; it never raises it.
+// 1.529), give 1.38, and the 4-rank cases of its validation came to
+// 19.5 % median |error| (12.4 % replayed with a factor from those
+// rounds). A message's bytes slow down no more than the whole message
+// when its start-up slows down at least as much, as it does where the
+// ranks take turns on the cores, so the point bounds the slope's factor;
+// it never raises it.
 func capShared(sf sharedFit, pts []Point) sharedFit {
 	n2, t2 := series(pts, Comms3, partition)
 	nP, tP := series(pts, Comms3, sf.ranks)
