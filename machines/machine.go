@@ -1080,7 +1080,7 @@ func (mm *MessageModel) Time(bytes float64, level int) float64 {
 // ranges seldom meet in that gap (a range whose points curve upwards is
 // fitted through the origin), and without it the time jumped there: by
 // −44 % and +77 % at 1 MiB in the COMMS1 and LOCAL laws of a calibration
-// of this host (docs/machines.md, "Piecewise laws").
+// of this host (docs/machines.md, the hockney model).
 func (mm *MessageModel) hockneyTime(bytes float64) float64 {
 	for i, r := range mm.ranges {
 		if r.Below.Value != 0 && bytes >= r.Below.Value {
