@@ -229,8 +229,16 @@ type decoder struct {
 	applied   []bool
 }
 
-// errorf reports a problem at a node.
+// errorf reports a problem at a node. Every caller passes the node the
+// problem is in; a nil one (a key the table does not have, which the
+// callers check first) is reported at the file rather than panicking: two
+// cache levels without names once reached the duplicate-name check with
+// no name node (FuzzParse).
 func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
+	if n == nil {
+		addError(&d.errs, d.file, 0, 0, format, args...)
+		return
+	}
 	addError(&d.errs, d.file, n.Line, n.Column, format, args...)
 }
 

@@ -134,6 +134,21 @@ messages:
 			`m.yaml:10:15: ranges must be in increasing order of below`,
 			`m.yaml:11:45: unknown key 'L' in a message range (known: t0, pi0, rinf, per_byte, nhalf, below, fitted_to, source)`,
 		}},
+		{"cache levels and bottlenecks without names", `
+memory:
+  source: s
+  caches:
+    - {size: 1KiB}
+    - {size: 2KiB}
+  bottleneck:
+    - {rhat: 1Mflop/s, fhalf: 1flop/mref}
+    - {rhat: 1Mflop/s, fhalf: 1flop/mref}
+`, []string{
+			`m.yaml:8:7: a cache level needs 'name'`,
+			`m.yaml:9:7: a cache level needs 'name'`,
+			`m.yaml:11:7: a bottleneck entry needs 'name'`,
+			`m.yaml:12:7: a bottleneck entry needs 'name'`,
+		}},
 		{"fitted_to outside its range's gap", `
 messages:
   source: s

@@ -596,7 +596,7 @@ func (d *decoder) caches(n *yaml.Node, inherited string) []Cache {
 		src := f.source(inherited)
 		name := f.requiredStr("name")
 		t := CacheTable{Source: src, Assoc: -1}
-		if slices.ContainsFunc(out, func(o Cache) bool { return o.Name == name }) {
+		if name != "" && slices.ContainsFunc(out, func(o Cache) bool { return o.Name == name }) { // a level without a name is reported missing
 			d.errorf(f.get("name"), "duplicate cache level '%s'", name)
 		}
 		t.Size = d.reqNumber(f, "size", Bytes, wholePositive, src)
@@ -637,7 +637,7 @@ func (d *decoder) bottlenecks(n *yaml.Node, inherited string) []Bottleneck {
 		f := d.mapping(e, "a bottleneck entry", "name", "rhat", "fhalf", "shalf", "source")
 		src := f.source(inherited)
 		b := Bottleneck{Name: f.requiredStr("name")}
-		if slices.ContainsFunc(out, func(o Bottleneck) bool { return o.Name == b.Name }) {
+		if b.Name != "" && slices.ContainsFunc(out, func(o Bottleneck) bool { return o.Name == b.Name }) { // an entry without a name is reported missing
 			d.errorf(f.get("name"), "duplicate bottleneck entry '%s'", b.Name)
 		}
 		b.Rhat = d.reqNumber(f, "rhat", Rate, positive, src)
