@@ -788,8 +788,6 @@ func (p *machinePricer) sameCoreLaw(src, dst int64) *machines.MessageModel {
 	return sc
 }
 
-// differentNodes reports whether two ranks sit on different nodes; a
-// kernel without a grid is a row of P ranks, as the emulator places it.
 // crossesNodes reports whether a message from src to dst goes between two
 // nodes of a cluster with an inter-node law: the laws measured inside one
 // node (local, sendrecv, shared copies) do not price it.
@@ -798,6 +796,8 @@ func (p *machinePricer) crossesNodes(src, dst int64) bool {
 	return cl != nil && cl.Inter() != nil && p.differentNodes(cl, src, dst)
 }
 
+// differentNodes reports whether two ranks sit on different nodes; a
+// kernel without a grid is a row of P ranks, as the emulator places it.
 func (p *machinePricer) differentNodes(cl *machines.Cluster, a, b int64) bool {
 	px := p.px
 	if px <= 0 {

@@ -95,11 +95,11 @@ func requestStmts(k *lang.Checked) (byStmt map[*lang.CommStmt]bool, byPos map[st
 // message, so with a core each (or goroutine ranks bound to cores that
 // they share, copying to a rank of the other core) the cores copy at the
 // same time, as a sendrecv into another buffer does (messages.sendrecv,
-// COMMS3 at P = 2), where COMMS1 and LOCAL copy one message at a time. Beyond the
-// first-level cache the copies share the L2-to-memory path and take the
-// sendrecv law's time (ring at P = 2 measured 289 us in L3 where the mean
-// of COMMS1 and LOCAL priced 217 us: docs/predict.md, "Isends that every
-// rank posts at once"). Shorter messages keep their law: the sendrecv
+// COMMS3 at P = 2), where COMMS1 and LOCAL copy one message at a time.
+// Beyond the first-level cache the copies share the L2-to-memory path
+// and take the sendrecv law's time (ring at P = 2 measured 289 us in L3
+// where the mean of COMMS1 and LOCAL priced 217 us: docs/predict.md,
+// "Isends that every rank posts at once"). Shorter messages keep their law: the sendrecv
 // law's time there is its event's synchronisation (0.5–0.8 us at 256 B on
 // this host), which an isend's post and wait price apart.
 
