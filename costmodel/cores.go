@@ -191,7 +191,8 @@ func (p *machinePricer) fewCopiers() bool {
 // cache (firstCacheBytes): at P = 4 on 2 cores every message of
 // meshshift at 256 KiB a message cost 7-10 µs, one on each core at once,
 // where those laws give 5.0 and 5.3 µs (docs/predict.md, "Ranks sharing
-// cores").
+// cores"). Beyond the private caches the factor is the table's own
+// per-length law of two copies at once (beyondPrivate) where it has one.
 func (p *machinePricer) sharedFactor(mm *machines.MessageModel, src, dst int64, bytes float64) float64 {
 	sc := p.m.SharedCopies()
 	private := p.privateCacheBytes()
@@ -207,7 +208,33 @@ func (p *machinePricer) sharedFactor(mm *machines.MessageModel, src, dst int64, 
 	if p.crossesNodes(src, dst) {
 		return 1
 	}
+	if f, ok := p.beyondPrivate(bytes); ok {
+		return f
+	}
 	return sc.Factor.Value
+}
+
+// beyondPrivate is the slowdown of a copy of bytes beyond a core's
+// private caches while the other cores copy too: the table's law of two
+// ranks copying at once, one on each core (messages.sendrecv, COMMS3 on
+// two ranks), over its law of one copy alone (messages.local), at that
+// length, and at least 1. Such copies stream from the last-level cache
+// or memory, which the cores share: on this project's 2-core host the
+// ratio is 1.95-2.0 from 1 to 32 MiB, and comms2 at P = 4 measures an
+// exchange at 1.9 × its time at P = 2 in L3 and from memory (one pair's
+// copies on each core) and at 1.0 in L2. messages.shared, a slope through
+// COMMS3's lengths from 8 B to 1 MiB, is 1.41-1.53 there. ok is false
+// when the table lacks either law or bytes fit in the private caches.
+func (p *machinePricer) beyondPrivate(bytes float64) (float64, bool) {
+	sr, lm := p.m.SendRecv(), p.m.LocalMessages()
+	if sr == nil || lm == nil || bytes < p.privateCacheBytes() || p.privateCacheBytes() == 0 {
+		return 0, false
+	}
+	one := lm.Time(bytes, 0)
+	if !(one > 0) {
+		return 0, false
+	}
+	return max(1, sr.Time(bytes, 0)/one), true
 }
 
 // withShared is a message's time t, of which t0 is the law's time of no
@@ -228,7 +255,11 @@ func (p *machinePricer) sharedCopies(mm *machines.MessageModel, level int, src, 
 	if f <= 1 {
 		return t, how
 	}
-	return withShared(t, mm.Time(0, level), f), how + fmt.Sprintf(", its bytes' part x %.4g (messages.shared: %d ranks share %d cores, which copy at the same time)", f, p.ranks, p.Cores())
+	from := "messages.shared"
+	if _, ok := p.beyondPrivate(bytes); ok {
+		from = "messages.sendrecv over messages.local at this length, beyond the private caches"
+	}
+	return withShared(t, mm.Time(0, level), f), how + fmt.Sprintf(", its bytes' part x %.4g (%s: %d ranks share %d cores, which copy at the same time)", f, from, p.ranks, p.Cores())
 }
 
 // copyingRanks counts the ranks whose class sends or receives

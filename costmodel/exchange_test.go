@@ -85,11 +85,12 @@ func TestExchangeLaw(t *testing.T) {
 
 // TestExchangeLawSharedCores checks the exchange law when four ranks share
 // two cores: the emulator copies both messages of an exchange on the core
-// of the rank that arrives second, so each costs half the law, and the two
-// pairs run side by side on the two cores: the event takes the law, as
-// when every rank has a core (comms2 measured 1.05 to 1.3 times its P = 2
-// time at P = 4 here, docs/predict.md). A sendrecv into another buffer
-// keeps its two messages, which the cores already put in series.
+// of the rank that arrives second, so each costs half the law and the
+// event takes the law on one core, and the two pairs copy on the two
+// cores at once (pairCopier), as comms2 and hypercube at P = 4 measure
+// (the time of P = 2 in L2): one exchange takes the law, four take four
+// times it. A sendrecv into another buffer keeps its two messages, which
+// the cores put in series.
 func TestExchangeLawSharedCores(t *testing.T) {
 	m, err := machines.Parse("ecmx.yaml", []byte("cores: 2\n"+mustRead(t, "testdata/ecm.yaml")+`  exchange:
     source: test COMMS2
@@ -108,6 +109,7 @@ func TestExchangeLawSharedCores(t *testing.T) {
 	}{
 		{"exchange in place", "exchange a[0:n] with rank ^ 1", 5.048},
 		{"sendrecv into another buffer", "sendrecv a[0:n] to rank ^ 1 from rank ^ 1 into b[0:n]", 4.048},
+		{"exchanges in place, four times", "repeat 4 { exchange a[0:n] with rank ^ 1 }", 4 * 5.048},
 	} {
 		p, err := predictSource(t, m, head+"    "+tc.body+"\n  }\n}\n", Options{})
 		if err != nil {
@@ -183,6 +185,8 @@ func TestSendRecvLaw(t *testing.T) {
 		{"to and from itself", withLocal, 2, "sendrecv a[0:n] to rank from rank into b[0:n]", "", 1.012, "one copy on the rank's core"},
 		{"exchange in place", own, 2, "exchange a[0:n] with rank ^ 1", "", 5.048, "messages.exchange"},
 		{"pingpong", own, 2, "if rank == 0 { send a[0:n] to 1\n recv a[0:n] from 1 } else { recv a[0:n] from 0\n send a[0:n] to 0 }", "", 4.048, "hockney model"},
+		// Each pair's side that arrives second copies both halves (2 ×
+		// 2.024 µs) on its core, the two pairs on the two cores.
 		{"ranks sharing cores", shared, 4, "sendrecv a[0:n] to rank ^ 1 from rank ^ 1 into b[0:n]", "", 4.048, "in series with the other half"},
 	}
 	for _, tc := range tests {

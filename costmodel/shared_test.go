@@ -34,6 +34,13 @@ func TestSharedCopies(t *testing.T) {
 	shared := strings.Replace(string(base), "  rinf: bw\n", "  rinf: bw\n  shared: {factor: 2, source: test}\n", 1)
 	sharing := strings.Replace(string(base), "  rinf: bw\n", "  rinf: bw\n  sharing: {source: test, model: hockney, t0: 0.5us, rinf: 20GB/s}\n", 1)
 	both := strings.Replace(shared, "  rinf: bw\n", "  rinf: bw\n  sharing: {source: test, model: hockney, t0: 0.5us, rinf: 20GB/s}\n", 1)
+	// The laws of one copy alone and of two at once (one on each core):
+	// beyond the private caches their ratio at the message's length is
+	// the slowdown, in place of messages.shared's factor.
+	twoLaws := strings.Replace(shared, "  rinf: bw\n", "  rinf: bw\n  local: {source: test, model: hockney, t0: 0.2us, rinf: 10GB/s}\n"+
+		"  sendrecv: {source: test, model: hockney, t0: 0.4us, rinf: 6GB/s}\n", 1)
+	fasterTwo := strings.Replace(twoLaws, "rinf: 6GB/s", "rinf: 20GB/s", 1)
+	ratio := func(n float64) float64 { return (0.4e-6 + n/6e9) / (0.2e-6 + n/10e9) }
 	handoff := func(n float64) float64 { return 0.5e-6 + n/20e9 }
 	law := func(n float64) float64 { return 1e-6 + n/5e9 }
 	slowed := func(n float64) float64 { return 1e-6 + 2*n/5e9 }
@@ -49,6 +56,11 @@ func TestSharedCopies(t *testing.T) {
 		{"shared, 32 KiB - 8 B: in a core's own caches", shared, 4, 4095, law(32760) + sw},
 		{"shared, 8 B", shared, 4, 1, law(8) + sw},
 		{"a core each", shared, 2, 8192, law(65536)},
+		{"shared, two-copy laws, 64 KiB", twoLaws, 4, 8192, 1e-6 + ratio(65536)*65536/5e9 + sw},
+		{"shared, two-copy laws, 1 MiB", twoLaws, 4, 131072, 1e-6 + ratio(1<<20)*(1<<20)/5e9 + sw},
+		{"shared, two-copy laws, 32 KiB - 8 B: in a core's own caches", twoLaws, 4, 4095, law(32760) + sw},
+		{"shared, two copies at once no slower than one", fasterTwo, 4, 8192, law(65536) + sw},
+		{"two-copy laws, a core each", twoLaws, 2, 8192, law(65536)},
 		{"no section", string(base), 4, 8192, law(65536) + sw},
 		{"two of four ranks copy", shared, 4, 8192, law(65536) + sw},
 		// messages.sharing replaces the law when the ranks outnumber the

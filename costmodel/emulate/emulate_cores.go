@@ -87,13 +87,18 @@ type coreState struct {
 	switchAt float64 // CoreSwitch: added to every blocking message
 	slice    float64 // TimeSlice: +Inf when a rank keeps its core until it waits
 	bound    bool    // RankBinder: rank r runs on core r mod C only
+	// committed is, by core, when the exchanges pairCopier gave the core
+	// end, were they copied one after another from when they were posted.
+	committed []float64
 }
 
 // coreRank is what a rank's sharing of the cores needs beside its
 // rankState (kept apart so that an emulation without sharing carries none
 // of it): the time it was ready without a core, the part of its current
 // event's wait that was for a core (moveCoreWait), the core it holds (-1:
-// none), when its time slice ends, and the copy it made last on its core.
+// none), when its time slice ends, the copy it made last on its core, and
+// the last exchange whose halves it copied or left to its partner
+// (pairCopier).
 type coreRank struct {
 	coreWait, coreWaitEv float64
 	sliceEnd             float64
@@ -101,6 +106,15 @@ type coreRank struct {
 	copyPrev             pathRef // what bound the last copy's start, unless copyVia is viaProgram
 	copyVia              pathVia
 	core                 int32
+	exchange             exchangeCopy
+}
+
+// exchangeCopy is a rank's last exchange with whole-event halves: the
+// partner (-1: none yet), the wave of the rank's send half, and whether
+// the rank copied it.
+type exchangeCopy struct {
+	peer, wave int64
+	copied     bool
 }
 
 // coreRankBytes is the memory sharing cores takes per rank beside the
@@ -155,12 +169,13 @@ func newCoreState(k *lang.Checked, p Pricer, limits EmulateLimits) (*coreState, 
 	if emulationMemory(n)+float64(n*coreRankBytes) > float64(limits.memory()) {
 		return nil, coresMemoryError(k, limits)
 	}
-	st := &coreState{switchAt: sw, slice: slice, free: make(coreHeap, c), held: make([]coreSlot, c), ranks: make([]coreRank, n)}
+	st := &coreState{switchAt: sw, slice: slice, free: make(coreHeap, c), held: make([]coreSlot, c), committed: make([]float64, c), ranks: make([]coreRank, n)}
 	if b, ok := p.(RankBinder); ok {
 		st.bound = b.BindsRanks()
 	}
 	for r := range st.ranks {
 		st.ranks[r].core = -1
+		st.ranks[r].exchange.peer = -1
 	}
 	for i := range st.free {
 		st.free[i] = coreSlot{prev: emptyPath, id: int32(i)}
@@ -463,17 +478,119 @@ func (em *emulator) transferShared(s, d int64, ready float64) {
 }
 
 // copier is the side of a blocking message from s to d that copies it:
-// the one that arrived second; of two that arrived at once, the one
-// running on a core (the other waits), else the sender.
+// the one that arrived second; of two that arrived at once, one side for
+// both halves of an exchange between them priced as a whole
+// (pairCopier), else the one running on a core (the other waits), else
+// the sender.
 func (em *emulator) copier(s, d int64) int64 {
 	ss, ds := &em.ranks[s], &em.ranks[d]
 	switch {
 	case ds.posted > ss.posted:
 		return d
-	case ds.posted == ss.posted && em.cores.ranks[d].core >= 0 && em.cores.ranks[s].core < 0:
+	case ds.posted < ss.posted:
+		return s
+	case em.serial != nil && exchanging(ss, ds, s, d):
+		return em.pairCopier(s, d)
+	case em.cores.ranks[d].core >= 0 && em.cores.ranks[s].core < 0:
 		return d
 	}
 	return s
+}
+
+// exchanging reports whether ranks s and d are in a sendrecv or exchange
+// with each other: each sends to and receives from the other.
+func exchanging(ss, ds *rankState, s, d int64) bool {
+	return ss.kind == ActSendRecv && ds.kind == ActSendRecv &&
+		ss.send.peer == d && ss.recv.peer == d && ds.send.peer == s && ds.recv.peer == s
+}
+
+// pairCopier is the side that copies both halves of an exchange between
+// s and d whose sides posted at once, when each half is priced as the
+// whole event (SerialSendRecv). In the generated program the side that
+// arrives second copies both directions while the other gives its core
+// up (docs/codegen.md), so an exchange takes one core, not one on each
+// side: with two pairs on two cores the pairs' exchanges then run on
+// both cores at once, as comms2 at P = 4 measures (the time of P = 2),
+// where a copy on each side made the pairs take turns (+44..+54 % in
+// every run of 2026-11-27). Which side: the partner of the side that
+// copied the pair's last exchange (that side runs on and posts the next
+// exchange first while its partner must be woken, so the partner arrives
+// second); else the side that must get a core first (the other holds
+// one, or its own core is held by another rank); else the lower rank.
+// The choice is made once per exchange and kept in both ranks' records,
+// so that the second half, and a copy queued for a core, find it
+// whatever the cores' state when they ask.
+func (em *emulator) pairCopier(s, d int64) int64 {
+	st := em.cores
+	last := st.ranks[s].exchange
+	if last.peer == d && last.wave == em.ranks[s].send.wave {
+		if last.copied {
+			return s
+		}
+		return d
+	}
+	c := em.firstToCopy(s, d)
+	if last.peer == d {
+		c = s
+		if last.copied {
+			c = d
+		}
+	}
+	if st.bound {
+		id := c % int64(len(st.held))
+		st.committed[id] = max(st.committed[id], em.ranks[s].posted) + em.ranks[s].send.cost + em.ranks[d].send.cost
+	}
+	other := s + d - c
+	st.ranks[c].exchange = exchangeCopy{peer: other, wave: em.ranks[c].send.wave, copied: true}
+	st.ranks[other].exchange = exchangeCopy{peer: c, wave: em.ranks[other].send.wave}
+	return c
+}
+
+// firstToCopy is the copier of a pair's first exchange with whole-event
+// halves (pairCopier): with bound ranks on two cores, the side whose core
+// has the fewer exchanges given to it (the earlier end of those
+// pairCopier gave it), so that pairs that first exchange at once copy
+// on different cores, as hypercube and comms2 at P = 4 measure (their
+// first exchanges take the time of P = 2); else the side that must still
+// get a core (the other holds one, or its own core is held by another
+// rank); else the lower rank.
+func (em *emulator) firstToCopy(s, d int64) int64 {
+	st := em.cores
+	if st.bound {
+		n := int64(len(st.held))
+		if cs, cd := st.committed[s%n], st.committed[d%n]; cs != cd {
+			if cs < cd {
+				return s
+			}
+			return d
+		}
+	}
+	sc, dc := st.ranks[s].core >= 0, st.ranks[d].core >= 0
+	switch {
+	case sc != dc && sc:
+		return d
+	case sc != dc:
+		return s
+	}
+	sb, db := em.coreBusy(s), em.coreBusy(d)
+	switch {
+	case sb != db && sb:
+		return s
+	case sb != db:
+		return d
+	}
+	return min(s, d)
+}
+
+// coreBusy reports whether rank r, bound to its core, finds it held by
+// another rank.
+func (em *emulator) coreBusy(r int64) bool {
+	st := em.cores
+	if !st.bound || st.ranks[r].core >= 0 {
+		return false
+	}
+	id := int32(r % int64(len(st.held)))
+	return !slices.ContainsFunc(st.free, func(c coreSlot) bool { return c.id == id })
 }
 
 // copyOnCore copies a blocking message from s to d on the core of the side

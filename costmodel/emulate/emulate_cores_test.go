@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"perfc/lang"
 	"strings"
 	"testing"
 
@@ -434,5 +435,61 @@ func TestCoresMemoryBudget(t *testing.T) {
 	var be *BudgetError
 	if !errors.As(err, &be) || be.Limit != "memory" || !strings.Contains(err.Error(), "emulating 1,000 ranks on shared cores needs about") {
 		t.Fatalf("error %v, want a memory budget error for shared cores", err)
+	}
+}
+
+// serialPricer is boundPricer whose sendrecv halves each cost the whole
+// event (SerialSendRecv), as the goroutine runtime's exchange law does
+// where ranks share cores: half the law per message.
+type serialPricer struct{ boundPricer }
+
+func (s serialPricer) SendRecvMessage(src, dst, from, bytes, recvBytes int64, _ *lang.CommStmt) (float64, bool) {
+	return s.msg, true
+}
+
+// TestCoresExchangeCopier checks the copier of exchanges whose two sides
+// post at once (pairCopier) by hand: 4 ranks bound to 2 cores (ranks 0, 2
+// on core 0), each message 1 ms, so an exchange takes 2 ms on the core of
+// the side that copies both halves. Pairs (0, 1) and (2, 3): the first
+// exchanges go to different cores (rank 0 copies on core 0, then core 1
+// has nothing given to it: rank 3), then each pair's copier alternates
+// and the pairs copy on the two cores at once: k exchanges end at 2k ms;
+// so do pairs (0, 3) and (1, 2). Without a whole-event price
+// (boundPricer) the rule does not apply and each sender copies its half
+// on its own core: the two pairs' halves interleave on the cores at 3 ms
+// a round, as before session 31 (the 1.5 × of comms2 at P = 4 in L2).
+func TestCoresExchangeCopier(t *testing.T) {
+	const kernel = `kernel e() on P = 4 ranks {
+  array a[8]: f64
+  repeat REPS {
+    exchange a with PEER
+  }
+}`
+	const ms = 1e-3
+	bound := boundPricer{sharedPricer{unitPricer: unitPricer{msg: ms, eager: -1}, cores: 2}}
+	serial := serialPricer{bound}
+	tests := []struct {
+		name       string
+		p          Pricer
+		reps, peer string
+		want       float64 // ms
+	}{
+		{"one exchange", serial, "1", "rank ^ 1", 2},
+		{"four exchanges", serial, "4", "rank ^ 1", 8},
+		{"four exchanges, pairs across the cores", serial, "4", "3 - rank", 8},
+		{"four exchanges, halves apart", bound, "4", "rank ^ 1", 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.NewReplacer("REPS", tt.reps, "PEER", tt.peer).Replace(kernel)
+			em, err := Emulate(checkSource(t, "e.spmd", src), tt.p, EmulateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(em.Total/ms-tt.want) > 1e-9 {
+				t.Errorf("total %g ms, want %g ms", em.Total/ms, tt.want)
+			}
+			checkPathCovers(t, em)
+		})
 	}
 }
