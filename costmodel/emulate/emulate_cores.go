@@ -515,9 +515,8 @@ func exchanging(ss, ds *rankState, s, d int64) bool {
 // every run of 2026-11-27). Which side: the partner of the side that
 // copied the pair's last exchange (that side runs on and posts the next
 // exchange first while its partner must be woken, so the partner arrives
-// second); else the side that must get a core first (the other holds
-// one, or its own core is held by another rank); else the lower rank.
-// The choice is made once per exchange and kept in both ranks' records,
+// second); for a pair's first exchange, firstToCopy's side. The choice is
+// made once per exchange and kept in both ranks' records,
 // so that the second half, and a copy queued for a core, find it
 // whatever the cores' state when they ask.
 func (em *emulator) pairCopier(s, d int64) int64 {
@@ -547,8 +546,8 @@ func (em *emulator) pairCopier(s, d int64) int64 {
 }
 
 // firstToCopy is the copier of a pair's first exchange with whole-event
-// halves (pairCopier): with bound ranks on two cores, the side whose core
-// has the fewer exchanges given to it (the earlier end of those
+// halves (pairCopier): with bound ranks, the side whose core has the
+// fewer exchanges given to it (the earlier end of those
 // pairCopier gave it), so that pairs that first exchange at once copy
 // on different cores, as hypercube and comms2 at P = 4 measure (their
 // first exchanges take the time of P = 2); else the side that must still

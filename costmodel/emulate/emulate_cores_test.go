@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"perfc/lang"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"perfc/lang"
 )
 
 // sharedPricer is the unit pricer on a machine whose ranks share cores:
