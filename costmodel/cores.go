@@ -193,25 +193,20 @@ func (p *machinePricer) fewCopiers() bool {
 // where those laws give 5.0 and 5.3 µs (docs/predict.md, "Ranks sharing
 // cores"). Beyond the private caches the factor is the table's own
 // per-length law of two copies at once (beyondPrivate) where it has one.
-func (p *machinePricer) sharedFactor(mm *machines.MessageModel, src, dst int64, bytes float64) float64 {
+// from names where the factor came from, for the explanation.
+func (p *machinePricer) sharedFactor(mm *machines.MessageModel, src, dst int64, bytes float64) (f float64, from string) {
 	sc := p.m.SharedCopies()
 	private := p.privateCacheBytes()
 	if mm != nil && (mm == p.m.LocalMessages() || mm == p.m.SameCoreMessages()) {
 		private = p.firstCacheBytes()
 	}
-	if sc == nil || !p.sharesCores() || bytes < private {
-		return 1
-	}
-	if p.fewCopiers() {
-		return 1
-	}
-	if p.crossesNodes(src, dst) {
-		return 1
+	if sc == nil || !p.sharesCores() || bytes < private || p.fewCopiers() || p.crossesNodes(src, dst) {
+		return 1, ""
 	}
 	if f, ok := p.beyondPrivate(bytes); ok {
-		return f
+		return f, "messages.sendrecv over messages.local at this length, beyond the private caches"
 	}
-	return sc.Factor.Value
+	return sc.Factor.Value, "messages.shared"
 }
 
 // beyondPrivate is the slowdown of a copy of bytes beyond a core's
@@ -251,13 +246,9 @@ func withShared(t, t0, f float64) float64 {
 // sharedCopies scales the bytes' part of the time t of a message of bytes
 // under model mm at level and says so.
 func (p *machinePricer) sharedCopies(mm *machines.MessageModel, level int, src, dst int64, bytes, t float64, how string) (float64, string) {
-	f := p.sharedFactor(mm, src, dst, bytes)
+	f, from := p.sharedFactor(mm, src, dst, bytes)
 	if f <= 1 {
 		return t, how
-	}
-	from := "messages.shared"
-	if _, ok := p.beyondPrivate(bytes); ok {
-		from = "messages.sendrecv over messages.local at this length, beyond the private caches"
 	}
 	return withShared(t, mm.Time(0, level), f), how + fmt.Sprintf(", its bytes' part x %.4g (%s: %d ranks share %d cores, which copy at the same time)", f, from, p.ranks, p.Cores())
 }

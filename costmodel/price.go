@@ -518,7 +518,7 @@ func (p *machinePricer) Message(src, dst int64, bytes int64) float64 {
 // scaled by the slowdown of concurrent copies (messages.shared).
 func (p *machinePricer) lawTime(mm *machines.MessageModel, level int, src, dst, bytes int64) float64 {
 	t := mm.Time(float64(bytes), level)
-	if f := p.sharedFactor(mm, src, dst, float64(bytes)); f > 1 {
+	if f, _ := p.sharedFactor(mm, src, dst, float64(bytes)); f > 1 {
 		t = withShared(t, mm.Time(0, level), f)
 	}
 	return t
