@@ -203,10 +203,31 @@ func (p *machinePricer) sharedFactor(mm *machines.MessageModel, src, dst int64, 
 	if sc == nil || !p.sharesCores() || bytes < private || p.fewCopiers() || p.crossesNodes(src, dst) {
 		return 1, ""
 	}
+	if p.aloneCopies && bytes >= p.privateCacheBytes() {
+		return 1, ""
+	}
 	if f, ok := p.beyondPrivate(bytes); ok {
 		return f, "messages.sendrecv over messages.local at this length, beyond the private caches"
 	}
 	return sc.Factor.Value, "messages.shared"
+}
+
+// AloneCopies implements emulate.SharedCopier: the pricer without the
+// slowdown of copies at once for messages at least as long as the
+// private caches (sharedFactor), whose copies stream from the level the
+// cores share, and that length; nil when the table's prices have no such
+// slowdown (no messages.shared, or every rank has a core). The emulator
+// prices each such copy by the copies that run beside it (docs/emulate.md,
+// "Copies beside copies"). The copy shares the pricer's state, which
+// pricing a message does not change.
+func (p *machinePricer) AloneCopies() (emulate.Pricer, int64) {
+	private := p.privateCacheBytes()
+	if p.m.SharedCopies() == nil || !p.sharesCores() || p.fewCopiers() || private == 0 {
+		return nil, 0
+	}
+	alone := *p
+	alone.aloneCopies = true
+	return &alone, int64(private)
 }
 
 // beyondPrivate is the slowdown of a copy of bytes beyond a core's

@@ -79,6 +79,10 @@ type machinePricer struct {
 	// messages.sendrecv.
 	atOnceStmt map[*lang.CommStmt]bool
 	atOncePos  map[string]bool
+	// aloneCopies leaves out the slowdown of copies at once beyond the
+	// private caches (AloneCopies): the pricer the emulator prices each
+	// such copy alone by.
+	aloneCopies bool
 }
 
 // NewPricer builds the Pricer of machine m for kernel k.

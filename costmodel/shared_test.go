@@ -134,3 +134,99 @@ func sharesSwitch(p int64) float64 {
 	}
 	return 0
 }
+
+// TestAloneCopies checks the pricer without the slowdown of copies at
+// once (AloneCopies, for the emulator's copies beside copies) on
+// testdata/cores.yaml with messages.shared and the laws of one copy
+// alone and two at once: at P = 4, every rank copying, a 1 MiB message
+// costs its law alone (1 µs + n / 5 GB/s) where the pricer's own price
+// scales its bytes by the laws' ratio; 16 KiB, within the private
+// caches (32 KiB), keeps the price; with a core each, two of four ranks
+// copying, or no messages.shared, there is nothing to leave out. And a
+// pingpong of 1 MiB between ranks 0 and 1 while ranks 2 and 3 exchange
+// 8 B once is predicted at the law alone per message.
+func TestAloneCopies(t *testing.T) {
+	base, err := os.ReadFile("testdata/cores.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	twoLaws := strings.Replace(string(base), "  rinf: bw\n", "  rinf: bw\n  shared: {factor: 2, source: test}\n"+
+		"  local: {source: test, model: hockney, t0: 0.2us, rinf: 10GB/s}\n"+
+		"  sendrecv: {source: test, model: hockney, t0: 0.4us, rinf: 6GB/s}\n", 1)
+	ratio := func(n float64) float64 { return (0.4e-6 + n/6e9) / (0.2e-6 + n/10e9) }
+	law := func(n float64) float64 { return 1e-6 + n/5e9 }
+	const pingpong = `kernel pp(n = 131072) on P = 4 ranks {
+  array a[n]: f64
+  repeat 4 {
+    if rank == 0 {
+      send a[0:n] to 1
+      recv a[0:n] from 1
+    } else if rank == 1 {
+      recv a[0:n] from 0
+      send a[0:n] to 0
+    }
+  }
+  if rank >= 2 {
+    exchange a[0:1] with 5 - rank
+  }
+}`
+	m, err := machines.Parse("cores.yaml", []byte(twoLaws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := checkSource(t, "pp.spmd", pingpong)
+	rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := PricerFor(k, rep, m, Options{}).(*machinePricer)
+	alone, from := p.AloneCopies()
+	if alone == nil || from != 32<<10 {
+		t.Fatalf("AloneCopies = %v, %d; want a pricer and 32 KiB", alone, from)
+	}
+	const n = 1 << 20
+	if got, want := p.Message(0, 1, n), 1e-6+ratio(n)*n/5e9; !sameTime(got, want) {
+		t.Errorf("1 MiB with the slowdown: %g s, want %g s", got, want)
+	}
+	if got := alone.Message(0, 1, n); !sameTime(got, law(n)) {
+		t.Errorf("1 MiB alone: %g s, want %g s", got, law(n))
+	}
+	if got, want := alone.Message(0, 1, 16<<10), p.Message(0, 1, 16<<10); !sameTime(got, want) {
+		t.Errorf("16 KiB alone: %g s, want the price %g s", got, want)
+	}
+	pred, err := Predict(k, rep, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const sw = 0.05e-6
+	want := 8 * (law(n) + sw)
+	if pred.Emulation == nil || pred.Total < want || pred.Total > want+2*(law(8)+sw) {
+		t.Errorf("pingpong beside idle ranks: %g s, want %g s (the law alone, each message) and at most the 8 B exchange more", pred.Total, want)
+	}
+	if lc := pred.Emulation.LongCopies; lc == nil || lc.Copies != 8 || !sameTime(lc.Took, lc.Alone) {
+		t.Errorf("long copies %+v, want 8 taking what they take alone", lc)
+	}
+
+	for _, tt := range []struct {
+		name, table, src string
+	}{
+		{"a core each", twoLaws, strings.Replace(pingpong, "P = 4", "P = 2", 1)},
+		{"two of four ranks copy", twoLaws, strings.Replace(pingpong, "rank >= 2", "rank > 5", 1)},
+		{"no messages.shared", strings.Replace(twoLaws, "  shared: {factor: 2, source: test}\n", "", 1), pingpong},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := machines.Parse("cores.yaml", []byte(tt.table))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := checkSource(t, "pp.spmd", tt.src)
+			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if alone, _ := PricerFor(k, rep, m, Options{}).(*machinePricer).AloneCopies(); alone != nil {
+				t.Error("AloneCopies gave a pricer where no price has the slowdown of copies at once")
+			}
+		})
+	}
+}

@@ -222,6 +222,7 @@ func printEmulation(w io.Writer, r *emulationReport) {
 		fmt.Fprintf(w, "cores: %d ranks share %d cores (a run queue, docs/emulate.md); the ranks waited %s for a core in all\n",
 			em.Ranks, em.Cores, formatTime(wait))
 	}
+	printLongCopies(w, em.LongCopies)
 	if em.Requests > 0 {
 		var wait float64
 		for _, r := range em.PerRank {
@@ -436,4 +437,14 @@ func checkPlotName(path, what string) error {
 		return fmt.Errorf("--plot %s: %s is written as .svg or .png; name the file so", path, what)
 	}
 	return nil
+}
+
+// printLongCopies says what the copies priced by the copies beside them
+// took (emulate.SharedCopier), when there were any.
+func printLongCopies(w io.Writer, lc *emulate.LongCopies) {
+	if lc == nil {
+		return
+	}
+	fmt.Fprintf(w, "long copies: %s beyond the private caches, priced by the copies beside them (docs/emulate.md, \"Copies beside copies\"): %s alone, %s each beside another, %s emulated\n",
+		count(lc.Copies, "blocking copy", "blocking copies"), formatTime(lc.Alone), formatTime(lc.Beside), formatTime(lc.Took))
 }

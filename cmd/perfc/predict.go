@@ -147,8 +147,14 @@ func printPrediction(w io.Writer, p *costmodel.Prediction, terms bool) {
 	fmt.Fprintf(w, "\npredicted time: %s   R_B = %s (%s nominal flop, all ranks)   R_T = %s /s\n",
 		formatTime(p.Total), units.Rate(p.RB*1e6), units.Count(p.NominalFlop), units.Number(p.RT))
 	if em := p.Emulation; em != nil {
-		fmt.Fprintf(w, "emulated: %s events, %s messages; the slowest rank's own costs add up to %s, the rest is waiting on the critical path\n",
-			units.Int(em.Events), units.Int(em.Messages), formatTime(p.RankSum))
+		if p.Total >= p.RankSum {
+			fmt.Fprintf(w, "emulated: %s events, %s messages; the slowest rank's own costs add up to %s, the rest is waiting on the critical path\n",
+				units.Int(em.Events), units.Int(em.Messages), formatTime(p.RankSum))
+		} else {
+			fmt.Fprintf(w, "emulated: %s events, %s messages; the slowest rank's own costs add up to %s as the regions price them (ranks that share cores all computing, and copying, at once), more than the emulated critical path\n",
+				units.Int(em.Events), units.Int(em.Messages), formatTime(p.RankSum))
+		}
+		printLongCopies(w, em.LongCopies)
 		if em.LinkWaits > 0 {
 			fmt.Fprintf(w, "node-boundary links: %s messages waited %s in all\n", units.Int(em.LinkWaits), formatTime(em.LinkWait))
 		}

@@ -147,20 +147,23 @@ type Interval struct {
 
 // Emulation is the result of Emulate: a prediction, not a measurement.
 type Emulation struct {
-	Kernel      string     `json:"kernel"`
-	Ranks       int64      `json:"ranks"`
-	Grid        []int64    `json:"grid,omitempty"`     // Px, Py
-	Total       float64    `json:"total_s"`            // when the last rank finishes
-	Events      int64      `json:"events"`             // events emulated, all ranks
-	Messages    int64      `json:"messages"`           // point-to-point messages delivered
-	Requests    int64      `json:"requests,omitempty"` // non-blocking requests posted (isend, irecv)
-	Collectives int64      `json:"collectives"`        // collective and barrier calls (once per call, not per rank)
-	Nodes       []int64    `json:"nodes,omitempty"`
-	LinkWaits   int64      `json:"link_waits"`          // messages that waited for a node-boundary link
-	LinkWait    float64    `json:"link_wait_s"`         // the time they waited, summed
-	Cores       int        `json:"cores,omitempty"`     // the cores the ranks shared (CoreSharer); 0: each rank had its own
-	Truncated   bool       `json:"truncated,omitempty"` // stopped at EmulateOptions.Until
-	PerRank     []RankTime `json:"per_rank"`
+	Kernel      string  `json:"kernel"`
+	Ranks       int64   `json:"ranks"`
+	Grid        []int64 `json:"grid,omitempty"`     // Px, Py
+	Total       float64 `json:"total_s"`            // when the last rank finishes
+	Events      int64   `json:"events"`             // events emulated, all ranks
+	Messages    int64   `json:"messages"`           // point-to-point messages delivered
+	Requests    int64   `json:"requests,omitempty"` // non-blocking requests posted (isend, irecv)
+	Collectives int64   `json:"collectives"`        // collective and barrier calls (once per call, not per rank)
+	Nodes       []int64 `json:"nodes,omitempty"`
+	LinkWaits   int64   `json:"link_waits"`      // messages that waited for a node-boundary link
+	LinkWait    float64 `json:"link_wait_s"`     // the time they waited, summed
+	Cores       int     `json:"cores,omitempty"` // the cores the ranks shared (CoreSharer); 0: each rank had its own
+	// LongCopies is what the copies priced by the copies beside them
+	// took (SharedCopier); nil when none was.
+	LongCopies *LongCopies `json:"long_copies,omitempty"`
+	Truncated  bool        `json:"truncated,omitempty"` // stopped at EmulateOptions.Until
+	PerRank    []RankTime  `json:"per_rank"`
 	// Critical is the critical path from the start of the run (or, when
 	// CriticalCut, from the oldest stretch still kept) to its end;
 	// CriticalTotals sums all of it.
@@ -973,6 +976,10 @@ func (em *emulator) result() (*Emulation, error) {
 	}
 	if em.nb != nil {
 		res.Requests = em.nb.posted
+	}
+	if em.cores != nil && em.cores.shared != nil && em.cores.shared.sum.Copies > 0 {
+		sum := em.cores.shared.sum
+		res.LongCopies = &sum
 	}
 	head := em.path.takeHead(&em.ranks[last], last)
 	res.Critical, res.CriticalCut = em.path.steps(head, em.k.File.Source)

@@ -90,6 +90,9 @@ type coreState struct {
 	// committed is, by core, when the exchanges pairCopier gave the core
 	// end, were they copied one after another from when they were posted.
 	committed []float64
+	// shared prices long copies by the copies beside them; nil when the
+	// pricer's prices have no slowdown of copies at once (SharedCopier).
+	shared *sharedCopies
 }
 
 // coreRank is what a rank's sharing of the cores needs beside its
@@ -173,6 +176,7 @@ func newCoreState(k *lang.Checked, p Pricer, limits EmulateLimits) (*coreState, 
 	if b, ok := p.(RankBinder); ok {
 		st.bound = b.BindsRanks()
 	}
+	st.shared = newSharedCopies(p)
 	for r := range st.ranks {
 		st.ranks[r].core = -1
 		st.ranks[r].exchange.peer = -1
@@ -607,7 +611,7 @@ func (em *emulator) copyOnCore(s, d int64, ready, start float64, prev *pathRef, 
 		own = em.lastCopy(c, &em.ranks[c])
 		start, prev, via = cr.busyUntil, &own, viaCore
 	}
-	end := start + ss.send.cost + em.cores.switchAt
+	end := start + em.copyTime(s, ss, start, ss.send.cost) + em.cores.switchAt
 	cr.copyStart, cr.busyUntil = start, end
 	cr.copyVia = via
 	if via != viaProgram {
