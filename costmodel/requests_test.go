@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"perfc/analyze"
 	"perfc/costmodel/emulate"
 	"perfc/lang"
 	"perfc/machines"
@@ -211,15 +210,7 @@ func TestRequestsHandNoCoreOver(t *testing.T) {
 		{"MPI ranks", sharing + "host:\n  backend: mpi\n", 0, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := machines.Parse("sharing.yaml", []byte(tt.table))
-			if err != nil {
-				t.Fatal(err)
-			}
-			k := checkSource(t, "q.spmd", src)
-			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			m, k, rep := onTable(t, "sharing.yaml", tt.table, "q.spmd", src)
 			p := PricerFor(k, rep, m, Options{})
 			var isend, sendrecv *lang.CommStmt
 			lang.Inspect(k.Kernel, func(n lang.Node) bool {

@@ -170,15 +170,7 @@ func TestAloneCopies(t *testing.T) {
     exchange a[0:1] with 5 - rank
   }
 }`
-	m, err := machines.Parse("cores.yaml", []byte(twoLaws))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := checkSource(t, "pp.spmd", pingpong)
-	rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, k, rep := onTable(t, "cores.yaml", twoLaws, "pp.spmd", pingpong)
 	p := PricerFor(k, rep, m, Options{}).(*machinePricer)
 	alone, from := p.AloneCopies()
 	if alone == nil || from != 32<<10 {
@@ -215,15 +207,7 @@ func TestAloneCopies(t *testing.T) {
 		{"no messages.shared", strings.Replace(twoLaws, "  shared: {factor: 2, source: test}\n", "", 1), pingpong},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := machines.Parse("cores.yaml", []byte(tt.table))
-			if err != nil {
-				t.Fatal(err)
-			}
-			k := checkSource(t, "pp.spmd", tt.src)
-			rep, err := analyze.Analyze(k, analyze.Options{Cache: m.CacheHierarchy()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			m, k, rep := onTable(t, "cores.yaml", tt.table, "pp.spmd", tt.src)
 			if alone, _ := PricerFor(k, rep, m, Options{}).(*machinePricer).AloneCopies(); alone != nil {
 				t.Error("AloneCopies gave a pricer where no price has the slowdown of copies at once")
 			}
