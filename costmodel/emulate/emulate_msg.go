@@ -133,13 +133,7 @@ func (em *emulator) route(s int64, ss *rankState) {
 		e.boundary, e.cost = em.net.route(s, ss.send.peer, ss.send.bytes)
 		e.bytes = ss.send.bytes
 	}
-	cost := em.stmtCost(s, ss, e.cost)
-	if ss.kind == ActSendRecv && em.serial != nil {
-		if c, ok := em.serial.SendRecvMessage(s, ss.send.peer, ss.recv.peer, ss.send.bytes, ss.recv.bytes, ss.stmt); ok {
-			cost = c
-		}
-	}
-	ss.send.wave, ss.send.boundary, ss.send.cost = e.sent, e.boundary, cost
+	ss.send.wave, ss.send.boundary, ss.send.cost = e.sent, e.boundary, sendPrice(em.stmtMsg, em.serial, s, ss, e.cost)
 }
 
 // eagerSize reports whether a message of n bytes is sent eagerly.
@@ -218,12 +212,32 @@ func (em *emulator) wholeEventExcess(s, d int64, ss, ds *rankState) float64 {
 // stmtCost is the price of rank s's current send alone: its statement's
 // (StmtMessager) where the pricer has one, base (the network's) otherwise.
 func (em *emulator) stmtCost(s int64, ss *rankState, base float64) float64 {
-	if em.stmtMsg != nil && ss.stmt != nil {
-		if c, ok := em.stmtMsg.StmtMessage(ss.stmt, s, ss.send.peer, ss.send.bytes); ok {
+	return stmtPrice(em.stmtMsg, s, ss, base)
+}
+
+// stmtPrice is stmtCost by the statement pricer stmt (nil: none).
+func stmtPrice(stmt StmtMessager, s int64, ss *rankState, base float64) float64 {
+	if stmt != nil && ss.stmt != nil {
+		if c, ok := stmt.StmtMessage(ss.stmt, s, ss.send.peer, ss.send.bytes); ok {
 			return c
 		}
 	}
 	return base
+}
+
+// sendPrice is the price of rank s's current send, from base, the
+// network's: its statement's (stmtPrice), and for a sendrecv the whole
+// event's where serial prices it (SerialSendRecv; nil: the halves
+// overlap). route prices every send by it, and sharedCopies a copy
+// alone, by the pricer without the slowdown of copies at once.
+func sendPrice(stmt StmtMessager, serial SerialSendRecv, s int64, ss *rankState, base float64) float64 {
+	cost := stmtPrice(stmt, s, ss, base)
+	if ss.kind == ActSendRecv && serial != nil {
+		if c, ok := serial.SendRecvMessage(s, ss.send.peer, ss.recv.peer, ss.send.bytes, ss.recv.bytes, ss.stmt); ok {
+			cost = c
+		}
+	}
+	return cost
 }
 
 // deliver completes a blocking message from s to d that started at start

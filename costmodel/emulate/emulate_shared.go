@@ -62,22 +62,13 @@ func newSharedCopies(p Pricer) *sharedCopies {
 }
 
 // aloneCost is the price of rank s's current send copied with no other
-// copy beside it, priced as route prices it (the network's message, the
-// statement's, a sendrecv's whole event) by the pricer without the
-// slowdown; cost when that price is not usable or not below cost.
+// copy beside it, priced as route prices it (sendPrice) by the pricer
+// without the slowdown; cost when that price is not usable or not below
+// cost.
 func (sh *sharedCopies) aloneCost(s int64, ss *rankState, cost float64) float64 {
-	d, n := ss.send.peer, ss.send.bytes
-	a := sh.alone.Message(s, d, n) // ranks that share cores are never a cluster's (newCoreState)
-	if sh.stmt != nil && ss.stmt != nil {
-		if c, ok := sh.stmt.StmtMessage(ss.stmt, s, d, n); ok {
-			a = c
-		}
-	}
-	if ss.kind == ActSendRecv && sh.serial != nil {
-		if c, ok := sh.serial.SendRecvMessage(s, d, ss.recv.peer, n, ss.recv.bytes, ss.stmt); ok {
-			a = c
-		}
-	}
+	// Ranks that share cores are never a cluster's (newCoreState): the
+	// network's price is the pricer's Message.
+	a := sendPrice(sh.stmt, sh.serial, s, ss, sh.alone.Message(s, ss.send.peer, ss.send.bytes))
 	if !(a > 0) || !isFinite(a) || a > cost {
 		return cost
 	}
