@@ -40,13 +40,15 @@ type coreRow struct {
 
 // coreLoop is one kernel loop of a region with its machine code.
 type coreLoop struct {
-	iters float64
-	body  machinecode.Body
+	iters   float64
+	entries float64 // times the region enters the loop
+	body    machinecode.Body
 }
 
 // coreModelFit is the fitted compute.core with its quality.
 type coreModelFit struct {
 	cycle                            float64 // seconds
+	entry                            float64 // cycles per loop entry
 	blocks, issue, loads, stores, fp float64 // per cycle
 	rms                              float64 // relative rms over the rows
 	residuals                        []float64
@@ -80,14 +82,48 @@ var (
 	gridFP     = []float64{4, 2, 1}
 )
 
-// cyclesWith is a row's cycles with the given widths.
+// cyclesWith is a row's cycles with the given widths and entry cost.
 func cyclesWith(r coreRow, core machines.CoreModel) float64 {
-	var c float64
+	it, en := rowCycles(r, core)
+	return it + en*core.Entry.Value
+}
+
+// rowCycles is a row's cycles of loop iterations with the given widths,
+// and the entries of its loops (each compute.core.entry cycles).
+func rowCycles(r coreRow, core machines.CoreModel) (iterations, entries float64) {
 	for _, l := range r.loops {
 		cy, _ := coreCyclesOf(core, l.body)
-		c += l.iters * cy
+		iterations += l.iters * cy
+		entries += l.entries
 	}
-	return c
+	return iterations, entries
+}
+
+// cycleAndEntry fits the cycle time c and the cycles per loop entry e of
+// widths core to rows, minimising the relative squared error
+// Σ ((c·I + c·e·E)/y − 1)² over the rows' iteration cycles I and entries
+// E: linear least squares in c and d = c·e, with d held at 0 when its
+// best value is negative (an entry costs nothing less than its code) or
+// the rows cannot tell it apart (their entries in proportion to their
+// iterations). ok is false when the widths price no row.
+func cycleAndEntry(rows []coreRow, core machines.CoreModel) (c, e float64, ok bool) {
+	var saa, sab, sbb, sa, sb float64
+	for _, r := range rows {
+		it, en := rowCycles(r, core)
+		a, b := it/r.seconds, en/r.seconds
+		saa, sab, sbb, sa, sb = saa+a*a, sab+a*b, sbb+b*b, sa+a, sb+b
+	}
+	if saa == 0 {
+		return 0, 0, false
+	}
+	if det := saa*sbb - sab*sab; det > 1e-9*saa*sbb {
+		c, d := (sa*sbb-sb*sab)/det, (saa*sb-sab*sa)/det
+		if c > 0 && d >= 0 {
+			return c, d / c, true
+		}
+	}
+	c = sa / saa
+	return c, 0, c > 0
 }
 
 // coreCyclesOf is the cycles per iteration of a body, as the pricing
@@ -130,22 +166,17 @@ func fitCoreModel(rows []coreRow, oneCycle float64) (*coreModelFit, error) {
 				for _, s := range gridStores {
 					for _, f := range gridFP {
 						core := widths(1, b, w, l, s, f)
-						// min Σ (c·x/y − 1)²: c = Σ(x/y) / Σ(x/y)².
-						var sr, srr float64
-						for _, r := range rows {
-							q := cyclesWith(r, core) / r.seconds
-							sr, srr = sr+q, srr+q*q
-						}
-						if srr == 0 {
+						c, e, ok := cycleAndEntry(rows, core)
+						if !ok {
 							continue
 						}
-						c := sr / srr
+						core.Entry = machines.Number{Quantity: machines.Quantity{Value: e}, Given: true}
 						var ss float64
 						for _, r := range rows {
-							e := c*cyclesWith(r, core)/r.seconds - 1
-							ss += e * e
+							d := c*cyclesWith(r, core)/r.seconds - 1
+							ss += d * d
 						}
-						cands = append(cands, coreModelFit{cycle: c, blocks: b, issue: w, loads: l, stores: s, fp: f, rms: math.Sqrt(ss / float64(len(rows)))})
+						cands = append(cands, coreModelFit{cycle: c, entry: e, blocks: b, issue: w, loads: l, stores: s, fp: f, rms: math.Sqrt(ss / float64(len(rows)))})
 					}
 				}
 			}
@@ -206,6 +237,9 @@ func (f *coreModelFit) tieNote() string {
 // once they are fitted.
 func (f *coreModelFit) model() machines.CoreModel {
 	m := widths(f.cycle, f.blocks, f.issue, f.loads, f.stores, f.fp)
+	if f.entry > 0 {
+		m.Entry = machines.Number{Quantity: machines.Quantity{Value: f.entry}, Given: true}
+	}
 	if f.divider != nil {
 		m.Divider = map[string]machines.Number{}
 		for k, v := range f.divider.hold {
@@ -253,7 +287,7 @@ func rowOf(p point, code *machinecode.Code) (coreRow, bool) {
 			}
 			return coreRow{}, false
 		}
-		row.loops = append(row.loops, coreLoop{iters: iters, body: code.Loops[i].Body})
+		row.loops = append(row.loops, coreLoop{iters: iters, entries: l.Entries.Float(), body: code.Loops[i].Body})
 	}
 	return row, true
 }
@@ -293,6 +327,7 @@ type coreYAML struct {
 	FPPorts        float64      `yaml:"fp_ports"`
 	BlocksPerCycle float64      `yaml:"blocks_per_cycle"`
 	Window         *numberYAML  `yaml:"window,omitempty,flow"`
+	Entry          *numberYAML  `yaml:"entry,omitempty,flow"`
 	Divider        *dividerYAML `yaml:"divider,omitempty"`
 	Source         string       `yaml:"source"`
 }
@@ -343,9 +378,14 @@ func (r *Result) coreSection() *coreYAML {
 	if f.window > 0 {
 		window = &numberYAML{Value: ns(f.window), Source: fmt.Sprintf("perfc calibrate window benchmarks (as compute.latency.window) with each entry's work priced by its compiled code, %s, fit rms %s", r.Date, pct(f.windowRMS))}
 	}
-	return &coreYAML{Window: window, Divider: r.dividerSection(f), Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
+	var entry *numberYAML
+	if f.entry > 0 {
+		entry = &numberYAML{Value: strconv.FormatFloat(f.entry, 'g', 4, 64), Source: fmt.Sprintf("perfc calibrate in-core regions' machine code: cycles per entry of a machine loop, "+
+			"fitted with the cycle by least squares on relative error (the loop sweep's lengths 1..512 and RINF1's 1..256 set it apart from the iterations), %s, fit rms %s", r.Date, pct(f.rms))}
+	}
+	return &coreYAML{Window: window, Entry: entry, Divider: r.dividerSection(f), Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
 		Source: fmt.Sprintf("perfc calibrate in-core regions' machine code (go tool objdump of the timed binary), %d regions (%d left out: slow operations or unmapped loops), "+
-			"time = cycle × Σ iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f), widths by grid search, cycle by least squares on relative error%s, %s, fit rms %s; regions bound by: %s",
+			"time = cycle × Σ (iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f) + entries × entry), widths by grid search, cycle and entry by least squares on relative error%s, %s, fit rms %s; regions bound by: %s",
 			len(f.rows), f.skipped, f.blocks, f.tieNote(), r.Date, pct(f.rms), strings.Join(bound, ", "))}
 }
 
@@ -443,9 +483,13 @@ func fitCoreWindow(cf *coreFit, code *machinecode.Code) (float64, float64, error
 			}
 			cy, _ := coreCyclesOf(core, code.Loops[i].Body)
 			t := iters * cy * cf.core.cycle
-			row.region += t
+			entries := l.Entries.Float() * core.Entry.Value * cf.core.cycle
+			row.region += t + entries
 			if inside[lineColOf(l.Stmt)] {
 				row.body += t
+				if lineColOf(l.Stmt) != lineColOf(ch.Loop) {
+					row.body += entries // the chain's loop's own entries are its parent's work
+				}
 			}
 		}
 		rows = append(rows, row)

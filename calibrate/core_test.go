@@ -49,6 +49,47 @@ func TestCoreModelFitRecoversSyntheticCore(t *testing.T) {
 	}
 }
 
+// TestCoreModelFitRecoversEntry makes region times as the loop sweep's:
+// an inner loop of n = 1 … 512 iterations entered reps times, on a core of
+// a 0.28 ns cycle, issue 6, and 1.5 cycles per loop entry, with a little
+// noise, plus regions of long loops that do not see the entries; the fit
+// must find the entry cost and the cycle within 1 %, and without entries
+// in the times (Entry 0) it must give none.
+func TestCoreModelFitRecoversEntry(t *testing.T) {
+	for _, wantEntry := range []float64{1.5, 0} {
+		want := widths(0.28e-9, 1, 6, 2, 1, 4)
+		want.Entry.Value = wantEntry
+		var rows []coreRow
+		for i, n := range []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512} {
+			reps := 1 << 20 / n
+			r := coreRow{name: "loop", loops: []coreLoop{
+				{iters: reps, entries: 1, body: machinecode.Body{Blocks: 1, Insts: 4}},
+				{iters: reps * n, entries: reps, body: machinecode.Body{Blocks: 1, Insts: 3}},
+			}}
+			r.seconds = want.Cycle.Value * cyclesWith(r, want) * (1 + 0.002*float64(i%3-1))
+			rows = append(rows, r)
+		}
+		for _, b := range []machinecode.Body{{Blocks: 2, Insts: 18, Loads: 6, Stores: 1, FP: 5}, {Blocks: 1, Insts: 5, Loads: 4, Stores: 1}, {Blocks: 1, Insts: 7, Loads: 2, Stores: 1, FP: 6}} {
+			r := coreRow{name: "long", loops: []coreLoop{{iters: 1 << 20, entries: 1, body: b}}}
+			r.seconds = want.Cycle.Value * cyclesWith(r, want)
+			rows = append(rows, r)
+		}
+		f, err := fitCoreModel(rows, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(f.entry-wantEntry) > 0.01*max(wantEntry, 1) {
+			t.Errorf("entry %g cycles, want %g within 1%%", f.entry, wantEntry)
+		}
+		if e := math.Abs(f.cycle/want.Cycle.Value - 1); e > 0.01 {
+			t.Errorf("entry %g: cycle = %g s, want %g within 1%%", wantEntry, f.cycle, want.Cycle.Value)
+		}
+		if got := f.model().Entry; got.Given != (wantEntry > 0) {
+			t.Errorf("entry %g: the model's Entry is given %v", wantEntry, got.Given)
+		}
+	}
+}
+
 // TestCoreModelFitNeedsRows refuses to fit fewer than three regions.
 func TestCoreModelFitNeedsRows(t *testing.T) {
 	if _, err := fitCoreModel([]coreRow{{seconds: 1}}, 0); err == nil {

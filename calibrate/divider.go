@@ -80,6 +80,7 @@ func fitDivider(rows []coreRow, core *coreModelFit) (*dividerFit, error) {
 		var div *coreLoop
 		for i := range r.loops {
 			l := &r.loops[i]
+			rest += l.entries * model.Entry.Value
 			if len(l.body.Dividers) == 0 {
 				cy, _ := coreCyclesOf(model, l.body)
 				rest += l.iters * cy
@@ -113,12 +114,7 @@ func fitDivider(rows []coreRow, core *coreModelFit) (*dividerFit, error) {
 	}
 	var ss, worst float64
 	for _, r := range rows {
-		var c float64
-		for _, l := range r.loops {
-			cy, _ := coreCyclesOf(model, l.body)
-			c += l.iters * cy
-		}
-		e := c*core.cycle/r.seconds - 1
+		e := cyclesWith(r, model)*core.cycle/r.seconds - 1
 		ss += e * e
 		f.rows++
 		if math.Abs(e) >= math.Abs(worst) {

@@ -31,11 +31,12 @@ import (
 
 // codeLoop is one kernel loop priced by its machine code.
 type codeLoop struct {
-	pos    string // the kernel loop's file:line:col
-	iters  float64
-	body   machinecode.Body
-	cycles float64 // per iteration
-	bound  string  // what sets the cycles
+	pos     string // the kernel loop's file:line:col
+	iters   float64
+	entries float64 // times the loop is entered (compute.core.entry cycles each)
+	body    machinecode.Body
+	cycles  float64 // per iteration
+	bound   string  // what sets the cycles
 }
 
 // slowOps are the operations the compiled-code pricing keeps at their
@@ -117,7 +118,7 @@ func (p *machinePricer) codeLoops(loops []analyze.LoopCount) ([]codeLoop, bool) 
 		}
 		body := p.code.Loops[i].Body
 		cycles, bound := coreCycles(core, body)
-		out = append(out, codeLoop{pos: l.Stmt, iters: iters, body: body, cycles: cycles, bound: bound})
+		out = append(out, codeLoop{pos: l.Stmt, iters: iters, entries: l.Entries.Float(), body: body, cycles: cycles, bound: bound})
 	}
 	return out, len(out) > 0
 }
@@ -143,8 +144,23 @@ func (p *machinePricer) codeTerms(w *workload) ([]Term, bool) {
 			How: fmt.Sprintf("%d B of code over %d 64-byte blocks, %d instructions, %d loads, %d stores, %d floating-point%s: %s cycles per iteration (%s) × %s cycle",
 				b.Bytes, b.Blocks, b.Insts, b.Loads, b.Stores, b.FP, dividesSaid(b), units.Count(l.cycles), l.bound, core.Cycle.String()),
 			Source: core.Cycle.Source})
+		if t := l.entryTime(core); t > 0 {
+			terms = append(terms, Term{Resource: "compute", What: "entries of the loop at " + l.pos + " (compiled code)", Count: l.entries, Unit: "entry",
+				UnitCost: t / l.entries, Time: t,
+				How:    fmt.Sprintf("%s cycles per entry of a machine loop × %s cycle", units.Count(core.Entry.Value), core.Cycle.String()),
+				Source: core.Entry.Source})
+		}
 	}
 	return append(terms, p.opTableTerms(slowPart(w, core))...), true
+}
+
+// entryTime is what entering the loop costs over the region: its entries
+// × compute.core.entry cycles (zero when the table gives none). A loop
+// that a short trip count enters often (Horner's k steps per element,
+// RINF1 at small n) pays it once per entry; calibrate fits it on the loop
+// sweep's lengths 1..512 (docs/calibrate.md).
+func (l codeLoop) entryTime(core machines.CoreModel) float64 {
+	return l.entries * core.Entry.Value * core.Cycle.Value
 }
 
 // dividesSaid says a body's divides and square roots for a term's How
@@ -190,8 +206,12 @@ func (p *machinePricer) codeBodyTime(w *workload, pos string, body analyze.LoopB
 	}
 	var t float64
 	for _, l := range loops {
-		if inside[lineCol(l.pos)] {
-			t += l.iters * l.cycles * core.Cycle.Value
+		if !inside[lineCol(l.pos)] {
+			continue
+		}
+		t += l.iters * l.cycles * core.Cycle.Value
+		if lineCol(l.pos) != lineCol(pos) {
+			t += l.entryTime(core) // the loop's own entries are its parent's work
 		}
 	}
 	return t + sumTerms(p.opTableTerms(slowPart(bodyWorkload(body), core))), true

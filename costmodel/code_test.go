@@ -73,6 +73,73 @@ func TestPriceByCompiledCode(t *testing.T) {
 	}
 }
 
+// TestPriceLoopEntriesByCode charges compute.core.entry cycles per entry
+// of a machine loop: a loop of 1,000 iterations entered 100 times (10 per
+// entry) at 2.5 cycles an iteration and 2 cycles an entry, 0.25 ns each,
+// is 625 ns of iterations and 50 ns of entries; a table without entry
+// charges none.
+func TestPriceLoopEntriesByCode(t *testing.T) {
+	ns := 1e-9
+	data, err := os.ReadFile("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withEntry := strings.Replace(string(data), "blocks_per_cycle: 1, source:", "blocks_per_cycle: 1, entry: {value: 2, source: test loop sweep}, source:", 1)
+	m, err := machines.Parse("entry.yaml", []byte(withEntry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := analyze.Counts{Iterations: n(1000), LoopEntries: n(100), Loads: n(2000), Stores: n(1000),
+		Loops: []analyze.LoopCount{{Stmt: "k.spmd:4:5", Iterations: n(1000), Entries: n(100)}}}
+	body := machinecode.Body{Bytes: 70, Blocks: 2, Insts: 10, Loads: 2, Stores: 1, FP: 2}
+	r, _ := priceRegion(t, m, counts, 0, Options{Code: loopCode(body)})
+	want := []term{
+		{"loop at k.spmd:4:5 (compiled code)", 1000, 0.625 * ns, 625 * ns},
+		{"entries of the loop at k.spmd:4:5 (compiled code)", 100, 0.5 * ns, 50 * ns},
+	}
+	if diff := cmp.Diff(want, terms(r.Terms), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+		t.Errorf("terms (-want +got):\n%s", diff)
+	}
+	plain, err := machines.Load("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ = priceRegion(t, plain, counts, 0, Options{Code: loopCode(body)})
+	if math.Abs(r.Compute-625*ns) > 1e-15 || len(r.Terms) != 1 {
+		t.Errorf("without compute.core.entry: compute %g s in %d terms, want 625 ns in one", r.Compute, len(r.Terms))
+	}
+}
+
+// TestChainBodyCountsInnerEntries checks the body time the latency bound
+// compares a restarted chain with (codeBodyTime): the loop's own code and
+// its nested loop's, with the nested loop's entries (one per iteration of
+// the chain's loop, 2 cycles each) but not the chain loop's own entry,
+// which its parent pays: 100 × 3 + 1,000 × 1 + 100 × 2 = 1,500 cycles of
+// 0.25 ns.
+func TestChainBodyCountsInnerEntries(t *testing.T) {
+	data, err := os.ReadFile("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Parse("entry.yaml", []byte(strings.Replace(string(data), "blocks_per_cycle: 1, source:", "blocks_per_cycle: 1, entry: {value: 2, source: test loop sweep}, source:", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := &machinecode.Code{
+		Loops: []machinecode.Loop{{Kernel: "4:5", Parent: -1, Body: machinecode.Body{Blocks: 1, Insts: 12}}, {Kernel: "6:7", Parent: 0, Body: machinecode.Body{Blocks: 1, Insts: 4}}},
+		Spans: []machinecode.Span{{Pos: "4:5", First: 10, Last: 30}, {Pos: "6:7", First: 12, Last: 20}}, ByKernel: map[string]int{"4:5": 0, "6:7": 1}}
+	k := checkSource(t, "k.spmd", "kernel k(N = 8) {\n  array a[N]: f64\n  region \"r\" {\n    for i in 0..N {\n      a[i] = 1.0\n    }\n  }\n}")
+	p := newOptionsPricer(m, k, Options{Code: code})
+	w := &workload{region: true, loops: []analyze.LoopCount{
+		{Stmt: "k.spmd:4:5", Iterations: n(100), Entries: n(1)},
+		{Stmt: "k.spmd:6:7", Iterations: n(1000), Entries: n(100)},
+	}}
+	got, ok := p.codeBodyTime(w, "k.spmd:4:5", analyze.LoopBody{})
+	if want := 1500 * 0.25e-9; !ok || math.Abs(got-want) > 1e-15 {
+		t.Errorf("body time %g s (ok %v), want %g s", got, ok, want)
+	}
+}
+
 // TestPriceDividerByCode prices a loop's divides by the table's
 // compute.core.divider: one more resource of the loop's max, not their
 // operation cost added. With a divide f64 holding the divider 1.25 ns (5

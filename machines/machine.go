@@ -404,6 +404,10 @@ type CoreModel struct {
 	// the entries' work priced by their code: optional; without it the
 	// latency section's window is used.
 	Window Number
+	// Entry is the cycles each entry of a machine loop costs beyond its
+	// iterations' code (the front end's redirect into a loop and out of
+	// it, Hockney's n½ for compiled code): optional; zero when absent.
+	Entry Number
 	// Divider is the time one divide or square root holds the core's
 	// divider, by machinecode.DividerKind ("div f64", "sqrt f32"):
 	// optional; a kind it gives is a resource of a loop's code (its
