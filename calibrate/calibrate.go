@@ -104,14 +104,14 @@ func modeSizes(m Mode, llc int64) sizes {
 	case Full:
 		all.work, all.tick2Reps = 1<<17, 4000
 		all.loopLens = []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
-		all.windowKs = []int64{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128}
+		all.windowKs = []int64{1, 2, 4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 96, 128}
 		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<22, 2
 		all.strides = []int64{1, 2, 4, 8, 16, 32}
 		all.samples, all.minTime = 21, "200ms"
 	case Quick:
 		all.work, all.tick2Reps = 1<<15, 1000
 		all.loopLens = []int64{1, 4, 16, 64, 256}
-		all.windowKs = []int64{2, 8, 16, 32, 64, 128}
+		all.windowKs = []int64{2, 8, 12, 16, 32, 64, 128}
 		all.memMax, all.memWork, all.memSteps = 4*llc, 1<<20, 1
 		all.strides = []int64{1, 4, 16}
 		all.samples, all.minTime = 9, "50ms"

@@ -56,6 +56,8 @@ type coreModelFit struct {
 	bound                            map[string]int // rows by the resource that bound most of their time
 	skipped                          int            // regions left out (slow operations, unmapped loops)
 	window, windowRMS                float64        // the reorder window with entries priced by code (0: none)
+	windowExponent                   float64        // its law's smooth-maximum exponent (0: the plain maximum)
+	windowRMSByExponent              []float64      // the best rms of each of windowExponents
 	windowErr                        error
 	// oneCycle is the one-cycle time that chose among the near ties (0:
 	// none given); byRMS the grid point of the lowest rms, which it may
@@ -240,6 +242,9 @@ func (f *coreModelFit) model() machines.CoreModel {
 	if f.entry > 0 {
 		m.Entry = machines.Number{Quantity: machines.Quantity{Value: f.entry}, Given: true}
 	}
+	if f.windowExponent > 0 {
+		m.WindowExponent = machines.Number{Quantity: machines.Quantity{Value: f.windowExponent}, Given: true}
+	}
 	if f.divider != nil {
 		m.Divider = map[string]machines.Number{}
 		for k, v := range f.divider.hold {
@@ -327,6 +332,7 @@ type coreYAML struct {
 	FPPorts        float64      `yaml:"fp_ports"`
 	BlocksPerCycle float64      `yaml:"blocks_per_cycle"`
 	Window         *numberYAML  `yaml:"window,omitempty,flow"`
+	WindowExponent *numberYAML  `yaml:"window_exponent,omitempty,flow"`
 	Entry          *numberYAML  `yaml:"entry,omitempty,flow"`
 	Divider        *dividerYAML `yaml:"divider,omitempty"`
 	Source         string       `yaml:"source"`
@@ -374,16 +380,20 @@ func (r *Result) coreSection() *coreYAML {
 			bound = append(bound, fmt.Sprintf("%s %d", k, n))
 		}
 	}
-	var window *numberYAML
+	var window, exponent *numberYAML
 	if f.window > 0 {
 		window = &numberYAML{Value: ns(f.window), Source: fmt.Sprintf("perfc calibrate window benchmarks (as compute.latency.window) with each entry's work priced by its compiled code, %s, fit rms %s", r.Date, pct(f.windowRMS))}
+		if f.windowExponent > 0 {
+			exponent = &numberYAML{Value: strconv.FormatFloat(f.windowExponent, 'g', -1, 64), Source: fmt.Sprintf("perfc calibrate window benchmarks: of the exponents p = 0 (the plain maximum), %s, the one whose best window fits them with the lowest rms (%s), %s",
+				exponentList(f.windowRMSByExponent), pct(f.windowRMS), r.Date)}
+		}
 	}
 	var entry *numberYAML
 	if f.entry > 0 {
 		entry = &numberYAML{Value: strconv.FormatFloat(f.entry, 'g', 4, 64), Source: fmt.Sprintf("perfc calibrate in-core regions' machine code: cycles per entry of a machine loop, "+
 			"fitted with the cycle by least squares on relative error (the loop sweep's lengths 1..512 and RINF1's 1..256 set it apart from the iterations), %s, fit rms %s", r.Date, pct(f.rms))}
 	}
-	return &coreYAML{Window: window, Entry: entry, Divider: r.dividerSection(f), Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
+	return &coreYAML{Window: window, WindowExponent: exponent, Entry: entry, Divider: r.dividerSection(f), Cycle: ns(f.cycle), Issue: f.issue, LoadPorts: f.loads, StorePorts: f.stores, FPPorts: f.fp, BlocksPerCycle: f.blocks,
 		Source: fmt.Sprintf("perfc calibrate in-core regions' machine code (go tool objdump of the timed binary), %d regions (%d left out: slow operations or unmapped loops), "+
 			"time = cycle × Σ (iterations × max(blocks/%g, instructions/w, loads/l, stores/s, fp/f) + entries × entry), widths by grid search, cycle and entry by least squares on relative error%s, %s, fit rms %s; regions bound by: %s",
 			len(f.rows), f.skipped, f.blocks, f.tieNote(), r.Date, pct(f.rms), strings.Join(bound, ", "))}
@@ -450,16 +460,16 @@ func cmpAbs(a, b float64) int {
 // fitted beside the counts' T_e would overlap too many or too few entries
 // when the pricing uses the code's. The rows are the window benchmarks of
 // the counts' window fit, their chains' latencies the same.
-func fitCoreWindow(cf *coreFit, code *machinecode.Code) (float64, float64, error) {
+func fitCoreWindow(cf *coreFit, code *machinecode.Code) (coreWindow, error) {
 	if cf.window == nil || cf.core == nil {
-		return 0, 0, nil
+		return coreWindow{}, nil
 	}
 	core := cf.core.model()
 	var rows []windowRow
 	for _, p := range cf.window.pts {
 		row, err := windowRowOf(cf, p)
 		if err != nil {
-			return 0, 0, err
+			return coreWindow{}, err
 		}
 		var ch *analyze.Chain
 		for i := range p.counts.Chains {
@@ -479,7 +489,7 @@ func fitCoreWindow(cf *coreFit, code *machinecode.Code) (float64, float64, error
 				if iters <= l.Entries.Float() {
 					continue
 				}
-				return 0, 0, fmt.Errorf("calibrate: window benchmark %q: no machine loop runs the loop at %s", p.name, l.Stmt)
+				return coreWindow{}, fmt.Errorf("calibrate: window benchmark %q: no machine loop runs the loop at %s", p.name, l.Stmt)
 			}
 			cy, _ := coreCyclesOf(core, code.Loops[i].Body)
 			t := iters * cy * cf.core.cycle
@@ -494,9 +504,64 @@ func fitCoreWindow(cf *coreFit, code *machinecode.Code) (float64, float64, error
 		}
 		rows = append(rows, row)
 	}
-	w, rms, err := fit.Minimize1D(func(w float64) float64 { return windowRMS(rows, w) }, 1e-11, 1e-5)
-	if err != nil {
-		return 0, 0, fmt.Errorf("calibrate: compute.core window fit: %w", err)
+	return fitWindowAndExponent(rows)
+}
+
+// coreWindow is the code's reorder window and the exponent of its law's
+// smooth maximum (0: the plain maximum), with the fit's relative rms.
+type coreWindow struct {
+	window, exponent, rms float64
+	rmsByExponent         []float64 // the best rms of each of windowExponents
+}
+
+// windowExponents are the smooth maximum's exponents fitted over: 0 (the
+// plain maximum) first, then from sharp to smooth, so that a tie keeps the
+// sharper law.
+var windowExponents = []float64{0, 16, 12, 8, 6, 4, 3, 2}
+
+// fitWindowAndExponent fits the window W and the exponent p of the law
+// E·(T_e^p + (L_e/n)^p)^(1/p) to the window benchmarks: for each p of
+// windowExponents the W of the lowest relative rms (fit.Minimize1D), and
+// the p whose best rms is lowest. Where T_e and L_e/n are close the core
+// hides neither (POLY1 on this host), which the plain maximum, n entries
+// overlapping perfectly, cannot follow; the benchmarks' k from 1 to 128
+// run from T_e-bound through the crossing to L_e-bound.
+func fitWindowAndExponent(rows []windowRow) (coreWindow, error) {
+	best := coreWindow{rms: math.Inf(1)}
+	for _, p := range windowExponents {
+		law := machines.CoreModel{}
+		if p > 0 {
+			law.WindowExponent = machines.Number{Quantity: machines.Quantity{Value: p}, Given: true}
+		}
+		w, rms, err := fit.Minimize1D(func(w float64) float64 { return windowRMS(rows, w, law) }, 1e-11, 1e-5)
+		if err != nil {
+			return coreWindow{}, fmt.Errorf("calibrate: compute.core window fit: %w", err)
+		}
+		if rms < best.rms-1e-9 {
+			best = coreWindow{window: w, exponent: p, rms: rms, rmsByExponent: best.rmsByExponent}
+		}
+		best.rmsByExponent = append(best.rmsByExponent, rms)
 	}
-	return w, rms, nil
+	return best, nil
+}
+
+// exponentList lists windowExponents after the first (0) for a source,
+// each with its best rms when rms gives them ("16 (rms 8.8%)").
+func exponentList(rms []float64) string {
+	var parts []string
+	for i, p := range windowExponents {
+		if i == 0 {
+			continue
+		}
+		part := strconv.FormatFloat(p, 'g', -1, 64)
+		if i < len(rms) {
+			part += " (rms " + pct(rms[i]) + ")"
+		}
+		parts = append(parts, part)
+	}
+	s := strings.Join(parts, ", ")
+	if len(rms) > 0 {
+		s = "rms " + pct(rms[0]) + "; p = " + s
+	}
+	return s
 }

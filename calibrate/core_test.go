@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"perfc/machinecode"
+	"perfc/machines"
 )
 
 // TestCoreModelFitRecoversSyntheticCore makes region times from a known
@@ -86,6 +87,35 @@ func TestCoreModelFitRecoversEntry(t *testing.T) {
 		}
 		if got := f.model().Entry; got.Given != (wantEntry > 0) {
 			t.Errorf("entry %g: the model's Entry is given %v", wantEntry, got.Given)
+		}
+	}
+}
+
+// TestWindowExponentRecovered makes the window benchmarks' times (k = 1
+// … 128 links of 1.6 ns restarted at each of 256 entries, an entry's work
+// (3 + k) cycles of 0.28 ns) with the law's smooth maximum of exponent 4
+// and a window of 16 ns, and checks that the fit finds p = 4 and W within
+// 1 %; times made with the plain maximum must give the plain maximum.
+func TestWindowExponentRecovered(t *testing.T) {
+	for _, wantP := range []float64{4, 0} {
+		law := machines.CoreModel{}
+		if wantP > 0 {
+			law.WindowExponent = machines.Number{Quantity: machines.Quantity{Value: wantP}, Given: true}
+		}
+		const wantW, entries = 16e-9, 256
+		var rows []windowRow
+		for _, k := range []float64{1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128} {
+			te := (3 + k) * 0.28e-9
+			r := windowRow{entries: entries, latency: entries * k * 1.6e-9, body: entries * te, region: entries*te + 50e-9}
+			r.measured = r.law(wantW, law)
+			rows = append(rows, r)
+		}
+		got, err := fitWindowAndExponent(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.exponent != wantP || math.Abs(got.window/wantW-1) > 0.01 || got.rms > 1e-6 {
+			t.Errorf("made with p = %g: fitted p = %g, W = %g s (rms %g), want W = %g s", wantP, got.exponent, got.window, got.rms, wantW)
 		}
 	}
 }

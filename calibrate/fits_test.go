@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"perfc/analyze/cache"
+	"perfc/machines"
 )
 
 // testCaches is a small hierarchy, so that the memory kernel stays small.
@@ -79,7 +80,7 @@ func TestFitWindowRecoversKnownWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pts[i].seconds = row.law(want)
+		pts[i].seconds = row.law(want, machines.CoreModel{})
 	}
 	wf, err := fitWindow(cf, pts)
 	if err != nil {

@@ -205,7 +205,9 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 		if cf.core, cf.coreErr = fitCoreModel(rows, coreCycleHint(cf.latency)); cf.core != nil {
 			cf.core.skipped = skipped
 			cf.core.divider, cf.core.dividerErr = fitDivider(dividerRows(cf.tp, mk.code), cf.core)
-			cf.core.window, cf.core.windowRMS, cf.core.windowErr = fitCoreWindow(cf, mk.code)
+			var cw coreWindow
+			cw, cf.core.windowErr = fitCoreWindow(cf, mk.code)
+			cf.core.window, cf.core.windowExponent, cf.core.windowRMS, cf.core.windowRMSByExponent = cw.window, cw.exponent, cw.rms, cw.rmsByExponent
 		}
 	}
 	return cf, nil

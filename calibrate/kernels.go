@@ -226,13 +226,13 @@ func inCoreKernel(sz sizes) kernelSpec {
 	// The window's law prices the chain by the latencies of its add and
 	// its mul: without both benchmarks there is nothing to price it by.
 	if slices.Contains(sz.elems, "f64") && slices.Contains(sz.ops, "add") && slices.Contains(sz.ops, "mul") {
-		chainVars = append(chainVars, "  var w_acc: f64 = xf64[1]\n", "  var w_c: f64 = xf64[2]\n")
+		chainVars = append(chainVars, "  var w_acc: f64 = xf64[1]\n", "  var w_c: f64 = xf64[2]\n", "  var w_x: f64 = xf64[3]\n")
 		for _, k := range sz.windowKs {
 			// POLY1 (Horner's rule, as examples/poly1.spmd): each element
 			// starts a chain of k multiply-adds afresh, so entries of the
 			// repeat overlap as far as the reorder window reaches.
 			region(bench{name: fmt.Sprintf("window k=%d", k), group: groupWindow, op: "madd", elem: "f64", k: int(k), n: n, reps: reps(n * k)},
-				"w_acc = w_c", fmt.Sprintf("repeat %d {", k), "  w_acc = w_c + xf64[i]*w_acc", "}", "yf64[i] = w_acc")
+				"w_x = xf64[i]", "w_acc = w_c", fmt.Sprintf("repeat %d {", k), "  w_acc = w_c + w_x*w_acc", "}", "yf64[i] = w_acc")
 		}
 	}
 	b.WriteString("}\n")

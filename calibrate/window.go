@@ -6,6 +6,7 @@ import (
 
 	"perfc/analyze"
 	"perfc/calibrate/fit"
+	"perfc/machines"
 )
 
 // The reorder window (compute.latency.window; docs/predict.md, "Chains
@@ -56,13 +57,13 @@ func fitWindow(cf *coreFit, pts []point) (*windowFit, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	w, rms, err := fit.Minimize1D(func(w float64) float64 { return windowRMS(rows, w) }, 1e-11, 1e-5)
+	w, rms, err := fit.Minimize1D(func(w float64) float64 { return windowRMS(rows, w, machines.CoreModel{}) }, 1e-11, 1e-5)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: window fit: %w", err)
 	}
 	wf.window, wf.rms = w, rms
 	for _, r := range rows {
-		wf.fitted = append(wf.fitted, r.law(w))
+		wf.fitted = append(wf.fitted, r.law(w, machines.CoreModel{}))
 		if r.latency/r.entries > r.body/r.entries+w {
 			wf.shown++
 		}
@@ -112,20 +113,23 @@ func predictLinear(l *fit.Linear, f map[string]float64) float64 {
 // law is the pricing's time of the benchmark's region with window w: its
 // throughput time, and the restarting chain's excess over its body's
 // (costmodel's chainBound).
-func (r windowRow) law(w float64) float64 {
+// law's maximum is m's (machines.CoreModel.WindowMax): the plain one for
+// the zero CoreModel.
+func (r windowRow) law(w float64, m machines.CoreModel) float64 {
 	te, le := r.body/r.entries, r.latency/r.entries
 	n := 1.0
 	if te > 0 {
 		n = 1 + w/te
 	}
-	return r.region + max(0, r.entries*max(te, le/n)-r.body)
+	return r.region + max(0, r.entries*m.WindowMax(te, le/n)-r.body)
 }
 
-// windowRMS is the relative rms of the law with window w over the rows.
-func windowRMS(rows []windowRow, w float64) float64 {
+// windowRMS is the relative rms of the law with window w and m's maximum
+// over the rows.
+func windowRMS(rows []windowRow, w float64, m machines.CoreModel) float64 {
 	var ss float64
 	for _, r := range rows {
-		d := (r.law(w) - r.measured) / r.measured
+		d := (r.law(w, m) - r.measured) / r.measured
 		ss += d * d
 	}
 	return math.Sqrt(ss / float64(len(rows)))

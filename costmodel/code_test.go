@@ -140,6 +140,36 @@ func TestChainBodyCountsInnerEntries(t *testing.T) {
 	}
 }
 
+// TestWindowExponentBound prices a restarted chain's bound with the code
+// window's smooth maximum: 100 entries of 10 ns work and 40 ns latency in
+// a window of 20 ns (n = 3, L_e/n = 13.33 ns) with p = 4 is 100 ×
+// (10^4 + 13.33^4)^(1/4) ns = 1,428.19 ns; priced by the counts (the
+// latency section's window, no exponent) the plain 1,333.33 ns.
+func TestWindowExponentBound(t *testing.T) {
+	data, err := os.ReadFile("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Parse("exp.yaml", []byte(strings.Replace(string(data), "blocks_per_cycle: 1, source:",
+		"blocks_per_cycle: 1, window: {value: 20ns, source: test code window}, window_exponent: {value: 4, source: test fit}, source:", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := checkSource(t, "k.spmd", "kernel k(N = 8) {\n  array a[N]: f64\n  region \"r\" {\n    for i in 0..N {\n      a[i] = 1.0\n    }\n  }\n}")
+	p := newOptionsPricer(m, k, Options{})
+	ch := analyze.Chain{Loop: "k.spmd:4:5", Restarts: true, Entries: n(100)}
+	for _, tt := range []struct {
+		byCode bool
+		want   float64
+		says   string
+	}{{true, 1428.1907649846057e-9, "p = 4"}, {false, 1333.3333333333333e-9, "max(T_e, L_e/n)"}} {
+		got, how, src := p.chainBound(ch, 4000e-9, 1000e-9, tt.byCode)
+		if math.Abs(got/tt.want-1) > 1e-12 || !strings.Contains(how, tt.says) {
+			t.Errorf("by code %v: bound %g s, want %g s; how %q should say %q (source %q)", tt.byCode, got, tt.want, how, tt.says, src)
+		}
+	}
+}
+
 // TestPriceDividerByCode prices a loop's divides by the table's
 // compute.core.divider: one more resource of the loop's max, not their
 // operation cost added. With a divide f64 holding the divider 1.25 ns (5

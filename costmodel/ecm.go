@@ -143,8 +143,9 @@ func (p *machinePricer) chainBound(ch analyze.Chain, latency, throughput float64
 		return latency, whole, ""
 	}
 	w, ok := p.m.Compute().Window()
+	var law machines.CoreModel // the plain maximum, unless the code's window gives its exponent
 	if core, _ := p.m.Compute().Core(); byCode && core.Window.Given {
-		w, ok = core.Window, true
+		w, ok, law = core.Window, true, core
 	}
 	if !ok {
 		p.note("the machine gives no reorder window (compute.latency.window): chains that restart at every entry of their loop are priced one entry after another")
@@ -155,11 +156,16 @@ func (p *machinePricer) chainBound(ch analyze.Chain, latency, throughput float64
 	if te > 0 {
 		inFlight = 1 + w.Value/te
 	}
-	bound := entries * max(te, le/inFlight)
+	bound := entries * law.WindowMax(te, le/inFlight)
+	form, src := "max(T_e, L_e/n)", w.Source
+	if law.WindowExponent.Given {
+		form = fmt.Sprintf("(T_e^p + (L_e/n)^p)^(1/p), p = %s,", units.Count(law.WindowExponent.Value))
+		src += "; window exponent: " + law.WindowExponent.Source
+	}
 	how := fmt.Sprintf("the chain restarts at each of %s entries: %s latency per entry, %s of work per entry, %s entries in a window of %s; "+
-		"E·max(T_e, L_e/n) = %s exceeds the body's throughput time %s: charged the difference",
-		units.Count(entries), units.Time(le), units.Time(te), units.Count(inFlight), w.String(), units.Time(bound), units.Time(throughput))
-	return bound, how, w.Source
+		"E·%s = %s exceeds the body's throughput time %s: charged the difference",
+		units.Count(entries), units.Time(le), units.Time(te), units.Count(inFlight), w.String(), form, units.Time(bound), units.Time(throughput))
+	return bound, how, src
 }
 
 // chainsByLoop groups chains by the loop that carries them, in the order

@@ -89,10 +89,43 @@ func TestComputeCore(t *testing.T) {
 		{coreWidths + ", divider: {div: {f64: 2}}", "f64"},
 		{coreWidths + ", divider: {mul: {f64: 1ns}}", "mul"},
 		{coreWidths + ", divider: {source: x}", "divider needs div or sqrt"},
+		{coreWidths + ", window_exponent: 0.5", "window_exponent 0.5 is below 1"},
+		{coreWidths + ", entry: -1", "entry"},
 	} {
 		_, err := Parse("t.yaml", []byte(coreTable(tc.core)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("core {%s}: error %v, want one naming %s", tc.core, err, tc.want)
+		}
+	}
+}
+
+// TestCoreWindowAndEntry reads compute.core's window_exponent and entry,
+// and checks WindowMax by hand: the plain maximum without an exponent, and
+// with p = 4 (3^4 + 4^4)^(1/4) = 4.2846 and 2^(1/4)·5 = 5.9460.
+func TestCoreWindowAndEntry(t *testing.T) {
+	m, err := Parse("t.yaml", []byte(coreTable(coreWidths+", window: 16ns, window_exponent: {value: 4, source: fit of p}, entry: 0.5")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := m.Compute().Core()
+	if c.WindowExponent.Value != 4 || c.WindowExponent.Source != "fit of p" || c.Entry.Value != 0.5 || !c.Entry.Given {
+		t.Errorf("window_exponent %+v, entry %+v", c.WindowExponent, c.Entry)
+	}
+	var b strings.Builder
+	if err := m.Describe(&b); err != nil || !strings.Contains(b.String(), "smooth-maximum exponent") || !strings.Contains(b.String(), "cycles per entry") {
+		t.Errorf("Describe does not print window_exponent and entry (%v):\n%s", err, b.String())
+	}
+	for _, tc := range []struct {
+		m          CoreModel
+		a, b, want float64
+	}{
+		{CoreModel{}, 3, 4, 4},
+		{c, 3, 4, 4.284572294953817},
+		{c, 5, 5, 5.946035575013605},
+		{c, 0, 4, 4},
+	} {
+		if got := tc.m.WindowMax(tc.a, tc.b); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("WindowMax(%g, %g) with exponent %v = %g, want %g", tc.a, tc.b, tc.m.WindowExponent.Value, got, tc.want)
 		}
 	}
 }

@@ -177,6 +177,7 @@ func (d *describer) compute(c *Compute) {
 	d.optional("core floating-point instructions per cycle", c.core.FPPorts)
 	d.optional("core 64-byte code blocks per cycle", c.core.BlocksPerCycle)
 	d.optional("core reorder window (entries priced by their code)", c.core.Window)
+	d.optional("core reorder window's smooth-maximum exponent", c.core.WindowExponent)
 	d.optional("core cycles per entry of a machine loop", c.core.Entry)
 	for _, k := range slices.Sorted(maps.Keys(c.core.Divider)) {
 		d.optional("core divider held by one "+k, c.core.Divider[k])

@@ -337,7 +337,7 @@ func (d *decoder) compute(n *yaml.Node) *Compute {
 // core reads compute.core: the cycle time and the widths the pricing of
 // compiled code divides a machine loop's instructions by (CoreModel).
 func (d *decoder) core(n *yaml.Node, src string) CoreModel {
-	f := d.mapping(n, "core", "cycle", "issue", "load_ports", "store_ports", "fp_ports", "blocks_per_cycle", "window", "entry", "divider", "source")
+	f := d.mapping(n, "core", "cycle", "issue", "load_ports", "store_ports", "fp_ports", "blocks_per_cycle", "window", "window_exponent", "entry", "divider", "source")
 	src = f.source(src)
 	c := CoreModel{Cycle: d.reqNumber(f, "cycle", Time, positive, src)}
 	c.Issue = d.reqNumber(f, "issue", Dimensionless, positive, src)
@@ -346,6 +346,10 @@ func (d *decoder) core(n *yaml.Node, src string) CoreModel {
 	c.FPPorts = d.reqNumber(f, "fp_ports", Dimensionless, positive, src)
 	c.BlocksPerCycle = d.reqNumber(f, "blocks_per_cycle", Dimensionless, positive, src)
 	c.Window = d.optNumber(f, "window", Time, positive, src)
+	c.WindowExponent = d.optNumber(f, "window_exponent", Dimensionless, positive, src)
+	if c.WindowExponent.Given && c.WindowExponent.Value < 1 {
+		d.errorf(f.get("window_exponent"), "window_exponent %g is below 1: a smooth maximum needs p >= 1 (leave it out for the plain maximum)", c.WindowExponent.Value)
+	}
 	c.Entry = d.optNumber(f, "entry", Dimensionless, nonNegative, src)
 	if f.has("divider") {
 		c.Divider = d.divider(f.get("divider"), src)
