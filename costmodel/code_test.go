@@ -21,6 +21,21 @@ func loopCode(b machinecode.Body) *machinecode.Code {
 		Spans: []machinecode.Span{{Pos: "4:5", First: 10, Last: 20}}, ByKernel: map[string]int{"4:5": 0}}
 }
 
+// ecmCore is testdata/ecm_core.yaml with options added to its
+// compute.core ("entry: 2"), parsed.
+func ecmCore(t *testing.T, options string) *machines.Machine {
+	t.Helper()
+	data, err := os.ReadFile("testdata/ecm_core.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := machines.Parse("ecm_core.yaml", []byte(strings.Replace(string(data), "blocks_per_cycle: 1,", "blocks_per_cycle: 1, "+options+",", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestPriceByCompiledCode prices a region's loop by its machine code with
 // hand-computed cycles: 2 blocks, 10 instructions, 2 loads, 1 store and 2
 // floating-point per iteration on a core of 1 block, 4 instructions, 2
@@ -80,15 +95,7 @@ func TestPriceByCompiledCode(t *testing.T) {
 // charges none.
 func TestPriceLoopEntriesByCode(t *testing.T) {
 	ns := 1e-9
-	data, err := os.ReadFile("testdata/ecm_core.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	withEntry := strings.Replace(string(data), "blocks_per_cycle: 1, source:", "blocks_per_cycle: 1, entry: {value: 2, source: test loop sweep}, source:", 1)
-	m, err := machines.Parse("entry.yaml", []byte(withEntry))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := ecmCore(t, "entry: {value: 2, source: test loop sweep}")
 	counts := analyze.Counts{Iterations: n(1000), LoopEntries: n(100), Loads: n(2000), Stores: n(1000),
 		Loops: []analyze.LoopCount{{Stmt: "k.spmd:4:5", Iterations: n(1000), Entries: n(100)}}}
 	body := machinecode.Body{Bytes: 70, Blocks: 2, Insts: 10, Loads: 2, Stores: 1, FP: 2}
@@ -117,14 +124,7 @@ func TestPriceLoopEntriesByCode(t *testing.T) {
 // which its parent pays: 100 × 3 + 1,000 × 1 + 100 × 2 = 1,500 cycles of
 // 0.25 ns.
 func TestChainBodyCountsInnerEntries(t *testing.T) {
-	data, err := os.ReadFile("testdata/ecm_core.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machines.Parse("entry.yaml", []byte(strings.Replace(string(data), "blocks_per_cycle: 1, source:", "blocks_per_cycle: 1, entry: {value: 2, source: test loop sweep}, source:", 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := ecmCore(t, "entry: {value: 2, source: test loop sweep}")
 	code := &machinecode.Code{
 		Loops: []machinecode.Loop{{Kernel: "4:5", Parent: -1, Body: machinecode.Body{Blocks: 1, Insts: 12}}, {Kernel: "6:7", Parent: 0, Body: machinecode.Body{Blocks: 1, Insts: 4}}},
 		Spans: []machinecode.Span{{Pos: "4:5", First: 10, Last: 30}, {Pos: "6:7", First: 12, Last: 20}}, ByKernel: map[string]int{"4:5": 0, "6:7": 1}}
@@ -146,15 +146,7 @@ func TestChainBodyCountsInnerEntries(t *testing.T) {
 // (10^4 + 13.33^4)^(1/4) ns = 1,428.19 ns; priced by the counts (the
 // latency section's window, no exponent) the plain 1,333.33 ns.
 func TestWindowExponentBound(t *testing.T) {
-	data, err := os.ReadFile("testdata/ecm_core.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := machines.Parse("exp.yaml", []byte(strings.Replace(string(data), "blocks_per_cycle: 1, source:",
-		"blocks_per_cycle: 1, window: {value: 20ns, source: test code window}, window_exponent: {value: 4, source: test fit}, source:", 1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := ecmCore(t, "window: {value: 20ns, source: test code window}, window_exponent: {value: 4, source: test fit}")
 	k := checkSource(t, "k.spmd", "kernel k(N = 8) {\n  array a[N]: f64\n  region \"r\" {\n    for i in 0..N {\n      a[i] = 1.0\n    }\n  }\n}")
 	p := newOptionsPricer(m, k, Options{})
 	ch := analyze.Chain{Loop: "k.spmd:4:5", Restarts: true, Entries: n(100)}
@@ -178,15 +170,7 @@ func TestWindowExponentBound(t *testing.T) {
 // whose kind the divider does not give, keeps its table cost (4 ns).
 func TestPriceDividerByCode(t *testing.T) {
 	ns := 1e-9
-	src, err := os.ReadFile("testdata/ecm_core.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	y := strings.Replace(string(src), "blocks_per_cycle: 1,", "blocks_per_cycle: 1, divider: {div: {f64: 1.25ns}},", 1)
-	m, err := machines.Parse("ecm_core_divider.yaml", []byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := ecmCore(t, "divider: {div: {f64: 1.25ns}}")
 	counts := analyze.Counts{Iterations: n(1000), LoopEntries: n(1), Loads: n(2000), Stores: n(1000),
 		Ops:   []analyze.OpCount{f64(analyze.OpAdd, "a&b&c", 1000), f64(analyze.OpDiv, "a&b&c", 1000)},
 		Loops: []analyze.LoopCount{{Stmt: "k.spmd:4:5", Iterations: n(1000), Entries: n(1)}}}
