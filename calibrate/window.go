@@ -17,7 +17,8 @@ import (
 //
 //	max(T_e, L_e/(1 + W/T_e))
 //
-// with L_e the chain's latency and T_e the entry's throughput time, both
+// (a smooth maximum of exponent p with the code's window, which
+// fitWindowAndExponent fits), with L_e the chain's latency and T_e the entry's throughput time, both
 // priced from the fitted tables exactly as costmodel prices them, so the
 // one unknown, the window W (a time), is fitted on the window benchmarks
 // at several k: short chains hide in the window, long ones show.
@@ -112,9 +113,8 @@ func predictLinear(l *fit.Linear, f map[string]float64) float64 {
 
 // law is the pricing's time of the benchmark's region with window w: its
 // throughput time, and the restarting chain's excess over its body's
-// (costmodel's chainBound).
-// law's maximum is m's (machines.CoreModel.WindowMax): the plain one for
-// the zero CoreModel.
+// (costmodel's chainBound), whose maximum is m's
+// (machines.CoreModel.WindowMax): the plain one for the zero CoreModel.
 func (r windowRow) law(w float64, m machines.CoreModel) float64 {
 	te, le := r.body/r.entries, r.latency/r.entries
 	n := 1.0
