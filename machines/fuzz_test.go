@@ -33,6 +33,7 @@ func FuzzParse(f *testing.F) {
     - {below: 16MiB, fitted_to: 12MiB, t0: 1ns, rinf: 26.84GB/s}
     - {t0: 1ns, rinf: 20.87GB/s}
 `))
+	f.Add([]byte(coreTable(coreWidths + ", window: {value: 15ns, source: w}, window_exponent: {value: 8, source: p}, entry: 0.6, divider: {div: {f64: 1.2ns}}")))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := Parse("m.yaml", src)
 		if err != nil {
