@@ -55,9 +55,7 @@ type coreModelFit struct {
 	rows                             []coreRow
 	bound                            map[string]int // rows by the resource that bound most of their time
 	skipped                          int            // regions left out (slow operations, unmapped loops)
-	window, windowRMS                float64        // the reorder window with entries priced by code (0: none)
-	windowExponent                   float64        // its law's smooth-maximum exponent (0: the plain maximum)
-	windowRMSByExponent              []float64      // the best rms of each of windowExponents
+	win                              coreWindow     // the reorder window with entries priced by code (zero: none)
 	windowErr                        error
 	// oneCycle is the one-cycle time that chose among the near ties (0:
 	// none given); byRMS the grid point of the lowest rms, which it may
@@ -242,8 +240,8 @@ func (f *coreModelFit) model() machines.CoreModel {
 	if f.entry > 0 {
 		m.Entry = machines.Number{Quantity: machines.Quantity{Value: f.entry}, Given: true}
 	}
-	if f.windowExponent > 0 {
-		m.WindowExponent = machines.Number{Quantity: machines.Quantity{Value: f.windowExponent}, Given: true}
+	if f.win.exponent > 0 {
+		m.WindowExponent = machines.Number{Quantity: machines.Quantity{Value: f.win.exponent}, Given: true}
 	}
 	if f.divider != nil {
 		m.Divider = map[string]machines.Number{}
@@ -381,11 +379,11 @@ func (r *Result) coreSection() *coreYAML {
 		}
 	}
 	var window, exponent *numberYAML
-	if f.window > 0 {
-		window = &numberYAML{Value: ns(f.window), Source: fmt.Sprintf("perfc calibrate window benchmarks (as compute.latency.window) with each entry's work priced by its compiled code, %s, fit rms %s", r.Date, pct(f.windowRMS))}
-		if f.windowExponent > 0 {
-			exponent = &numberYAML{Value: strconv.FormatFloat(f.windowExponent, 'g', -1, 64), Source: fmt.Sprintf("perfc calibrate window benchmarks: of the exponents p = 0 (the plain maximum), %s, the one whose best window fits them with the lowest rms (%s), %s",
-				exponentList(f.windowRMSByExponent), pct(f.windowRMS), r.Date)}
+	if w := f.win; w.window > 0 {
+		window = &numberYAML{Value: ns(w.window), Source: fmt.Sprintf("perfc calibrate window benchmarks (as compute.latency.window) with each entry's work priced by its compiled code, %s, fit rms %s", r.Date, pct(w.rms))}
+		if w.exponent > 0 {
+			exponent = &numberYAML{Value: strconv.FormatFloat(w.exponent, 'g', -1, 64), Source: fmt.Sprintf("perfc calibrate window benchmarks: of the exponents p = %s, the one whose best window fits them with the lowest rms (%s), %s",
+				w.exponentList(), pct(w.rms), r.Date)}
 		}
 	}
 	var entry *numberYAML
@@ -493,7 +491,7 @@ func fitCoreWindow(cf *coreFit, code *machinecode.Code) (coreWindow, error) {
 			}
 			cy, _ := coreCyclesOf(core, code.Loops[i].Body)
 			t := iters * cy * cf.core.cycle
-			entries := l.Entries.Float() * core.Entry.Value * cf.core.cycle
+			entries := core.EntryTime(l.Entries.Float())
 			row.region += t + entries
 			if inside[lineColOf(l.Stmt)] {
 				row.body += t
@@ -528,6 +526,7 @@ var windowExponents = []float64{0, 16, 12, 8, 6, 4, 3, 2}
 // run from T_e-bound through the crossing to L_e-bound.
 func fitWindowAndExponent(rows []windowRow) (coreWindow, error) {
 	best := coreWindow{rms: math.Inf(1)}
+	var rmsByExponent []float64
 	for _, p := range windowExponents {
 		law := machines.CoreModel{}
 		if p > 0 {
@@ -538,30 +537,26 @@ func fitWindowAndExponent(rows []windowRow) (coreWindow, error) {
 			return coreWindow{}, fmt.Errorf("calibrate: compute.core window fit: %w", err)
 		}
 		if rms < best.rms-1e-9 {
-			best = coreWindow{window: w, exponent: p, rms: rms, rmsByExponent: best.rmsByExponent}
+			best = coreWindow{window: w, exponent: p, rms: rms}
 		}
-		best.rmsByExponent = append(best.rmsByExponent, rms)
+		rmsByExponent = append(rmsByExponent, rms)
 	}
+	best.rmsByExponent = rmsByExponent
 	return best, nil
 }
 
-// exponentList lists windowExponents after the first (0) for a source,
-// each with its best rms when rms gives them ("16 (rms 8.8%)").
-func exponentList(rms []float64) string {
-	var parts []string
+// exponentList lists windowExponents with the best rms of each, for the
+// source ("0 (the plain maximum; rms 4.1%), 16 (rms 4.1%), …").
+func (w coreWindow) exponentList() string {
+	parts := make([]string, len(windowExponents))
 	for i, p := range windowExponents {
-		if i == 0 {
-			continue
+		name := strconv.FormatFloat(p, 'g', -1, 64)
+		if p == 0 {
+			name += " (the plain maximum; "
+		} else {
+			name += " ("
 		}
-		part := strconv.FormatFloat(p, 'g', -1, 64)
-		if i < len(rms) {
-			part += " (rms " + pct(rms[i]) + ")"
-		}
-		parts = append(parts, part)
+		parts[i] = name + "rms " + pct(w.rmsByExponent[i]) + ")"
 	}
-	s := strings.Join(parts, ", ")
-	if len(rms) > 0 {
-		s = "rms " + pct(rms[0]) + "; p = " + s
-	}
-	return s
+	return strings.Join(parts, ", ")
 }

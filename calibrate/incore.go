@@ -205,9 +205,7 @@ func fitCore(mk *measuredKernel) (*coreFit, error) {
 		if cf.core, cf.coreErr = fitCoreModel(rows, coreCycleHint(cf.latency)); cf.core != nil {
 			cf.core.skipped = skipped
 			cf.core.divider, cf.core.dividerErr = fitDivider(dividerRows(cf.tp, mk.code), cf.core)
-			var cw coreWindow
-			cw, cf.core.windowErr = fitCoreWindow(cf, mk.code)
-			cf.core.window, cf.core.windowExponent, cf.core.windowRMS, cf.core.windowRMSByExponent = cw.window, cw.exponent, cw.rms, cw.rmsByExponent
+			cf.core.win, cf.core.windowErr = fitCoreWindow(cf, mk.code)
 		}
 	}
 	return cf, nil

@@ -160,7 +160,7 @@ func (p *machinePricer) codeTerms(w *workload) ([]Term, bool) {
 // RINF1 at small n) pays it once per entry; calibrate fits it on the loop
 // sweep's lengths 1..512 (docs/calibrate.md).
 func (l codeLoop) entryTime(core machines.CoreModel) float64 {
-	return l.entries * core.Entry.Value * core.Cycle.Value
+	return core.EntryTime(l.entries)
 }
 
 // dividesSaid says a body's divides and square roots for a term's How

@@ -422,6 +422,12 @@ type CoreModel struct {
 	Divider map[string]Number
 }
 
+// EntryTime is what entries entries of a machine loop cost: entries ×
+// Entry cycles (zero without Entry).
+func (c CoreModel) EntryTime(entries float64) float64 {
+	return entries * c.Entry.Value * c.Cycle.Value
+}
+
 // WindowMax is the window law's maximum of an entry's work te and its
 // chain's share of the window share: (te^p + share^p)^(1/p) with p the
 // model's WindowExponent, the plain max(te, share) without one. Where the
