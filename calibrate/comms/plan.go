@@ -185,6 +185,9 @@ func modeSizes(quick, tiny bool) sizes {
 	}
 	c1 := []int64{0}
 	for n := int64(8); n <= pointMax; n *= 2 {
+		if n == nonTemporalCopy {
+			c1 = append(c1, belowNonTemporal(1))
+		}
 		c1 = append(c1, n)
 		if n >= 1<<10 && n < pointMax {
 			c1 = append(c1, 3*n/2)
@@ -202,17 +205,46 @@ func modeSizes(quick, tiny bool) sizes {
 }
 
 // collFull are the full run's collective lengths: 8, 64 and 512 B, then
-// every power of two from 4 KiB to 32 MiB. The machine table interpolates
-// linearly between them, and the cost per byte changes where the blocks
-// leave a cache level (which depends on P): lengths eight times apart put
-// a 500 KB bcast 30 % above its measured time (interpolated from 256 KiB
-// and 2 MiB, 2026-11-26), twice apart within a few per cent.
+// every power of two from 4 KiB to 32 MiB, and a length just below each
+// block count's non-temporal threshold (belowNonTemporal: 1 and 2 blocks).
+// The machine table interpolates linearly between them, and the cost per
+// byte changes where the blocks leave a cache level (which depends on P):
+// lengths eight times apart put a 500 KB bcast 30 % above its measured
+// time (interpolated from 256 KiB and 2 MiB, 2026-11-26), twice apart
+// within a few per cent, except across a copy's step at 1 MiB.
 func collFull() []int64 {
 	out := []int64{8, 64, 512}
 	for n := int64(4 << 10); n <= 32<<20; n *= 2 {
+		for _, blocks := range []int64{2, 1} {
+			if n == nonTemporalCopy/blocks {
+				out = append(out, belowNonTemporal(blocks))
+			}
+		}
 		out = append(out, n)
 	}
 	return out
+}
+
+// nonTemporalCopy is the length from which Go's copy on amd64 stores
+// with non-temporal instructions (runtime/memmove_amd64.s: a forward
+// copy of 0x100000 bytes or more takes gobble_big_data_fwd, VMOVNTDQ),
+// so that what it writes goes to memory, not into the caches. Every
+// message and collective of the goroutine runtime is such a copy, and its
+// cost steps at that length: a scatter of 4 ranks measured 228 µs a call
+// at 1 MiB − 64 B a block and 300 µs at 1 MiB (2026-11-28), so that the
+// collective's points at 512 KiB and 1 MiB, interpolated, priced the
+// suite's 840,896 B scatter at 235 µs against 178 µs measured
+// (docs/calibrate-comms.md, "The copy's step at 1 MiB").
+const nonTemporalCopy = 1 << 20
+
+// belowNonTemporal is a length just below the step of a copy of blocks
+// blocks of it (nonTemporalCopy/blocks less 1/32 of it): a collective
+// copies 1, 2, 4… blocks at once (a binomial tree's subtrees), each
+// count stepping at its own length, and the table, which interpolates
+// linearly between its points, needs one on each side of a step.
+func belowNonTemporal(blocks int64) int64 {
+	at := nonTemporalCopy / blocks
+	return at - at/32
 }
 
 // plan lists the kernels of a mode: COMMS1, LOCAL and COMMS2 need two
