@@ -138,8 +138,15 @@ func (m *Machine) yamlText() ([]byte, error) {
 			setScalar(param, "source", p.Source)
 		}
 	}
+	params := child(root, "params")
 	for _, a := range m.overrides {
 		switch a.Name {
+		default:
+			if isPathOverride(a, params) {
+				if _, err := setPath(root, a); err != "" {
+					return nil, fmt.Errorf("machines: %s: %s", a.origin(), err)
+				}
+			}
 		case "compose":
 			setScalar(ensureMapping(root, "memory"), "compose", a.Value)
 		case "startup":

@@ -1,6 +1,7 @@
 package machines
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,6 +51,48 @@ func FuzzParse(f *testing.F) {
 			if got := mm.Time(n, 1); math.IsNaN(got) || math.IsInf(got, 0) || got < 0 && mm.Kind() == HockneyModel {
 				t.Errorf("a message of %g B costs %v s", n, got)
 			}
+		}
+	})
+}
+
+// FuzzOverride applies one -M assignment, whatever its name and value, to
+// the calibrated-host test table. With never panics; an assignment it
+// refuses says why at the assignment ("-M …: …") or, when the value is
+// valid YAML that the table's own checks refuse elsewhere, at the table;
+// a machine it returns is written out and loads back.
+//
+//	go test -run=^$ -fuzz=FuzzOverride -fuzztime=3m ./machines
+func FuzzOverride(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"memory.caches.L2.bandwidth", "64GB/s"}, {"memory.caches.0.size", "32KiB"},
+		{"core_switch", "0.3us"}, {"cores", "2"}, {"compute.loop", "{iteration: 0.3ns}"},
+		{"compute.ops.entries.0", "{op: div, f64: 1ns}"}, {"memory.caches", "[]"},
+		{"compose", "max"}, {"memory..x", "1"}, {"memory.main_bandwidth", "[1"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	base, err := Load(filepath.Join("testdata", "ecm.yaml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, name, value string) {
+		as, err := ParseAssignments([]string{name + "=" + value})
+		if err != nil {
+			return
+		}
+		m, err := base.With(as...)
+		if err != nil {
+			if msg := err.Error(); !strings.HasPrefix(msg, "-M ") && !strings.HasPrefix(msg, "testdata") {
+				t.Errorf("error neither at the assignment nor in the table: %q", msg)
+			}
+			return
+		}
+		var text bytes.Buffer
+		if err := m.WriteYAML(&text); err != nil {
+			t.Fatalf("%s=%s: %v", name, value, err)
+		}
+		if _, err := Parse("back.yaml", text.Bytes()); err != nil {
+			t.Errorf("%s=%s: the table written with it does not load back: %v", name, value, err)
 		}
 	})
 }

@@ -89,8 +89,9 @@ func ParseAssignments(list []string) ([]Assignment, error) {
 
 // With returns a new machine: m's table with the overrides applied in
 // order, after any that m was built with. Two switches are accepted besides
-// parameters: compose=sum|max and startup=per_step|per_pattern. Each value
-// must have its parameter's dimension. m itself is never changed, so values
+// parameters: compose=sum|max and startup=per_step|per_pattern; any other
+// name is a path into the table (override_path.go), whose value replaces
+// the table's there. Each value must have its parameter's dimension. m itself is never changed, so values
 // already read from it keep their numbers and other goroutines may go on
 // reading it.
 func (m *Machine) With(overrides ...Assignment) (*Machine, error) {
@@ -120,7 +121,9 @@ func decode(file string, data []byte, overrides []Assignment) (*Machine, error) 
 		applied:   make([]bool, len(overrides)),
 		m:         &Machine{file: file, data: data, overrides: overrides},
 	}
+	done := d.applyPathOverrides(root)
 	d.machine(root)
+	d.annotateOverrides(done)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}

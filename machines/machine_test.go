@@ -519,7 +519,7 @@ func TestOverrideErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"bw=5us"}, `-M bw=5us: 'bw' needs a bandwidth, got a time (5us)`},
-		{[]string{"foo=1"}, `-M foo=1: machine sp2 has no parameter 'foo' (parameters: T_s, bw, T_n, T_c, T_e; switches: compose, startup)`},
+		{[]string{"foo=1"}, `-M foo=1: machine sp2 has no parameter 'foo' (parameters: T_s, bw, T_n, T_c, T_e; switches: compose, startup; or a path into the table, such as compute.core.entry)`},
 		{[]string{"bw"}, `-M bw: want name=value, such as bw=100MB/s or bw=2*bw`},
 		{[]string{"bw=-1MB/s"}, `-M bw=-1MB/s: 'bw' must be a finite value not below zero (-1MB/s)`},
 		{[]string{"bw=bw/0"}, `-M bw=bw/0: 'bw' must be a finite value not below zero (bw/0)`},
@@ -540,7 +540,7 @@ func TestOverrideErrors(t *testing.T) {
 		}
 	}
 	if _, err := override(mustBuiltin(t, "ipsc860"), "bw=1MB/s"); err == nil ||
-		err.Error() != `-M bw=1MB/s: machine ipsc860 has no parameter 'bw' (it has none; switches: compose, startup)` {
+		err.Error() != `-M bw=1MB/s: machine ipsc860 has no parameter 'bw' (it has none; switches: compose, startup; or a path into the table, such as compute.core.entry)` {
 		t.Errorf("override on a machine without parameters: %v", err)
 	}
 }

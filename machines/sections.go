@@ -179,8 +179,8 @@ func (d *decoder) overrideParam(p Param) Param {
 	return p
 }
 
-// reportUnknownOverrides reports -M names that are neither a parameter nor
-// a switch.
+// reportUnknownOverrides reports -M names that are neither a parameter, a
+// switch nor a path (isPathOverride).
 func (d *decoder) reportUnknownOverrides() {
 	for i, a := range d.overrides {
 		if d.applied[i] || a.Name == "compose" || a.Name == "startup" {
@@ -194,7 +194,7 @@ func (d *decoder) reportUnknownOverrides() {
 		if len(names) > 0 {
 			list = "parameters: " + strings.Join(names, ", ")
 		}
-		addError(&d.errs, a.origin(), 0, 0, "machine %s has no parameter '%s' (%s; switches: compose, startup)", d.m.name, a.Name, list)
+		addError(&d.errs, a.origin(), 0, 0, "machine %s has no parameter '%s' (%s; switches: compose, startup; or a path into the table, such as compute.core.entry)", d.m.name, a.Name, list)
 	}
 }
 

@@ -147,6 +147,35 @@ func TestMachinesYAMLLoadsBack(t *testing.T) {
 	}
 }
 
+// TestPathOverrideLoadsBack: on a calibrated host's table, which has no
+// params, -M by path changes the prediction, and perfc machines -o yaml
+// with the same overrides writes a table that predicts the same.
+func TestPathOverrideLoadsBack(t *testing.T) {
+	ecm := "../../machines/testdata/ecm.yaml"
+	overrides := []string{"-M", "memory.caches.L2.bandwidth=32GB/s", "-M", "memory.main_bandwidth=8GB/s"}
+	_, plain, _ := runCLI(t, "", "predict", "triad", "-o", "json", "-m", ecm)
+	code, want, errOut := runCLI(t, "", append([]string{"predict", "triad", "-o", "json", "-m", ecm}, overrides...)...)
+	if code != 0 {
+		t.Fatalf("predict with path overrides: status %d: %s", code, errOut)
+	}
+	want = withoutOverrides(t, want)
+	if want == plain {
+		t.Error("the path overrides changed no prediction")
+	}
+	code, table, errOut := runCLI(t, "", append([]string{"machines", ecm, "-o", "yaml"}, overrides...)...)
+	if code != 0 {
+		t.Fatalf("machines -o yaml: status %d: %s", code, errOut)
+	}
+	path := filepath.Join(t.TempDir(), "what-if.yaml")
+	if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, got, errOut := runCLI(t, "", "predict", "triad", "-o", "json", "-m", path)
+	if code != 0 || got != want {
+		t.Errorf("predict -m the YAML: status %d, stderr %s; output differs from predict with the overrides:\n%s\n---\n%s", code, errOut, got, want)
+	}
+}
+
 // TestMachinesCompare sets a built-in table beside itself with one value
 // changed: every quantity agrees but that one, which the table names with
 // both values and the change; bad tolerances and -o yaml are refused.
