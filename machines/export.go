@@ -143,7 +143,7 @@ func (m *Machine) yamlText() ([]byte, error) {
 		switch a.Name {
 		default:
 			if isPathOverride(a, params) {
-				if _, err := setPath(root, a); err != "" {
+				if _, err := setPath(root, a, 0); err != "" {
 					return nil, fmt.Errorf("machines: %s: %s", a.origin(), err)
 				}
 			}

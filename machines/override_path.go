@@ -29,8 +29,10 @@ import (
 // and errors about the new value are the assignment's, not the table's
 // line's.
 
-// pathOverride is one assignment applied by path: where its node sits
-// (errors there are the assignment's) and what it set.
+// pathOverride is one assignment applied by path: the position its new
+// nodes carry, a line no node of the table has (the assignment's index,
+// negated), so that the decoder's errors there, and only those, are the
+// assignment's; and where it was written.
 type pathOverride struct {
 	line, col int
 	origin    string
@@ -48,7 +50,7 @@ func (d *decoder) applyPathOverrides(root *yaml.Node) []pathOverride {
 			continue
 		}
 		d.applied[i] = true
-		if at, err := setPath(root, a); err != "" {
+		if at, err := setPath(root, a, i); err != "" {
 			addError(&d.errs, a.origin(), 0, 0, "%s", err)
 		} else {
 			done = append(done, at)
@@ -68,9 +70,9 @@ func isPathOverride(a Assignment, params *yaml.Node) bool {
 	return strings.Contains(a.Name, ".") || slices.Contains(machineKeys(), a.Name)
 }
 
-// setPath replaces the node at a's path by a's value, or explains why it
-// cannot ("" when it did).
-func setPath(root *yaml.Node, a Assignment) (pathOverride, string) {
+// setPath replaces the node at a's path by a's value, the id-th override,
+// or explains why it cannot ("" when it did).
+func setPath(root *yaml.Node, a Assignment, id int) (pathOverride, string) {
 	segs := strings.Split(a.Name, ".")
 	if !isPath(segs) {
 		return pathOverride{}, fmt.Sprintf("'%s' is not a path into the table (keys separated by dots, such as compute.core.entry or memory.caches.L2.bandwidth)", a.Name)
@@ -88,21 +90,19 @@ func setPath(root *yaml.Node, a Assignment) (pathOverride, string) {
 		n, where = next, strings.Join(segs[:i+1], ".")
 	}
 	last := segs[len(segs)-1]
-	at := pathOverride{line: n.Line, col: n.Column, origin: a.origin()}
+	at := pathOverride{line: -1 - id, col: 1, origin: a.origin()}
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if deref(n.Content[i]).Value == last {
-				old := n.Content[i+1]
-				at.line, at.col = old.Line, old.Column
-				value.LineComment = old.LineComment
+				value.LineComment = n.Content[i+1].LineComment
 				n.Content[i+1] = value
 				place(value, at)
 				noteOverride(n, last, a)
 				return at, ""
 			}
 		}
-		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: last, Line: n.Line, Column: n.Column}
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: last, Line: at.line, Column: at.col}
 		n.Content = append(n.Content, key, value)
 		place(value, at)
 		noteOverride(n, last, a)
@@ -112,8 +112,6 @@ func setPath(root *yaml.Node, a Assignment) (pathOverride, string) {
 		if err != "" {
 			return pathOverride{}, err
 		}
-		old := n.Content[j]
-		at.line, at.col = old.Line, old.Column
 		n.Content[j] = value
 		place(value, at)
 		return at, ""
@@ -203,9 +201,8 @@ func mappingKeys(n *yaml.Node) []string {
 	return keys
 }
 
-// place puts every node of a value at the position of what it replaced,
-// so that the decoder's errors about it point where override errors are
-// collected (annotateOverrides).
+// place puts every node of a value at the override's position, so that
+// the decoder's errors about it are found (annotateOverrides).
 func place(n *yaml.Node, at pathOverride) {
 	n.Line, n.Column = at.line, at.col
 	for _, c := range n.Content {
