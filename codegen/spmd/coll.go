@@ -133,7 +133,7 @@ func (r *rank) scatter(site, root int, el elemKind, buf []byte) {
 		if root != 0 {
 			relative = r.scratchBuf(scrRotate, n*p)
 		}
-		data = rotate(r.bigBuf(r.big, site, n, el), relative, root, n, p, true)
+		data = rotate(r.bigBuf(false, buf, el), relative, root, n, p, true)
 	}
 	mask := 1
 	for mask < p {
@@ -177,7 +177,7 @@ func (r *rank) gather(site, root int, el elemKind, buf []byte) {
 		}
 	}
 	if vr == 0 {
-		rotate(data, r.bigBuf(r.big, site, n, el), root, n, p, false)
+		rotate(data, r.bigBuf(false, buf, el), root, n, p, false)
 	}
 }
 
@@ -205,7 +205,7 @@ func rotate(src, dst []byte, root, n, p int, toRelative bool) []byte {
 func (r *rank) allgather(site int, el elemKind, buf []byte) {
 	r.enterColl(site, len(buf))
 	p, n, id := r.w.size, len(buf), r.id
-	all := r.bigBuf(r.big, site, n, el)
+	all := r.bigBuf(false, buf, el)
 	copy(all[id*n:(id+1)*n], buf)
 	if p&(p-1) == 0 {
 		for mask := 1; mask < p; mask <<= 1 {
@@ -228,8 +228,8 @@ func (r *rank) allgather(site int, el elemKind, buf []byte) {
 func (r *rank) alltoall(site int, el elemKind, buf []byte) {
 	r.enterColl(site, len(buf))
 	p, n, id := r.w.size, len(buf), r.id
-	out := r.bigBuf(r.big, site, n, el)
-	in := r.bigBuf(r.big2, site, n, el)
+	out := r.bigBuf(false, buf, el)
+	in := r.bigBuf(true, buf, el)
 	copy(in[id*n:(id+1)*n], buf)
 	for k := 1; k < p; k++ {
 		to, from := (id+k)%p, (id-k+p)%p

@@ -175,7 +175,7 @@ func (r *rank) rootedColl(site, root int, el elemKind, buf []byte) []byte {
 	r.fits(len(buf)*r.size, site)
 	var all []byte
 	if r.id == root {
-		all = r.bigBuf(r.big, site, len(buf), el)
+		all = r.bigBuf(false, buf, el)
 	}
 	r.w.begin(opColl, -1, site)
 	return all
@@ -185,7 +185,7 @@ func (r *rank) rootedColl(site, root int, el elemKind, buf []byte) []byte {
 func (r *rank) allgather(site int, el elemKind, buf []byte) {
 	r.enterColl(site, len(buf))
 	r.fits(len(buf)*r.size, site)
-	all := r.bigBuf(r.big, site, len(buf), el)
+	all := r.bigBuf(false, buf, el)
 	r.w.begin(opColl, -1, site)
 	r.collDone(mpiAllgather(buf, all), site)
 }
@@ -196,8 +196,8 @@ func (r *rank) alltoall(site int, el elemKind, buf []byte) {
 	r.enterColl(site, len(buf))
 	n := len(buf)
 	r.fits(n*r.size, site)
-	out := r.bigBuf(r.big, site, n, el)
-	in := r.bigBuf(r.big2, site, n, el)
+	out := r.bigBuf(false, buf, el)
+	in := r.bigBuf(true, buf, el)
 	copy(out[r.id*n:(r.id+1)*n], buf)
 	r.w.begin(opColl, -1, site)
 	r.collDone(mpiAlltoall(out, in, n), site)

@@ -3,6 +3,7 @@ package spmd
 import (
 	"runtime/debug"
 	"strings"
+	"unsafe"
 )
 
 // The parts of a rank that do not depend on how messages travel. Each
@@ -37,8 +38,7 @@ type rankCommon struct {
 	resumed  stamp
 
 	scratch [numScratch][]byte // reusable buffers, grown on demand
-	big     [][]byte           // per site: the P-block buffers of scatter, gather, allgather
-	big2    [][]byte           // per site: alltoall's receive buffer
+	big     map[bigKey][]byte  // the P-block buffers of scatter, gather, allgather and alltoall (bigBuf)
 	site    int                // the collective in progress, for messages
 }
 
@@ -48,8 +48,7 @@ func newRankCommon(k *kernelDesc) rankCommon {
 		cnt:      make([]int64, len(k.sites)),
 		bytes:    make([]int64, len(k.sites)),
 		peer:     make([]int64, len(k.sites)),
-		big:      make([][]byte, len(k.sites)),
-		big2:     make([][]byte, len(k.sites)),
+		big:      map[bigKey][]byte{},
 		regionNs: make([]int64, len(k.regions)),
 	}
 }
@@ -177,18 +176,41 @@ func (r *rank) bytesBuf(in bool, n int) []byte {
 	return b
 }
 
-// bigBuf returns a rank's buffer of p blocks of n bytes for site (the
-// P-times larger buffer of scatter, gather, allgather and alltoall that
-// the program keeps itself), allocated on first use and filled with
-// values of the payload's element type.
-func (r *rank) bigBuf(bufs [][]byte, site, n int, el elemKind) []byte {
-	size := n * r.w.size
-	if len(bufs[site]) != size {
-		b := make([]byte, size)
-		fillBytes(b, el, seedOf(r.id, 1000+site))
-		bufs[site] = b
+// bigKey names a P-block buffer by the payload it stands for: the first
+// byte of the rank's block as the statement passes it (the same slice
+// start of the same array, or the runtime's buffer of a `SIZE bytes`
+// payload), the element type, and for alltoall which side.
+type bigKey struct {
+	at   uintptr
+	el   elemKind
+	recv bool
+}
+
+// bigBuf returns a rank's buffer of P blocks of the payload's length (the
+// P-times larger buffer of scatter, gather, allgather and alltoall that the
+// program keeps itself; recv for alltoall's receive side), filled with
+// values of the payload's element type when it is allocated or grows.
+// Every statement whose payload starts at the same place shares it, as a
+// program that scatters one array twice sends from one buffer; a shorter
+// payload uses its beginning. Until 2026-11-28 each statement had its
+// own, and perfc calibrate's scatter after a barrier, a statement of its
+// own timed right after the back-to-back one of the same length, found its
+// 4 MiB of blocks out of the caches at its first call (330 against 220 µs
+// a call on 4 ranks at 992 KiB; docs/accuracy.md, session 35).
+func (r *rank) bigBuf(recv bool, payload []byte, el elemKind) []byte {
+	size := len(payload) * r.w.size
+	k := bigKey{at: uintptr(unsafe.Pointer(unsafe.SliceData(payload))), el: el, recv: recv}
+	b := r.big[k]
+	if cap(b) < size {
+		b = make([]byte, size)
+		seed := 1000
+		if recv {
+			seed = 1001
+		}
+		fillBytes(b, el, seedOf(r.id, seed))
+		r.big[k] = b
 	}
-	return bufs[site]
+	return b[:size]
 }
 
 // neighbor returns the rank at grid offset (dx, dy), or -1 (none)

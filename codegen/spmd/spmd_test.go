@@ -167,15 +167,17 @@ func TestAllreduceFloatAgrees(t *testing.T) {
 func TestScatterGather(t *testing.T) {
 	for p := 1; p <= 9; p++ {
 		for root := 0; root < p; root++ {
-			got := make([][]byte, p)
+			got, gathered := make([][]byte, p), make([][]byte, p)
 			w := testWorld(t, p, 2, func(r *rank) {
 				buf := make([]byte, 16)
 				r.scatter(0, root, elI64, buf)
 				got[r.id] = buf
-				r.gather(1, root, elI64, valuesOf(r.id, 2))
+				gathered[r.id] = valuesOf(r.id, 2)
+				r.gather(1, root, elI64, gathered[r.id])
 			})
 			w.runs(1)
-			src, dst := w.w.ranks[root].big[0], w.w.ranks[root].big[1]
+			rr := w.w.ranks[root]
+			src, dst := rr.bigBuf(false, got[root], elI64), rr.bigBuf(false, gathered[root], elI64)
 			for id := range got {
 				if !bytes.Equal(got[id], src[16*id:16*id+16]) {
 					t.Errorf("scatter P=%d root %d: rank %d got %v, want block %d of the root's %v", p, root, id, i64s(got[id]), id, i64s(src))
@@ -190,19 +192,21 @@ func TestScatterGather(t *testing.T) {
 
 func TestAllgatherAlltoall(t *testing.T) {
 	for p := 1; p <= 9; p++ {
+		ag, a2a := make([][]byte, p), make([][]byte, p)
 		w := testWorld(t, p, 2, func(r *rank) {
-			r.allgather(0, elI64, valuesOf(r.id, 2))
-			r.alltoall(1, elI64, valuesOf(r.id, 1))
+			ag[r.id], a2a[r.id] = valuesOf(r.id, 2), valuesOf(r.id, 1)
+			r.allgather(0, elI64, ag[r.id])
+			r.alltoall(1, elI64, a2a[r.id])
 		})
 		w.runs(1)
 		for id, r := range w.w.ranks {
-			all := r.big[0]
+			all := r.bigBuf(false, ag[id], elI64)
 			for j := 0; j < p; j++ {
 				if !bytes.Equal(all[16*j:16*j+16], valuesOf(j, 2)) {
 					t.Errorf("allgather P=%d: rank %d block %d is %v, want %v", p, id, j, i64s(all[16*j:16*j+16]), i64s(valuesOf(j, 2)))
 				}
-				in := r.big2[1][8*j : 8*j+8]
-				want := w.w.ranks[j].big[1][8*id : 8*id+8]
+				in := r.bigBuf(true, a2a[id], elI64)[8*j : 8*j+8]
+				want := w.w.ranks[j].bigBuf(false, a2a[j], elI64)[8*id : 8*id+8]
 				if j == id {
 					want = valuesOf(id, 1)
 				}
@@ -212,6 +216,36 @@ func TestAllgatherAlltoall(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBigBufShared: the statements whose payload starts at the same place
+// share a rank's P-block buffer (a shorter payload its beginning), another
+// array has its own, and alltoall's two sides are apart; a buffer is
+// filled once, when it is allocated or grows.
+func TestBigBufShared(t *testing.T) {
+	testWorld(t, 4, 1, func(r *rank) {
+		x, y := make([]byte, 64), make([]byte, 64)
+		a, b := r.bigBuf(false, x[:32], elF64), r.bigBuf(false, x[:32], elF64)
+		if len(a) != 128 || &a[0] != &b[0] {
+			t.Errorf("rank %d: two statements with the payload x[0:32] have buffers of %d B at %p and %p, want one of 128 B", r.id, len(a), &a[0], &b[0])
+		}
+		a[0] = 42
+		if c := r.bigBuf(false, x[:16], elF64); len(c) != 64 || &c[0] != &a[0] || c[0] != 42 {
+			t.Errorf("rank %d: a shorter payload at the same place does not use the buffer's beginning as it is", r.id)
+		}
+		if d := r.bigBuf(false, x, elF64); len(d) != 256 || d[0] == 42 {
+			t.Errorf("rank %d: a longer payload got %d B, not a new buffer of 256 B filled anew", r.id, len(d))
+		}
+		if e := r.bigBuf(false, y, elF64); &e[0] == &r.bigBuf(false, x, elF64)[0] {
+			t.Errorf("rank %d: arrays x and y share a buffer", r.id)
+		}
+		if in, out := r.bigBuf(true, x, elF64), r.bigBuf(false, x, elF64); &in[0] == &out[0] {
+			t.Errorf("rank %d: alltoall's receive side shares the send side's buffer", r.id)
+		}
+		if r.bigBuf(false, x[:0], elF64) == nil || len(r.bigBuf(false, x[:0], elF64)) != 0 {
+			t.Errorf("rank %d: an empty payload's buffer is not empty", r.id)
+		}
+	}).runs(1)
 }
 
 func TestBarrier(t *testing.T) {
