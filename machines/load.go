@@ -91,9 +91,9 @@ func ParseAssignments(list []string) ([]Assignment, error) {
 // order, after any that m was built with. Two switches are accepted besides
 // parameters: compose=sum|max and startup=per_step|per_pattern; any other
 // name is a path into the table (override_path.go), whose value replaces
-// the table's there. Each value must have its parameter's dimension. m itself is never changed, so values
-// already read from it keep their numbers and other goroutines may go on
-// reading it.
+// the table's there. Each value must have its parameter's dimension. m
+// itself is never changed, so values already read from it keep their
+// numbers and other goroutines may go on reading it.
 func (m *Machine) With(overrides ...Assignment) (*Machine, error) {
 	all := slices.Concat(m.overrides, overrides)
 	return build(m.file, m.data, all)
