@@ -179,7 +179,9 @@ func (r *rank) bytesBuf(in bool, n int) []byte {
 // bigKey names a P-block buffer by the payload it stands for: the first
 // byte of the rank's block as the statement passes it (the same slice
 // start of the same array, or the runtime's buffer of a `SIZE bytes`
-// payload), the element type, and for alltoall which side.
+// payload), the element type, and for alltoall which side. Every payload
+// of a generated program is heap memory (the rank's arrays, its scratch
+// buffers), which Go never moves, so the address names it for the run.
 type bigKey struct {
 	at   uintptr
 	el   elemKind

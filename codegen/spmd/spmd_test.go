@@ -223,8 +223,13 @@ func TestAllgatherAlltoall(t *testing.T) {
 // array has its own, and alltoall's two sides are apart; a buffer is
 // filled once, when it is allocated or grows.
 func TestBigBufShared(t *testing.T) {
+	// The payloads live on the heap, as every payload of a generated
+	// program does (its arrays, its scratch buffers): a slice on a
+	// goroutine's stack moves when the stack grows, and so would its key.
+	arrays := make([][2][]byte, 4)
 	testWorld(t, 4, 1, func(r *rank) {
-		x, y := make([]byte, 64), make([]byte, 64)
+		arrays[r.id] = [2][]byte{make([]byte, 64), make([]byte, 64)}
+		x, y := arrays[r.id][0], arrays[r.id][1]
 		a, b := r.bigBuf(false, x[:32], elF64), r.bigBuf(false, x[:32], elF64)
 		if len(a) != 128 || &a[0] != &b[0] {
 			t.Errorf("rank %d: two statements with the payload x[0:32] have buffers of %d B at %p and %p, want one of 128 B", r.id, len(a), &a[0], &b[0])
