@@ -243,8 +243,9 @@ func ScratchBytes(k *lang.Checked) int64 {
 
 // blockBuffers is what one collective of b bytes a block holds on the
 // rank that holds the most, its root (codegen/spmd coll.go): big, the
-// P-block buffers the statement keeps for itself (scatter's and gather's
-// on the root, allgather's on every rank, alltoall's two), with gather's
+// statement's P-block buffers (scatter's and gather's on the root,
+// allgather's on every rank, alltoall's two; counted for every statement,
+// an upper bound where statements of one payload share them), with gather's
 // tree of P blocks beside them; and rot, scatter's rotation into the
 // tree's order, reused by every scatter, when its root may be another
 // rank than 0.

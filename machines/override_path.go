@@ -166,7 +166,9 @@ func step(n *yaml.Node, seg, where string) (*yaml.Node, string) {
 }
 
 // entry finds a list's entry: seg an index from 0, or the value of an
-// entry's name, kind or level.
+// entry's name, kind or level. Not compare.go's identityKeys, which try op
+// first: a collective entry with an op (allreduce's sum) would then be
+// named by its op, not by its kind.
 func entry(n *yaml.Node, seg, where string) (int, string) {
 	if j, err := strconv.Atoi(seg); err == nil {
 		if j < 0 || j >= len(n.Content) {

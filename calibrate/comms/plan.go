@@ -327,9 +327,10 @@ func sharesCore(cores int) bool { return 1 < cores && cores < sharingRanks }
 
 // collMemory bounds the bytes × P² of a collective's block: an alltoall
 // keeps P blocks to send and P to receive on each of P ranks, 2·P²·bytes
-// in all, every statement's apart (codegen/spmd keeps a site's P-block
-// buffers), and codegen refuses a kernel whose buffers exceed 80 % of the
-// memory. So 2 ranks go to 32 MiB, 4 to 16 MiB and 8 to 4 MiB, kernels of
+// in all, every statement's apart in codegen's estimate (the runtime
+// shares them between statements of one payload since session 35, so the
+// estimate is an upper bound), and codegen refuses a kernel whose
+// estimated buffers exceed 80 % of the memory. So 2 ranks go to 32 MiB, 4 to 16 MiB and 8 to 4 MiB, kernels of
 // 3.3, 4.6 and 3.4 GB by codegen's estimate; the machine table extends
 // each row linearly in bytes beyond its last length.
 const collMemory = 256 << 20
